@@ -1,0 +1,44 @@
+//! Explanation methods for predictive models and their uncertainty.
+//!
+//! Every method here is "explain by removing" and is a composition of three axes
+//! (ARCHITECTURE.md):
+//!
+//! 1. [`Perturbation`] – how the values of one feature are replaced
+//!    (marginal permutation, fixed grid values);
+//! 2. [`Statistic`] – what is read off each row's predictive distribution
+//!    (prediction, squared error, negative log-likelihood, entropy);
+//! 3. aggregation – [`pfi`] (mean difference, molnar2023 Eq. 4, 6, 8) or
+//!    [`ice`] (per-row curves and their mean, the PD).
+//!
+//! Likelihood-PFI (wood2024 Eq. 5) is `(Permutation, Nll, pfi)`, Entropy-PFI
+//! (wood2024 §3.2) is `(Permutation, Entropy, pfi)` and Entropy-ICE (wood2024 Eq. 10)
+//! is `(Grid, Entropy, ice)`; none of them has a function of its own.
+//!
+//! The crate does no file I/O and no plotting; every stochastic function takes a seed
+//! or an RNG argument, never a global generator.
+
+pub mod dataset;
+pub mod error;
+pub mod ice;
+pub mod inference;
+pub mod model;
+pub mod perturbation;
+pub mod perturbed;
+pub mod pfi;
+pub mod predictions;
+pub mod rng;
+pub mod statistic;
+
+pub use dataset::{Dataset, FeatureKind, Target};
+pub use error::CoreError;
+pub use ice::{IceResult, ice, ice_from_values};
+pub use inference::{Estimate, t_interval};
+pub use model::{Learner, Model};
+pub use perturbation::{GridRange, GridSpec, Perturbation, PerturbationSpec};
+pub use perturbed::{PerturbedStatistics, perturbed_statistics};
+pub use pfi::{PfiResult, pfi, pfi_from_values};
+pub use predictions::Predictions;
+pub use statistic::Statistic;
+
+#[cfg(test)]
+mod test_models;

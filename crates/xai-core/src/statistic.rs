@@ -1,0 +1,181 @@
+//! The statistic axis: what is read off each row's predictive distribution.
+
+use std::f64::consts::PI;
+
+use ndarray::{Array1, Zip};
+use serde::Deserialize;
+
+use crate::dataset::Target;
+use crate::error::{CoreError, Result};
+use crate::predictions::Predictions;
+
+/// Smallest probability used inside a logarithm, as scikit-learn's `log_loss` clips.
+pub const PROB_FLOOR: f64 = 1e-15;
+
+/// A per-row statistic s(q(· | x⁽ⁱ⁾), y⁽ⁱ⁾) of a predictive distribution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Statistic {
+    /// The prediction: the mean for point and Gaussian predictions, P(class 1) for
+    /// binary class probabilities (PD/ICE of wood2024 Eq. 3–4; molnar2023 Eq. 1).
+    Prediction,
+    /// Squared error (y − μ)² (the L2 loss of molnar2023 Eq. 3).
+    SquaredError,
+    /// Negative log-likelihood −log q(y | x): Gaussian ½·log(2πσ²) + (y − μ)²/(2σ²),
+    /// categorical −log q(y) (wood2024 Eq. 5, Likelihood-PDP/ICE).
+    Nll,
+    /// Entropy of q(· | x): Gaussian ½ + ½·log(2πσ²), categorical −Σ_c q(c)·log q(c)
+    /// (wood2024 §3.2, Eq. 8–10). Needs no label.
+    Entropy,
+}
+
+impl Statistic {
+    /// The name used to build quantity names (`<name>_<aggregation>`, e.g.
+    /// `likelihood_pfi`, `entropy_ice`).
+    pub fn quantity_prefix(self) -> &'static str {
+        match self {
+            Statistic::Prediction => "prediction",
+            Statistic::SquaredError => "loss",
+            Statistic::Nll => "likelihood",
+            Statistic::Entropy => "entropy",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Statistic::Prediction => "prediction",
+            Statistic::SquaredError => "squared_error",
+            Statistic::Nll => "nll",
+            Statistic::Entropy => "entropy",
+        }
+    }
+
+    /// The statistic of every row of `pred`; `y` holds the labels of the same rows
+    /// (ignored by label-free statistics).
+    pub fn per_row(self, pred: &Predictions, y: &Target) -> Result<Array1<f64>> {
+        if pred.len() != y.len() {
+            return Err(CoreError::Shape(format!(
+                "{} predictions but {} target values",
+                pred.len(),
+                y.len()
+            )));
+        }
+        let unsupported = |hint| CoreError::Unsupported {
+            statistic: self.name(),
+            predictions: pred.kind(),
+            hint,
+        };
+        match (self, pred, y) {
+            (Statistic::Prediction, Predictions::Point(m), _)
+            | (Statistic::Prediction, Predictions::Gaussian { mean: m, .. }, _) => Ok(m.clone()),
+            (Statistic::Prediction, Predictions::Probabilities(p), _) if p.ncols() == 2 => {
+                Ok(p.column(1).to_owned())
+            }
+            (Statistic::Prediction, Predictions::Probabilities(_), _) => Err(unsupported(
+                "the prediction of a multi-class model is not one number; explain one class's probability",
+            )),
+            (Statistic::SquaredError, Predictions::Point(m), Target::Continuous(y))
+            | (
+                Statistic::SquaredError,
+                Predictions::Gaussian { mean: m, .. },
+                Target::Continuous(y),
+            ) => Ok(Zip::from(m).and(y).map_collect(|&m, &y| (y - m).powi(2))),
+            (Statistic::Nll, Predictions::Gaussian { mean, var }, Target::Continuous(y)) => {
+                Ok(Zip::from(mean)
+                    .and(var)
+                    .and(y)
+                    .map_collect(|&m, &v, &y| gaussian_nll(m, v, y)))
+            }
+            (Statistic::Nll, Predictions::Probabilities(p), Target::Classes { labels, .. }) => {
+                Ok(Array1::from_iter(
+                    labels
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &c)| -p[[i, c]].max(PROB_FLOOR).ln()),
+                ))
+            }
+            (Statistic::Entropy, Predictions::Gaussian { var, .. }, _) => {
+                Ok(var.mapv(gaussian_entropy))
+            }
+            (Statistic::Entropy, Predictions::Probabilities(p), _) => Ok(Array1::from_iter(
+                p.rows()
+                    .into_iter()
+                    .map(|q| categorical_entropy(q.iter().copied())),
+            )),
+            (Statistic::Nll | Statistic::Entropy, Predictions::Point(_), _) => Err(unsupported(
+                "use a model with a predictive distribution (Gaussian or class probabilities)",
+            )),
+            _ => Err(unsupported(
+                "the target kind does not match the predictions (regression vs classification)",
+            )),
+        }
+    }
+}
+
+/// −log N(y; μ, σ²) = ½·log(2πσ²) + (y − μ)²/(2σ²).
+pub fn gaussian_nll(mean: f64, var: f64, y: f64) -> f64 {
+    0.5 * (2.0 * PI * var).ln() + (y - mean).powi(2) / (2.0 * var)
+}
+
+/// Differential entropy of N(μ, σ²): ½ + ½·log(2πσ²) (nats; negative for small σ²).
+pub fn gaussian_entropy(var: f64) -> f64 {
+    0.5 + 0.5 * (2.0 * PI * var).ln()
+}
+
+/// Shannon entropy −Σ_c q(c)·log q(c) of class probabilities (0·log 0 = 0).
+pub fn categorical_entropy(q: impl Iterator<Item = f64>) -> f64 {
+    -q.filter(|&p| p > 0.0).map(|p| p * p.ln()).sum::<f64>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn gaussian_entropy_is_half_plus_half_log_two_pi_var() {
+        for var in [0.01, 0.5, 1.0, 2.0, 37.0] {
+            let expected = 0.5 + 0.5 * (2.0 * PI * var).ln();
+            assert!((gaussian_entropy(var) - expected).abs() < 1e-15);
+        }
+        // Entropy of N(0,1) in nats is 1.4189385332046727.
+        assert!((gaussian_entropy(1.0) - 1.418_938_533_204_672_7).abs() < 1e-15);
+    }
+
+    #[test]
+    fn gaussian_nll_matches_the_density() {
+        let (m, v, y) = (1.0, 4.0, 2.5_f64);
+        let density = (-(y - m).powi(2) / (2.0 * v)).exp() / (2.0 * PI * v).sqrt();
+        assert!((gaussian_nll(m, v, y) + density.ln()).abs() < 1e-14);
+    }
+
+    #[test]
+    fn categorical_statistics() {
+        let p = Predictions::Probabilities(array![[0.5, 0.5], [1.0, 0.0], [0.25, 0.75]]);
+        let y = Target::Classes {
+            labels: array![0, 0, 1],
+            n_classes: 2,
+        };
+        let h = Statistic::Entropy.per_row(&p, &y).unwrap();
+        assert!((h[0] - 2f64.ln()).abs() < 1e-15);
+        assert_eq!(h[1], 0.0);
+        let nll = Statistic::Nll.per_row(&p, &y).unwrap();
+        assert!((nll[0] - 2f64.ln()).abs() < 1e-15);
+        assert_eq!(nll[1], 0.0);
+        assert!((nll[2] + 0.75f64.ln()).abs() < 1e-15);
+        let pr = Statistic::Prediction.per_row(&p, &y).unwrap();
+        assert_eq!(pr.to_vec(), vec![0.5, 0.0, 0.75]);
+    }
+
+    #[test]
+    fn mismatches_are_errors_not_panics() {
+        let p = Predictions::Point(array![1.0]);
+        let y = Target::Continuous(array![1.0]);
+        assert!(matches!(
+            Statistic::Entropy.per_row(&p, &y),
+            Err(CoreError::Unsupported { .. })
+        ));
+        let y2 = Target::Continuous(array![1.0, 2.0]);
+        assert!(Statistic::SquaredError.per_row(&p, &y2).is_err());
+    }
+}
