@@ -1,1 +1,175 @@
-fn main() {}
+//! `cargo xtask`: list, run, check and bless experiments; run benchmarks.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use xai_bench::catalog::{default_out_dir, experiment_ids, resolve, workspace_root};
+use xai_bench::check::{Outcome, Status, paper_checks, regression, write_outcomes};
+use xai_bench::load::Scale;
+use xai_bench::run::{run, write_outputs};
+use xai_bench::{BenchError, bench};
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "Reproduce, check and benchmark the papers' experiments")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the experiments under experiments/.
+    List,
+    /// Run an experiment and write results/<id>/ (ci scale) or results/<id>/<scale>/.
+    Run {
+        /// Experiment id (see `list`) or path to a .yaml file.
+        experiment: String,
+        /// smoke, ci or paper.
+        #[arg(long, default_value = "ci")]
+        scale: String,
+        /// Output directory (default: results/<id>/ at ci scale, results/<id>/<scale>/ otherwise).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Worker threads (default: all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
+    /// Run experiments at ci scale; check the paper's claims and the committed summary.
+    Check {
+        /// Experiment ids (default: all).
+        experiments: Vec<String>,
+        /// Worker threads (default: all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
+    /// Re-run at ci scale and overwrite the committed results/<id>/ (the regression baseline).
+    Bless {
+        /// Experiment ids.
+        #[arg(required = true)]
+        experiments: Vec<String>,
+        /// Worker threads (default: all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
+    /// Run a benchmark workload of ../shared/BENCH.md on a peer dump; prints one JSON line.
+    Bench {
+        /// Workload name (w3_gp).
+        workload: String,
+        /// Peer dump directory (holding <workload>/train.csv, ...).
+        #[arg(long)]
+        data: PathBuf,
+        /// Threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Timed repeats after one warm-up.
+        #[arg(long, default_value_t = 3)]
+        repeats: usize,
+    },
+}
+
+fn print_outcomes(id: &str, outcomes: &[Outcome]) -> bool {
+    let mut ok = true;
+    for o in outcomes {
+        ok &= o.status != Status::Fail;
+        println!("  [{}] {id}: {}\n      {}", o.status.label(), o.name, o.detail);
+    }
+    ok
+}
+
+fn main() -> ExitCode {
+    match real_main() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn real_main() -> Result<bool, BenchError> {
+    let cli = Cli::parse();
+    let root = workspace_root();
+    let progress = true;
+    match cli.command {
+        Command::List => {
+            for id in experiment_ids(&root)? {
+                let exp = resolve(&root, &id)?;
+                println!("{id:<24} {} {:<8} {}", exp.spec.paper, exp.spec.figure, exp.spec.title);
+            }
+            Ok(true)
+        }
+        Command::Run {
+            experiment,
+            scale,
+            out,
+            threads,
+        } => {
+            let scale = Scale::parse(&scale)?;
+            let exp = resolve(&root, &experiment)?;
+            let dir = out.unwrap_or_else(|| default_out_dir(&root, exp.id(), scale));
+            let result = run(&exp, scale, threads, progress)?;
+            write_outputs(&exp, &result, &dir)?;
+            let outcomes = paper_checks(&exp, &result);
+            write_outcomes(&dir.join("checks.csv"), &outcomes)?;
+            println!(
+                "{}: {} variants × {} replicates in {:.1} s on {} threads -> {}",
+                exp.id(),
+                result.variants,
+                result.replicates,
+                result.wall_seconds,
+                result.threads,
+                dir.display()
+            );
+            print_outcomes(exp.id(), &outcomes);
+            Ok(true)
+        }
+        Command::Check {
+            experiments,
+            threads,
+        } => {
+            let ids = if experiments.is_empty() { experiment_ids(&root)? } else { experiments };
+            let mut ok = true;
+            for id in &ids {
+                let exp = resolve(&root, id)?;
+                let result = run(&exp, Scale::Ci, threads, progress)?;
+                let scratch = root.join("target").join("xtask-check").join(exp.id());
+                write_outputs(&exp, &result, &scratch)?;
+                let mut outcomes = paper_checks(&exp, &result);
+                let baseline = default_out_dir(&root, exp.id(), Scale::Ci);
+                outcomes.push(regression(&result.keys, &result, &baseline, exp.spec.regression));
+                println!("{} ({:.1} s; outputs in {})", exp.id(), result.wall_seconds, scratch.display());
+                ok &= print_outcomes(exp.id(), &outcomes);
+            }
+            println!("{}", if ok { "all checks passed" } else { "some checks FAILED" });
+            Ok(ok)
+        }
+        Command::Bless {
+            experiments,
+            threads,
+        } => {
+            for id in &experiments {
+                let exp = resolve(&root, id)?;
+                let result = run(&exp, Scale::Ci, threads, progress)?;
+                let dir = default_out_dir(&root, exp.id(), Scale::Ci);
+                write_outputs(&exp, &result, &dir)?;
+                let outcomes = paper_checks(&exp, &result);
+                write_outcomes(&dir.join("checks.csv"), &outcomes)?;
+                println!("blessed {} -> {}", exp.id(), dir.display());
+                print_outcomes(exp.id(), &outcomes);
+            }
+            Ok(true)
+        }
+        Command::Bench {
+            workload,
+            data,
+            threads,
+            repeats,
+        } => {
+            let line = bench::run(&workload, &data, threads, repeats.max(1))?;
+            println!("{line}");
+            Ok(true)
+        }
+    }
+}

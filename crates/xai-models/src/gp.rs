@@ -52,6 +52,9 @@ pub struct GpParams {
     pub max_iter: usize,
     /// Added to the kernel diagonal for numerical stability (scikit-learn's `alpha`).
     pub jitter: f64,
+    /// One length scale per input (ARD, the default) or one shared by all inputs
+    /// (isotropic, scikit-learn's `RBF()` default and PAPERS.md §1.2's proposal).
+    pub ard: bool,
 }
 
 impl Default for GpParams {
@@ -62,6 +65,7 @@ impl Default for GpParams {
             standardize_target: true,
             max_iter: 200,
             jitter: 1e-10,
+            ard: true,
         }
     }
 }
@@ -178,7 +182,8 @@ impl GaussianProcess {
         let (y_shift, y_scale) = target_scaling(y, params.standardize_target);
         let xs = inputs.apply(x);
         let ys = y.mapv(|v| (v - y_shift) / y_scale);
-        let p = x.ncols() + 2;
+        let d = x.ncols();
+        let p = if params.ard { d + 2 } else { 3 };
         let lower = vec![-LOG_BOUND; p];
         let upper = vec![LOG_BOUND; p];
         let opts = LbfgsOptions {
@@ -193,16 +198,17 @@ impl GaussianProcess {
             } else {
                 random_start(p, rng)
             };
-            let objective = |theta: &[f64]| {
+            let objective = |free: &[f64]| {
                 evaluations += 1;
-                log_marginal_likelihood(xs.view(), ys.view(), theta, params.jitter)
+                let theta = expand(free, d);
+                log_marginal_likelihood(xs.view(), ys.view(), &theta, params.jitter)
                     .ok()
-                    .map(|(l, g)| (-l, g.iter().map(|v| -v).collect()))
+                    .map(|(l, g)| (-l, reduce(&g, p).iter().map(|v| -v).collect()))
             };
             if let Some(m) = minimize_box(objective, &theta0, &lower, &upper, opts)
                 && best.as_ref().is_none_or(|(l, _)| -m.f > *l)
             {
-                best = Some((-m.f, m.x));
+                best = Some((-m.f, expand(&m.x, d)));
             }
         }
         let (_, theta) = best.ok_or_else(|| {
@@ -311,6 +317,28 @@ impl Model for GaussianProcess {
         let (mean, var) = self.predict_mean_var(x);
         Predictions::Gaussian { mean, var }
     }
+}
+
+/// The full θ (d + 2 values) from the optimised ones: ARD θ as is; isotropic
+/// (log σ_f², log ℓ, log σ_n²) with ℓ repeated for every input.
+fn expand(free: &[f64], d: usize) -> Vec<f64> {
+    if free.len() == d + 2 {
+        return free.to_vec();
+    }
+    let mut theta = vec![free[1]; d + 2];
+    theta[0] = free[0];
+    theta[d + 1] = free[2];
+    theta
+}
+
+/// The gradient in the optimised parameters: for the shared length scale the sum of
+/// the per-input derivatives (chain rule).
+fn reduce(grad: &[f64], p: usize) -> Vec<f64> {
+    if grad.len() == p {
+        return grad.to_vec();
+    }
+    let d = grad.len() - 2;
+    vec![grad[0], grad[1..=d].iter().sum(), grad[d + 1]]
 }
 
 fn target_scaling(y: ArrayView1<'_, f64>, enabled: bool) -> (f64, f64) {
@@ -569,6 +597,28 @@ mod tests {
                 grad[p]
             );
         }
+    }
+
+    #[test]
+    fn isotropic_kernel_shares_one_length_scale_and_nests_in_ard() {
+        let (x, y) = toy();
+        let iso = GpParams {
+            ard: false,
+            standardize_inputs: false,
+            ..Default::default()
+        };
+        let mut rng = xai_core::rng::stream_rng(4, 0);
+        let gp_iso = GaussianProcess::fit(x.view(), y.view(), &iso, &mut rng).unwrap();
+        let l = gp_iso.hyperparameters().length_scales;
+        assert_eq!(l[0], l[1]);
+        // The chain-rule gradient of the shared length scale drove the optimiser to a
+        // stationary point: the summed per-input derivative vanishes there.
+        let ys = (&y - y.mean().unwrap()) / y.std(0.0);
+        let (_, g) = log_marginal_likelihood(x.view(), ys.view(), gp_iso.theta(), iso.jitter).unwrap();
+        assert!((g[1] + g[2]).abs() < 1e-3, "{g:?}");
+        let ard = GpParams { ard: true, ..iso };
+        let gp_ard = GaussianProcess::fit(x.view(), y.view(), &ard, &mut rng).unwrap();
+        assert!(gp_ard.log_marginal_likelihood() >= gp_iso.log_marginal_likelihood() - 1e-6);
     }
 
     #[test]

@@ -1,1 +1,33 @@
-//! xai-synth
+//! Data generating processes (DGPs) with their ground truth.
+//!
+//! A DGP implements [`Dgp`]; [`DgpSpec`] is the registry that experiment YAML names.
+//! Adding a DGP: one file with a params struct implementing [`Dgp`], one variant in
+//! [`DgpSpec`] and one arm in each of its two `match`es.
+
+pub mod correlated_gaussian;
+pub mod registry;
+
+use ndarray::{Array1, ArrayView2};
+use rand::Rng;
+use xai_core::Dataset;
+
+pub use correlated_gaussian::CorrelatedGaussian;
+pub use registry::DgpSpec;
+
+/// A data generating process: draws datasets and knows its ground truth.
+pub trait Dgp: Send + Sync {
+    /// Feature names, in column order.
+    fn feature_names(&self) -> Vec<String>;
+
+    /// Checks the parameters; the message names the field and the allowed range.
+    fn validate(&self) -> Result<(), String>;
+
+    /// Draws n i.i.d. rows (features and target).
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset;
+
+    /// E[Y | X = x] for each row of `x`.
+    fn conditional_mean(&self, x: ArrayView2<'_, f64>) -> Array1<f64>;
+
+    /// Var(Y | X = x) for each row of `x`.
+    fn conditional_variance(&self, x: ArrayView2<'_, f64>) -> Array1<f64>;
+}

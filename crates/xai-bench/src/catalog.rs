@@ -1,0 +1,57 @@
+//! Finding the workspace and its experiments.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{BenchError, Result, io_err};
+use crate::load::Experiment;
+
+/// The workspace root: the nearest ancestor of the current directory holding
+/// `experiments/`, else the directory this crate was built from.
+pub fn workspace_root() -> PathBuf {
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::env::current_dir()
+        .ok()
+        .and_then(|d| d.ancestors().find(|a| a.join("experiments").is_dir()).map(Path::to_path_buf))
+        .unwrap_or(built)
+}
+
+/// The ids of the experiments under `<root>/experiments/`, sorted.
+pub fn experiment_ids(root: &Path) -> Result<Vec<String>> {
+    let dir = root.join("experiments");
+    let mut ids: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(io_err(&dir))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let p = e.path();
+            (p.extension()? == "yaml").then(|| p.file_stem()?.to_str().map(String::from))?
+        })
+        .collect();
+    ids.sort();
+    Ok(ids)
+}
+
+/// Loads an experiment by id (`experiments/<id>.yaml`) or by path to a `.yaml` file.
+pub fn resolve(root: &Path, id_or_path: &str) -> Result<Experiment> {
+    let as_path = Path::new(id_or_path);
+    if id_or_path.ends_with(".yaml") || id_or_path.ends_with(".yml") {
+        return Experiment::load(as_path);
+    }
+    let path = root.join("experiments").join(format!("{id_or_path}.yaml"));
+    if path.is_file() {
+        return Experiment::load(&path);
+    }
+    Err(BenchError::UnknownExperiment {
+        id: id_or_path.to_string(),
+        known: experiment_ids(root)?,
+    })
+}
+
+/// The default output directory of a run: `results/<id>/` at `ci` scale (the
+/// committed reference the regression check reads), `results/<id>/<scale>/` otherwise.
+pub fn default_out_dir(root: &Path, id: &str, scale: crate::load::Scale) -> PathBuf {
+    let base = root.join("results").join(id);
+    match scale {
+        crate::load::Scale::Ci => base,
+        other => base.join(other.name()),
+    }
+}

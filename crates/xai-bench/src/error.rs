@@ -1,0 +1,75 @@
+//! The error type of `xai-bench`: every message says what to do next.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// Everything that can stop an experiment, a check or a benchmark.
+#[derive(Debug, Error)]
+pub enum BenchError {
+    /// A YAML file could not be read as an experiment (syntax, type, unknown name,
+    /// unknown field, invalid value). `message` carries line and column.
+    #[error("{file}: {message}")]
+    Spec {
+        /// The experiment file.
+        file: PathBuf,
+        /// What is wrong and where.
+        message: String,
+    },
+    /// No experiment has this id.
+    #[error("no experiment `{id}`; known experiments: {}\n(pass an id from `cargo xtask list` or a path to a .yaml file)", known.join(", "))]
+    UnknownExperiment {
+        /// The id asked for.
+        id: String,
+        /// The ids under `experiments/`.
+        known: Vec<String>,
+    },
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A CSV file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: csv::Error,
+    },
+    /// A method or model failed during a run.
+    #[error("variant {variant}, replicate {replicate}, model `{model}`: {source}")]
+    Run {
+        /// The variant's grid labels.
+        variant: String,
+        /// The replicate index.
+        replicate: usize,
+        /// The model name.
+        model: String,
+        /// The underlying error.
+        source: xai_core::CoreError,
+    },
+    /// Drawing a figure failed.
+    #[error("plot {}: {message}", path.display())]
+    Plot {
+        /// The figure file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// Anything else, stated in full.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Result alias of this crate.
+pub type Result<T, E = BenchError> = std::result::Result<T, E>;
+
+/// Wraps an I/O error with its path.
+pub fn io_err(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> BenchError {
+    let path = path.into();
+    move |source| BenchError::Io { path, source }
+}

@@ -1,0 +1,359 @@
+//! Loading an experiment: parse, validate, and expand scales and grid into variants.
+//!
+//! Overrides (a scale's `set:` and the `grid:`) are applied to the YAML tree before it
+//! is turned into the typed [`ExperimentSpec`], so any field can vary. A key names a
+//! field by its name or by a dotted suffix of its path (`noise_var`,
+//! `correlated_gaussian.noise_var`) and must match exactly one field.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use xai_core::PerturbationSpec;
+
+use crate::error::{BenchError, Result, io_err};
+use crate::spec::{Aggregation, ExperimentSpec, PlotSpec, ScaleSpec};
+
+/// Run size: `smoke` (seconds), `ci` (under a minute), `paper` (the paper's size).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scale {
+    /// Seconds; used by the integration tests.
+    Smoke,
+    /// Under a minute; used by `cargo xtask check`.
+    Ci,
+    /// The paper's size.
+    Paper,
+}
+
+impl Scale {
+    /// The scale's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scale::Smoke => "smoke",
+            Scale::Ci => "ci",
+            Scale::Paper => "paper",
+        }
+    }
+
+    /// Parses `smoke`, `ci` or `paper`.
+    pub fn parse(s: &str) -> Result<Scale> {
+        match s {
+            "smoke" => Ok(Scale::Smoke),
+            "ci" => Ok(Scale::Ci),
+            "paper" => Ok(Scale::Paper),
+            other => Err(BenchError::Other(format!(
+                "unknown scale `{other}`; allowed: smoke, ci, paper"
+            ))),
+        }
+    }
+}
+
+/// One cell of the grid: its labels and its fully resolved spec.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variant {
+    /// (grid key, value as written in the outputs), in key order.
+    pub labels: Vec<(String, String)>,
+    /// The spec with the scale's and this cell's overrides applied.
+    pub spec: ExperimentSpec,
+}
+
+impl Variant {
+    /// "noise_var=0.5, ..." (or "base" when there is no grid).
+    pub fn describe(&self) -> String {
+        if self.labels.is_empty() {
+            return "base".into();
+        }
+        self.labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// A loaded, validated experiment file.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// Its text (hashed into the manifest).
+    pub text: String,
+    /// The spec as written.
+    pub spec: ExperimentSpec,
+    tree: Value,
+}
+
+impl Experiment {
+    /// Reads and validates `path`; every variant of every scale is built and checked,
+    /// so a bad override fails here, before any work.
+    pub fn load(path: &Path) -> Result<Experiment> {
+        let text = std::fs::read_to_string(path).map_err(io_err(path))?;
+        Self::from_text(path, text)
+    }
+
+    /// Like [`Experiment::load`] for text already read (`path` is used in messages).
+    pub fn from_text(path: &Path, text: String) -> Result<Experiment> {
+        let spec_err = |message: String| BenchError::Spec {
+            file: path.to_path_buf(),
+            message,
+        };
+        let spec: ExperimentSpec =
+            serde_saphyr::from_str(&text).map_err(|e| spec_err(e.to_string()))?;
+        let tree: Value = serde_saphyr::from_str(&text).map_err(|e| spec_err(e.to_string()))?;
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        if spec.id != stem && !stem.is_empty() {
+            return Err(spec_err(format!(
+                "{}id `{}` differs from the file name `{stem}.yaml`; make them equal",
+                at_line(&text, "id"),
+                spec.id
+            )));
+        }
+        let exp = Experiment {
+            path: path.to_path_buf(),
+            text,
+            spec,
+            tree,
+        };
+        for scale in [Scale::Smoke, Scale::Ci, Scale::Paper] {
+            exp.variants(scale)?;
+        }
+        Ok(exp)
+    }
+
+    /// The experiment's id.
+    pub fn id(&self) -> &str {
+        &self.spec.id
+    }
+
+    /// The replicates and overrides of `scale`.
+    pub fn scale(&self, scale: Scale) -> &ScaleSpec {
+        match scale {
+            Scale::Smoke => &self.spec.scales.smoke,
+            Scale::Ci => &self.spec.scales.ci,
+            Scale::Paper => &self.spec.scales.paper,
+        }
+    }
+
+    /// The grid keys, in the order of the output columns.
+    pub fn grid_keys(&self) -> Vec<String> {
+        self.spec.grid.keys().cloned().collect()
+    }
+
+    /// Every cell of the grid at `scale`, in lexicographic order of the grid keys'
+    /// value indices (the first key varies slowest).
+    pub fn variants(&self, scale: Scale) -> Result<Vec<Variant>> {
+        let mut base = self.tree.clone();
+        for (key, value) in &self.scale(scale).set {
+            self.set(&mut base, key, value, &format!("scales.{}.set", scale.name()))?;
+        }
+        let keys = self.grid_keys();
+        let sizes: Vec<usize> = keys.iter().map(|k| self.spec.grid[k].len()).collect();
+        if let Some(k) = keys.iter().find(|k| self.spec.grid[*k].is_empty()) {
+            return Err(self.err(format!("{}grid key `{k}` has no values", at_line(&self.text, k))));
+        }
+        let total: usize = sizes.iter().product();
+        let mut out = Vec::with_capacity(total);
+        for cell in 0..total {
+            let mut tree = base.clone();
+            let mut labels = Vec::new();
+            let mut rest = cell;
+            let mut idx = vec![0; keys.len()];
+            for k in (0..keys.len()).rev() {
+                idx[k] = rest % sizes[k];
+                rest /= sizes[k];
+            }
+            for (k, key) in keys.iter().enumerate() {
+                let value = &self.spec.grid[key][idx[k]];
+                self.set(&mut tree, key, value, "grid")?;
+                labels.push((key.clone(), label(value)));
+            }
+            let spec: ExperimentSpec = serde_json::from_value(tree).map_err(|e| {
+                self.err(format!(
+                    "{}the override {} does not fit: {e}",
+                    at_line(&self.text, keys.first().map_or("scales", |k| k.as_str())),
+                    labels
+                        .iter()
+                        .map(|(k, v)| format!("{k} = {v}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+            let variant = Variant { labels, spec };
+            self.validate(&variant)?;
+            out.push(variant);
+        }
+        Ok(out)
+    }
+
+    fn err(&self, message: String) -> BenchError {
+        BenchError::Spec {
+            file: self.path.clone(),
+            message,
+        }
+    }
+
+    /// Sets the unique field matching `key` in `tree` (outside the sections that
+    /// hold overrides, checks and plots) to `value`.
+    fn set(&self, tree: &mut Value, key: &str, value: &Value, section: &str) -> Result<()> {
+        let suffix: Vec<&str> = key.split('.').collect();
+        let mut found = Vec::new();
+        find_paths(tree, &mut Vec::new(), &suffix, &mut found);
+        match found.len() {
+            1 => {
+                let mut node = tree;
+                for part in &found[0] {
+                    node = match node {
+                        Value::Array(items) => &mut items[part.parse::<usize>().expect("index")],
+                        other => other.get_mut(part).expect("path just found"),
+                    };
+                }
+                *node = value.clone();
+                Ok(())
+            }
+            0 => Err(self.err(format!(
+                "{}{section} key `{key}` matches no field of the experiment; use a field name \
+                 such as `n_train` or a dotted path such as `correlated_gaussian.noise_var`",
+                at_line(&self.text, key)
+            ))),
+            _ => Err(self.err(format!(
+                "{}{section} key `{key}` matches several fields ({}); use a longer dotted path",
+                at_line(&self.text, key),
+                found
+                    .iter()
+                    .map(|p| p.join("."))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+
+    /// Checks what types cannot: positive sizes, known feature and quantity names.
+    fn validate(&self, v: &Variant) -> Result<()> {
+        let s = &v.spec;
+        let fail = |field: &str, msg: String| {
+            Err(self.err(format!("{}{msg} (variant {})", at_line(&self.text, field), v.describe())))
+        };
+        if s.data.n_train < 2 || s.data.n_test < 2 {
+            return fail("n_train", format!(
+                "n_train and n_test must be at least 2, got {} and {}",
+                s.data.n_train, s.data.n_test
+            ));
+        }
+        for scale in [&s.scales.smoke, &s.scales.ci, &s.scales.paper] {
+            if scale.replicates == 0 {
+                return fail("replicates", "replicates must be at least 1".into());
+            }
+        }
+        if !(s.level > 0.0 && s.level < 1.0) {
+            return fail("level", format!("level must lie in (0, 1), got {}", s.level));
+        }
+        if let Err(m) = s.data.dgp.dgp().validate() {
+            return fail(s.data.dgp.name(), m);
+        }
+        if s.models.is_empty() {
+            return fail("models", "list at least one model under `models:`".into());
+        }
+        for (name, learner) in &s.models {
+            if let Err(m) = learner.validate() {
+                return fail(name, format!("model `{name}`: {m}"));
+            }
+        }
+        let names = s.data.dgp.dgp().feature_names();
+        let mut quantities = Vec::new();
+        for m in &s.methods {
+            if m.statistics.is_empty() {
+                return fail("statistics", "a method needs at least one statistic".into());
+            }
+            match (&m.aggregation, &m.perturbation) {
+                (Aggregation::Ice, PerturbationSpec::Grid(_)) | (Aggregation::Pfi, PerturbationSpec::Permutation { .. }) => {}
+                (Aggregation::Ice, _) => return fail("aggregation", "aggregation `ice` needs a `grid` perturbation".into()),
+                (Aggregation::Pfi, _) => return fail("aggregation", "aggregation `pfi` needs a `permutation` perturbation".into()),
+            }
+            if let PerturbationSpec::Permutation { repeats: 0 } = m.perturbation {
+                return fail("repeats", "permutation repeats must be at least 1".into());
+            }
+            for f in m.features.iter().flatten() {
+                if !names.contains(f) {
+                    return fail(f, format!("unknown feature `{f}`; the data has {}", names.join(", ")));
+                }
+            }
+            quantities.extend(m.quantities());
+        }
+        let known = |q: &String, field: &str| {
+            if quantities.contains(q) {
+                Ok(())
+            } else {
+                fail(field, format!("unknown quantity `{q}`; the methods report {}", quantities.join(", ")))
+            }
+        };
+        for p in &s.plots {
+            let PlotSpec::Bars { quantities: qs, panels, .. } = p;
+            for q in qs {
+                known(q, q)?;
+            }
+            if let Some(k) = panels
+                && !s.grid.contains_key(k)
+            {
+                return fail(k, format!("plot panels `{k}` is not a grid key"));
+            }
+        }
+        for c in &s.checks {
+            for q in crate::check::quantities(&c.assert) {
+                known(q, q)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The text of a grid value as written in output columns (numbers in shortest form).
+pub fn label(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), format_number),
+        other => other.to_string(),
+    }
+}
+
+/// Shortest round-trip form of a number: `0.5`, `2`, `1e-7`.
+pub fn format_number(v: f64) -> String {
+    format!("{v}")
+}
+
+const OVERRIDE_FREE: [&str; 5] = ["grid", "scales", "checks", "plots", "regression"];
+
+/// Collects the paths (object keys, array indices as text) whose trailing keys equal
+/// `suffix`.
+fn find_paths(node: &Value, path: &mut Vec<String>, suffix: &[&str], found: &mut Vec<Vec<String>>) {
+    let children: Vec<(String, &Value)> = match node {
+        Value::Object(map) => map
+            .iter()
+            .filter(|(k, _)| !(path.is_empty() && OVERRIDE_FREE.contains(&k.as_str())))
+            .map(|(k, v)| (k.clone(), v))
+            .collect(),
+        Value::Array(items) => items.iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
+        _ => return,
+    };
+    for (k, child) in children {
+        let is_key = matches!(node, Value::Object(_));
+        path.push(k);
+        if is_key
+            && path.len() >= suffix.len()
+            && path[path.len() - suffix.len()..].iter().zip(suffix).all(|(a, b)| a == b)
+        {
+            found.push(path.clone());
+        }
+        find_paths(child, path, suffix, found);
+        path.pop();
+    }
+}
+
+/// "line N: " of the first line that defines `key:`, or "" if none does.
+pub fn at_line(text: &str, key: &str) -> String {
+    let last = key.rsplit('.').next().unwrap_or(key);
+    text.lines()
+        .position(|l| {
+            let t = l.trim_start().trim_start_matches("- ");
+            t.starts_with(&format!("{last}:")) || t.contains(&format!(" {last}:")) || t.contains(&format!("{{{last}:"))
+        })
+        .map_or_else(String::new, |i| format!("line {}: ", i + 1))
+}

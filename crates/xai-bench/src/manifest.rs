@@ -1,0 +1,64 @@
+//! `manifest.json`: what produced a result directory.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Result, io_err};
+use crate::load::Experiment;
+use crate::run::RunOutput;
+
+/// Versions of the dependencies that determine the numbers, read from Cargo.lock at
+/// build time.
+fn crate_versions() -> serde_json::Map<String, serde_json::Value> {
+    const LOCK: &str = include_str!("../../../Cargo.lock");
+    const WANTED: [&str; 8] = [
+        "faer", "ndarray", "rand", "rand_chacha", "rand_distr", "rayon", "statrs", "serde-saphyr",
+    ];
+    let mut out = serde_json::Map::new();
+    out.insert("xai-bench".into(), env!("CARGO_PKG_VERSION").into());
+    let mut name = "";
+    for line in LOCK.lines() {
+        if let Some(n) = line.strip_prefix("name = ") {
+            name = n.trim_matches('"');
+        } else if let Some(v) = line.strip_prefix("version = ")
+            && WANTED.contains(&name)
+            && !out.contains_key(name)
+        {
+            out.insert(name.into(), v.trim_matches('"').into());
+        }
+    }
+    out
+}
+
+fn git_commit() -> Option<String> {
+    let out = Command::new("git").args(["rev-parse", "HEAD"]).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Writes the manifest: id, YAML hash, seed, scale, sizes, git commit, crate
+/// versions, wall time, threads.
+pub fn write(exp: &Experiment, out: &RunOutput, path: &Path) -> Result<()> {
+    let manifest = json!({
+        "id": exp.id(),
+        "title": exp.spec.title,
+        "paper": exp.spec.paper,
+        "figure": exp.spec.figure,
+        "yaml": exp.path.display().to_string(),
+        "yaml_sha256": format!("{:x}", Sha256::digest(exp.text.as_bytes())),
+        "seed": exp.spec.seed,
+        "scale": out.scale.name(),
+        "variants": out.variants,
+        "replicates": out.replicates,
+        "git_commit": git_commit(),
+        "crate_versions": crate_versions(),
+        "wall_seconds": out.wall_seconds,
+        "threads": out.threads,
+    });
+    let text = serde_json::to_string_pretty(&manifest).expect("plain JSON") + "\n";
+    std::fs::write(path, text).map_err(io_err(path))
+}

@@ -1,0 +1,189 @@
+//! The runner: every (variant, replicate) is one task with its own RNG stream, run in
+//! parallel; then the outputs are written.
+//!
+//! Task (v, r) draws everything from `stream_rng(seed, v·2³² + r)`: the training and
+//! test samples, then one seed per model (`stream_rng(model_seed, fnv(name))`, so adding
+//! a model leaves the others' numbers alone), then one seed per method. Nothing depends
+//! on which thread runs a task, so results are identical on any thread count.
+
+use std::path::Path;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::Rng;
+use rayon::prelude::*;
+use xai_core::rng::stream_rng;
+use xai_core::{Dataset, Model, PerturbationSpec, ice, pfi};
+
+use crate::error::{BenchError, Result, io_err};
+use crate::load::{Experiment, Scale, Variant};
+use crate::spec::{Aggregation, MethodSpec};
+use crate::table::{SummaryRow, TidyRow, summarize, write_summary, write_tidy};
+
+/// What a run computed.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    /// The scale run.
+    pub scale: Scale,
+    /// The grid keys (columns of the tables).
+    pub keys: Vec<String>,
+    /// One row per variant × replicate × model × quantity × feature × grid point.
+    pub tidy: Vec<TidyRow>,
+    /// The summary over replicates.
+    pub summary: Vec<SummaryRow>,
+    /// Number of variants.
+    pub variants: usize,
+    /// Replicates per variant.
+    pub replicates: usize,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall time of the computation in seconds.
+    pub wall_seconds: f64,
+}
+
+/// Runs `exp` at `scale` on `threads` threads (0 = all cores). Shows a progress bar
+/// on a terminal when `progress` is set.
+pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Result<RunOutput> {
+    let variants = exp.variants(scale)?;
+    let replicates = exp.scale(scale).replicates;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| BenchError::Other(format!("cannot start {threads} threads: {e}")))?;
+    let tasks: Vec<(usize, usize)> = (0..variants.len())
+        .flat_map(|v| (0..replicates).map(move |r| (v, r)))
+        .collect();
+    let bar = if progress {
+        ProgressBar::new(tasks.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg} [{bar:30}] {pos}/{len} replicates, {per_sec}, ETA {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar.set_message(format!("{} ({})", exp.id(), scale.name()));
+    let start = Instant::now();
+    let results: Vec<Vec<TidyRow>> = pool.install(|| {
+        tasks
+            .par_iter()
+            .map(|&(v, r)| {
+                let rows = replicate(&variants[v], v, r);
+                bar.inc(1);
+                rows
+            })
+            .collect::<Result<_>>()
+    })?;
+    bar.finish_and_clear();
+    let tidy: Vec<TidyRow> = results.into_iter().flatten().collect();
+    let summary = summarize(&tidy, exp.spec.level);
+    Ok(RunOutput {
+        scale,
+        keys: exp.grid_keys(),
+        tidy,
+        summary,
+        variants: variants.len(),
+        replicates,
+        threads: pool.current_num_threads(),
+        wall_seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// FNV-1a hash of a name, the stream number of a model.
+fn fnv(name: &str) -> u64 {
+    name.bytes()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Vec<TidyRow>> {
+    let spec = &variant.spec;
+    let mut rng = stream_rng(spec.seed, ((v as u64) << 32) | r as u64);
+    let dgp = spec.data.dgp.dgp();
+    let train = dgp.sample(spec.data.n_train, &mut rng);
+    let test = dgp.sample(spec.data.n_test, &mut rng);
+    let model_seed = rng.next_u64();
+    let labels: Vec<String> = variant.labels.iter().map(|(_, l)| l.clone()).collect();
+    let mut rows = Vec::new();
+    for (name, learner) in &spec.models {
+        let fail = |source| BenchError::Run {
+            variant: variant.describe(),
+            replicate: r,
+            model: name.clone(),
+            source,
+        };
+        let mut model_rng = stream_rng(model_seed, fnv(name));
+        let model = learner.build().fit(&train, &mut model_rng).map_err(fail)?;
+        for method in &spec.methods {
+            let seed = model_rng.next_u64();
+            let explained = explain(model.as_ref(), &test, method, seed, spec.level).map_err(fail)?;
+            rows.extend(explained.into_iter().map(|(quantity, feature, x, value)| TidyRow {
+                labels: labels.clone(),
+                replicate: r,
+                model: name.clone(),
+                quantity,
+                feature,
+                x,
+                value,
+            }));
+        }
+    }
+    Ok(rows)
+}
+
+type Explained = (String, String, Option<f64>, xai_core::Estimate);
+
+/// Runs one method on the test rows: (quantity, feature, grid point, estimate) rows.
+fn explain(
+    model: &dyn Model,
+    test: &Dataset,
+    method: &MethodSpec,
+    seed: u64,
+    level: f64,
+) -> xai_core::error::Result<Vec<Explained>> {
+    let names = test.feature_names();
+    let features: Vec<usize> = match &method.features {
+        Some(fs) => fs
+            .iter()
+            .map(|f| names.iter().position(|n| n == f).expect("validated at load"))
+            .collect(),
+        None => (0..names.len()).collect(),
+    };
+    let quantities = method.quantities();
+    let mut out = Vec::new();
+    match (method.aggregation, &method.perturbation) {
+        (Aggregation::Pfi, p) => {
+            let res = pfi(model, test, &features, &p.resolve(test)?, &method.statistics, seed, level)?;
+            for (q, per_feature) in quantities.iter().zip(res) {
+                for f in per_feature {
+                    out.push((q.clone(), names[f.feature].clone(), None, f.estimate));
+                }
+            }
+        }
+        (Aggregation::Ice, PerturbationSpec::Grid(grid)) => {
+            let res = ice(model, test, &features, *grid, &method.statistics, level)?;
+            for (q, per_feature) in quantities.iter().zip(res) {
+                for f in per_feature {
+                    for (x, pd) in f.grid.iter().zip(&f.pd) {
+                        out.push((q.clone(), names[f.feature].clone(), Some(*x), *pd));
+                    }
+                }
+            }
+        }
+        (Aggregation::Ice, _) => unreachable!("validated at load: ice needs a grid"),
+    }
+    Ok(out)
+}
+
+/// Writes `tidy.csv`, `summary.csv`, the figures and `manifest.json` into `dir`.
+pub fn write_outputs(exp: &Experiment, out: &RunOutput, dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    write_tidy(&dir.join("tidy.csv"), &out.keys, &out.tidy)?;
+    write_summary(&dir.join("summary.csv"), &out.keys, &out.summary)?;
+    for plot in &exp.spec.plots {
+        crate::plot::draw(exp, plot, out, dir)?;
+    }
+    crate::manifest::write(exp, out, &dir.join("manifest.json"))
+}

@@ -1,0 +1,290 @@
+//! The experiment file format (`experiments/<id>.yaml`).
+//!
+//! Every struct rejects unknown fields, and every registry name (DGP, learner,
+//! statistic, perturbation, check) is an enum, so a typo fails at load time with the
+//! line, the column and the allowed values.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use xai_core::{PerturbationSpec, Statistic};
+use xai_models::LearnerSpec;
+use xai_synth::DgpSpec;
+
+/// One experiment: data, models, methods, variants, outputs and checks.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentSpec {
+    /// Identifier; must equal the file name without `.yaml`.
+    pub id: String,
+    /// One-line title, used on figures.
+    pub title: String,
+    /// Paper key (`wood2024`, `molnar2023`, ...; see `seeds/README.md`).
+    pub paper: String,
+    /// The figure or table reproduced, as the paper numbers it ("Fig. 4").
+    pub figure: String,
+    /// Free text: settings that differ from the paper, proposals used, and why.
+    #[serde(default)]
+    pub notes: String,
+    /// Base seed of every RNG stream of the experiment.
+    pub seed: u64,
+    /// Replicates and overrides per scale.
+    pub scales: Scales,
+    /// Where the data comes from.
+    pub data: DataSpec,
+    /// The models, by name (the `model` column of the outputs).
+    pub models: BTreeMap<String, LearnerSpec>,
+    /// The explanation methods (perturbation × statistics × aggregation).
+    pub methods: Vec<MethodSpec>,
+    /// Confidence level of every interval.
+    #[serde(default = "default_level")]
+    pub level: f64,
+    /// Variants: each key names a field of this file (or a dotted suffix of its path);
+    /// the run is repeated for every combination of the listed values.
+    #[serde(default)]
+    pub grid: BTreeMap<String, Vec<serde_json::Value>>,
+    /// Figures to draw from the summary.
+    #[serde(default)]
+    pub plots: Vec<PlotSpec>,
+    /// Claims of the paper, checked on the summary.
+    #[serde(default)]
+    pub checks: Vec<CheckSpec>,
+    /// Tolerance of the regression check against the committed summary.
+    #[serde(default)]
+    pub regression: Tolerance,
+}
+
+fn default_level() -> f64 {
+    0.95
+}
+
+/// The three scales an experiment runs at.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scales {
+    /// Seconds; used by the integration tests.
+    pub smoke: ScaleSpec,
+    /// Well under a minute; used by `cargo xtask check` in CI.
+    pub ci: ScaleSpec,
+    /// The paper's size.
+    pub paper: ScaleSpec,
+}
+
+/// Replicates and field overrides of one scale.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScaleSpec {
+    /// Independent replicates per variant (fresh data, fresh fit), ≥ 1.
+    pub replicates: usize,
+    /// Fields to override at this scale, keyed like `grid`.
+    #[serde(default)]
+    pub set: BTreeMap<String, serde_json::Value>,
+}
+
+/// Synthetic data: a registered DGP, a training and a test sample.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataSpec {
+    /// The DGP and its parameters.
+    pub dgp: DgpSpec,
+    /// Training rows per replicate.
+    pub n_train: usize,
+    /// Test rows per replicate (the rows explained).
+    pub n_test: usize,
+}
+
+/// How the rows of an explanation are aggregated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Aggregation {
+    /// Mean difference perturbed − original: `<statistic>_pfi` per feature.
+    Pfi,
+    /// Curves over a grid; their mean is reported as `<statistic>_pd` per grid point.
+    Ice,
+}
+
+impl Aggregation {
+    /// The suffix of the quantity names this aggregation reports.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Aggregation::Pfi => "pfi",
+            Aggregation::Ice => "pd",
+        }
+    }
+}
+
+/// One explanation method: a point on each of the three axes.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MethodSpec {
+    /// How features are replaced.
+    pub perturbation: PerturbationSpec,
+    /// What is read off each row's predictive distribution; statistics of one method
+    /// share the perturbed copies.
+    pub statistics: Vec<Statistic>,
+    /// How rows are aggregated.
+    pub aggregation: Aggregation,
+    /// Features explained, by name (default: all).
+    #[serde(default)]
+    pub features: Option<Vec<String>>,
+}
+
+impl MethodSpec {
+    /// The quantity names this method reports, one per statistic
+    /// (`<statistic prefix>_<aggregation suffix>`, e.g. `entropy_pfi`).
+    pub fn quantities(&self) -> Vec<String> {
+        self.statistics
+            .iter()
+            .map(|s| format!("{}_{}", s.quantity_prefix(), self.aggregation.suffix()))
+            .collect()
+    }
+}
+
+/// A figure drawn from the summary.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum PlotSpec {
+    /// Bars per feature with interval whiskers: one row of panels per quantity, one
+    /// column per model and value of `panels` (a grid key).
+    Bars {
+        /// File stem of the figure (`<name>.svg`, `<name>.png`).
+        name: String,
+        /// Quantities drawn side by side.
+        quantities: Vec<String>,
+        /// Grid key whose values get a panel each.
+        #[serde(default)]
+        panels: Option<String>,
+        /// Unit shown after the quantity on each y-axis.
+        #[serde(default = "default_y_unit")]
+        y_unit: String,
+    },
+}
+
+fn default_y_unit() -> String {
+    "nats".into()
+}
+
+/// A scalar in a selector: a name or a number.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    /// A number, matched against numeric columns.
+    Number(f64),
+    /// A text value.
+    Text(String),
+}
+
+/// One value or a list of values.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    /// A single value.
+    One(Scalar),
+    /// Any of these values.
+    Many(Vec<Scalar>),
+}
+
+impl OneOrMany {
+    /// The values as a list.
+    pub fn values(&self) -> Vec<Scalar> {
+        match self {
+            OneOrMany::One(v) => vec![v.clone()],
+            OneOrMany::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// Rows of the summary whose columns take the given values (`{feature: [X1, X2]}`).
+pub type Selector = BTreeMap<String, OneOrMany>;
+
+/// A claim of the paper and how it is checked.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckSpec {
+    /// The paper's claim in words.
+    pub claim: String,
+    /// The assertion that tests it.
+    pub assert: Assertion,
+    /// Why this claim is known not to reproduce; a failure is then reported, not fatal.
+    #[serde(default)]
+    pub expected_to_differ: Option<String>,
+}
+
+/// The assertions a check can make on summary rows. Rows are compared within each
+/// combination of the columns the assertion does not select on (each variant and
+/// model separately).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Assertion {
+    /// Every `this` row exceeds every `than` row: its interval lies wholly above
+    /// (lower > upper), so the ordering is beyond Monte-Carlo error.
+    Greater {
+        /// The quantity compared.
+        quantity: String,
+        /// The row expected to be larger.
+        this: Selector,
+        /// The rows expected to be smaller.
+        than: Selector,
+    },
+    /// Every selected row's interval lies above 0 (lower > 0).
+    Positive {
+        /// The quantity.
+        quantity: String,
+        /// The rows.
+        #[serde(rename = "where")]
+        rows: Selector,
+    },
+    /// Every selected row is negligible: its interval covers 0 or |estimate| ≤ bound.
+    Negligible {
+        /// The quantity.
+        quantity: String,
+        /// The rows.
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// The largest |estimate| that still counts as negligible.
+        bound: f64,
+    },
+    /// Along the grid key `along`, the estimate strictly decreases (or increases) in
+    /// every group of the other columns, each step by more than the combined standard
+    /// error √(se₁² + se₂²) of the two estimates.
+    Monotone {
+        /// The quantities.
+        quantities: Vec<String>,
+        /// The rows.
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// The numeric grid key ordered along.
+        along: String,
+        /// `decreasing` or `increasing`.
+        direction: Direction,
+    },
+}
+
+/// Direction of a monotone trend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Each value below the previous one.
+    Decreasing,
+    /// Each value above the previous one.
+    Increasing,
+}
+
+/// Tolerance of the regression check: |new − old| ≤ abs + rel·|old| for every number.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Tolerance {
+    /// Absolute part.
+    pub abs: f64,
+    /// Relative part.
+    pub rel: f64,
+}
+
+impl Default for Tolerance {
+    /// Same code, seed and scale give the same numbers up to floating-point
+    /// differences between machines (SIMD paths of the linear algebra), far below any
+    /// Monte-Carlo error.
+    fn default() -> Self {
+        Self { abs: 1e-6, rel: 1e-6 }
+    }
+}

@@ -1,0 +1,248 @@
+//! The tidy per-replicate table and the summary table, and their CSV form.
+//!
+//! Numbers are written in Rust's shortest round-trip form and NaN as an empty field,
+//! so the same numbers give byte-identical files.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use xai_core::{Estimate, t_interval};
+
+use crate::error::{BenchError, Result};
+use crate::load::format_number;
+
+/// One estimate of one replicate: variant × replicate × model × quantity × feature ×
+/// grid point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TidyRow {
+    /// Values of the grid keys, in key order.
+    pub labels: Vec<String>,
+    /// Replicate index.
+    pub replicate: usize,
+    /// Model name.
+    pub model: String,
+    /// Quantity name (`likelihood_pfi`, `entropy_pd`, ...).
+    pub quantity: String,
+    /// Feature name.
+    pub feature: String,
+    /// Grid point (PD), if any.
+    pub x: Option<f64>,
+    /// The estimate with its within-replicate standard error and interval.
+    pub value: Estimate,
+}
+
+/// One row of `summary.csv`: an estimate over replicates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummaryRow {
+    /// Quantity name.
+    pub quantity: String,
+    /// Values of the grid keys, in key order.
+    pub labels: Vec<String>,
+    /// Model name.
+    pub model: String,
+    /// Feature name ("" when not per feature).
+    pub feature: String,
+    /// Grid point, if any.
+    pub x: Option<f64>,
+    /// Mean over replicates with the t-interval over replicates (molnar2023 Eq. 8
+    /// applied to replicates); with one replicate, that replicate's own interval.
+    pub value: Estimate,
+}
+
+/// Summarises tidy rows over replicates, keeping the order of first appearance.
+pub fn summarize(rows: &[TidyRow], level: f64) -> Vec<SummaryRow> {
+    type Key = (String, Vec<String>, String, String, Option<u64>);
+    let mut order: Vec<Key> = Vec::new();
+    let mut groups: HashMap<Key, Vec<&TidyRow>> = HashMap::new();
+    for r in rows {
+        let key = (
+            r.quantity.clone(),
+            r.labels.clone(),
+            r.model.clone(),
+            r.feature.clone(),
+            r.x.map(f64::to_bits),
+        );
+        groups
+            .entry(key.clone())
+            .or_insert_with(|| {
+                order.push(key);
+                Vec::new()
+            })
+            .push(r);
+    }
+    order
+        .into_iter()
+        .map(|key| {
+            let g = &groups[&key];
+            let value = if g.len() == 1 {
+                g[0].value
+            } else {
+                let v: Vec<f64> = g.iter().map(|r| r.value.estimate).collect();
+                t_interval(&v, level)
+            };
+            SummaryRow {
+                quantity: key.0,
+                labels: key.1,
+                model: key.2,
+                feature: key.3,
+                x: g[0].x,
+                value,
+            }
+        })
+        .collect()
+}
+
+fn num(v: f64) -> String {
+    if v.is_finite() { format_number(v) } else { String::new() }
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(num).unwrap_or_default()
+}
+
+fn write_csv(path: &Path, header: Vec<String>, rows: impl Iterator<Item = Vec<String>>) -> Result<()> {
+    let csv_err = |source| BenchError::Csv {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
+    w.write_record(&header).map_err(csv_err)?;
+    for r in rows {
+        w.write_record(&r).map_err(csv_err)?;
+    }
+    w.flush().map_err(|e| BenchError::Io {
+        path: path.to_path_buf(),
+        source: e,
+    })
+}
+
+/// Writes `tidy.csv`: grid keys, replicate, model, quantity, feature, x, estimate, se,
+/// lower, upper, n.
+pub fn write_tidy(path: &Path, keys: &[String], rows: &[TidyRow]) -> Result<()> {
+    let mut header = keys.to_vec();
+    header.extend(
+        ["replicate", "model", "quantity", "feature", "x", "estimate", "se", "lower", "upper", "n"]
+            .map(String::from),
+    );
+    write_csv(
+        path,
+        header,
+        rows.iter().map(|r| {
+            let mut rec = r.labels.clone();
+            rec.extend([
+                r.replicate.to_string(),
+                r.model.clone(),
+                r.quantity.clone(),
+                r.feature.clone(),
+                opt(r.x),
+                num(r.value.estimate),
+                num(r.value.se),
+                num(r.value.lower),
+                num(r.value.upper),
+                r.value.n.to_string(),
+            ]);
+            rec
+        }),
+    )
+}
+
+/// The fixed columns of `summary.csv` around the grid keys.
+pub fn summary_header(keys: &[String]) -> Vec<String> {
+    let mut header = vec!["quantity".to_string()];
+    header.extend(keys.iter().cloned());
+    header.extend(["model", "feature", "x", "estimate", "lower", "upper", "n"].map(String::from));
+    header
+}
+
+/// The summary as it is written to `summary.csv`: quantity, grid keys, model,
+/// feature, x, estimate, lower, upper, n (ARCHITECTURE.md, Outputs).
+pub fn summary_table(keys: &[String], rows: &[SummaryRow]) -> CsvTable {
+    let rows = rows
+        .iter()
+        .map(|r| {
+            let mut rec = vec![r.quantity.clone()];
+            rec.extend(r.labels.iter().cloned());
+            rec.extend([
+                r.model.clone(),
+                r.feature.clone(),
+                opt(r.x),
+                num(r.value.estimate),
+                num(r.value.lower),
+                num(r.value.upper),
+                r.value.n.to_string(),
+            ]);
+            rec
+        })
+        .collect();
+    CsvTable {
+        header: summary_header(keys),
+        rows,
+    }
+}
+
+/// Writes `summary.csv` (see [`summary_table`]).
+pub fn write_summary(path: &Path, keys: &[String], rows: &[SummaryRow]) -> Result<()> {
+    let t = summary_table(keys, rows);
+    write_csv(path, t.header, t.rows.into_iter())
+}
+
+/// A CSV file as a header and string records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CsvTable {
+    /// Column names.
+    pub header: Vec<String>,
+    /// Records.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// Reads a CSV file with a header row.
+pub fn read_csv(path: &Path) -> Result<CsvTable> {
+    let csv_err = |source| BenchError::Csv {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut r = csv::Reader::from_path(path).map_err(csv_err)?;
+    let header = r.headers().map_err(csv_err)?.iter().map(String::from).collect();
+    let rows = r
+        .records()
+        .map(|rec| rec.map(|r| r.iter().map(String::from).collect()))
+        .collect::<Result<_, _>>()
+        .map_err(csv_err)?;
+    Ok(CsvTable { header, rows })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(rep: usize, est: f64) -> TidyRow {
+        TidyRow {
+            labels: vec!["2".into()],
+            replicate: rep,
+            model: "gp".into(),
+            quantity: "entropy_pfi".into(),
+            feature: "X1".into(),
+            x: None,
+            value: Estimate {
+                estimate: est,
+                se: 0.1,
+                lower: est - 0.2,
+                upper: est + 0.2,
+                n: 500,
+            },
+        }
+    }
+
+    #[test]
+    fn summary_is_the_t_interval_over_replicates() {
+        let s = summarize(&[row(0, 1.0), row(1, 2.0), row(2, 3.0)], 0.95);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].value.estimate, 2.0);
+        assert_eq!(s[0].value.n, 3);
+        // sd₁ = 1, se = 1/√3, t_{0.975, 2} = 4.302653.
+        assert!((s[0].value.upper - (2.0 + 4.302653 / 3f64.sqrt())).abs() < 1e-5);
+        // One replicate keeps its own interval.
+        let one = summarize(&[row(0, 1.0)], 0.95);
+        assert_eq!(one[0].value, row(0, 1.0).value);
+    }
+}

@@ -1,0 +1,30 @@
+//! The DGPs an experiment YAML can name.
+
+use serde::Deserialize;
+
+use crate::Dgp;
+use crate::correlated_gaussian::CorrelatedGaussian;
+
+/// A DGP with its parameters, as written in YAML (`correlated_gaussian: {...}`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum DgpSpec {
+    /// wood2024 Fig. 4–5 ([`crate::correlated_gaussian`]).
+    CorrelatedGaussian(CorrelatedGaussian),
+}
+
+impl DgpSpec {
+    /// The YAML name of the DGP.
+    pub fn name(&self) -> &'static str {
+        match self {
+            DgpSpec::CorrelatedGaussian(_) => "correlated_gaussian",
+        }
+    }
+
+    /// The DGP.
+    pub fn dgp(&self) -> &dyn Dgp {
+        match self {
+            DgpSpec::CorrelatedGaussian(d) => d,
+        }
+    }
+}
