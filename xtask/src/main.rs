@@ -11,7 +11,10 @@ use xai_bench::run::{run, write_outputs};
 use xai_bench::{BenchError, bench};
 
 #[derive(Parser)]
-#[command(name = "cargo xtask", about = "Reproduce, check and benchmark the papers' experiments")]
+#[command(
+    name = "cargo xtask",
+    about = "Reproduce, check and benchmark the papers' experiments"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -20,7 +23,11 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// List the experiments under experiments/.
-    List,
+    List {
+        /// Print the Markdown table that README.md embeds.
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Run an experiment and write results/<id>/ (ci scale) or results/<id>/<scale>/.
     Run {
         /// Experiment id (see `list`) or path to a .yaml file.
@@ -72,7 +79,12 @@ fn print_outcomes(id: &str, outcomes: &[Outcome]) -> bool {
     let mut ok = true;
     for o in outcomes {
         ok &= o.status != Status::Fail;
-        println!("  [{}] {id}: {}\n      {}", o.status.label(), o.name, o.detail);
+        println!(
+            "  [{}] {id}: {}\n      {}",
+            o.status.label(),
+            o.name,
+            o.detail
+        );
     }
     ok
 }
@@ -93,10 +105,17 @@ fn real_main() -> Result<bool, BenchError> {
     let root = workspace_root();
     let progress = true;
     match cli.command {
-        Command::List => {
+        Command::List { markdown: true } => {
+            print!("{}", xai_bench::catalog::readme_table(&root)?);
+            Ok(true)
+        }
+        Command::List { markdown: false } => {
             for id in experiment_ids(&root)? {
                 let exp = resolve(&root, &id)?;
-                println!("{id:<24} {} {:<8} {}", exp.spec.paper, exp.spec.figure, exp.spec.title);
+                println!(
+                    "{id:<24} {} {:<8} {}",
+                    exp.spec.paper, exp.spec.figure, exp.spec.title
+                );
             }
             Ok(true)
         }
@@ -129,7 +148,11 @@ fn real_main() -> Result<bool, BenchError> {
             experiments,
             threads,
         } => {
-            let ids = if experiments.is_empty() { experiment_ids(&root)? } else { experiments };
+            let ids = if experiments.is_empty() {
+                experiment_ids(&root)?
+            } else {
+                experiments
+            };
             let mut ok = true;
             for id in &ids {
                 let exp = resolve(&root, id)?;
@@ -138,11 +161,28 @@ fn real_main() -> Result<bool, BenchError> {
                 write_outputs(&exp, &result, &scratch)?;
                 let mut outcomes = paper_checks(&exp, &result);
                 let baseline = default_out_dir(&root, exp.id(), Scale::Ci);
-                outcomes.push(regression(&result.keys, &result, &baseline, exp.spec.regression));
-                println!("{} ({:.1} s; outputs in {})", exp.id(), result.wall_seconds, scratch.display());
+                outcomes.push(regression(
+                    &result.keys,
+                    &result,
+                    &baseline,
+                    exp.spec.regression,
+                ));
+                println!(
+                    "{} ({:.1} s; outputs in {})",
+                    exp.id(),
+                    result.wall_seconds,
+                    scratch.display()
+                );
                 ok &= print_outcomes(exp.id(), &outcomes);
             }
-            println!("{}", if ok { "all checks passed" } else { "some checks FAILED" });
+            println!(
+                "{}",
+                if ok {
+                    "all checks passed"
+                } else {
+                    "some checks FAILED"
+                }
+            );
             Ok(ok)
         }
         Command::Bless {

@@ -18,7 +18,11 @@ pub const WORKLOADS: [&str; 1] = ["w3_gp"];
 /// Runs workload `name` on the dump in `data` (the directory holding `<name>/` or
 /// the workload directory itself) and returns its JSON line.
 pub fn run(name: &str, data: &Path, threads: usize, repeats: usize) -> Result<Value> {
-    let dir = if data.join(name).is_dir() { data.join(name) } else { data.to_path_buf() };
+    let dir = if data.join(name).is_dir() {
+        data.join(name)
+    } else {
+        data.to_path_buf()
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -35,7 +39,8 @@ pub fn run(name: &str, data: &Path, threads: usize, repeats: usize) -> Result<Va
 /// Reads a numeric CSV whose last column is the target.
 fn xy(path: PathBuf) -> Result<(Array2<f64>, Array1<f64>)> {
     let t = read_csv(&path)?;
-    let bad = |r: usize| BenchError::Other(format!("{}: row {} is not numeric", path.display(), r + 2));
+    let bad =
+        |r: usize| BenchError::Other(format!("{}: row {} is not numeric", path.display(), r + 2));
     let d = t.header.len() - 1;
     let mut x = Array2::zeros((t.rows.len(), d));
     let mut y = Array1::zeros(t.rows.len());
@@ -81,8 +86,13 @@ fn w3_gp(dir: &Path, threads: usize, repeats: usize) -> Result<Value> {
     let ((mean, var), pred_s, pred_runs) = time(repeats, || Ok(gp.predict_mean_var(xt.view())))?;
     let sd = var.mapv(f64::sqrt);
     let ys = (&y - y.mean().unwrap_or(0.0)) / y.std(0.0);
-    let (lml0, _) = log_marginal_likelihood(x.view(), ys.view(), &vec![0.0; x.ncols() + 2], params.jitter)
-        .map_err(core)?;
+    let (lml0, _) = log_marginal_likelihood(
+        x.view(),
+        ys.view(),
+        &vec![0.0; x.ncols() + 2],
+        params.jitter,
+    )
+    .map_err(core)?;
     let h = gp.hyperparameters();
     let mse = (&mean - &yt).mapv(|v| v * v).mean().unwrap_or(f64::NAN);
     Ok(json!({

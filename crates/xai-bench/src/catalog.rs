@@ -11,7 +11,11 @@ pub fn workspace_root() -> PathBuf {
     let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     std::env::current_dir()
         .ok()
-        .and_then(|d| d.ancestors().find(|a| a.join("experiments").is_dir()).map(Path::to_path_buf))
+        .and_then(|d| {
+            d.ancestors()
+                .find(|a| a.join("experiments").is_dir())
+                .map(Path::to_path_buf)
+        })
         .unwrap_or(built)
 }
 
@@ -54,4 +58,18 @@ pub fn default_out_dir(root: &Path, id: &str, scale: crate::load::Scale) -> Path
         crate::load::Scale::Ci => base,
         other => base.join(other.name()),
     }
+}
+
+/// The experiment table of README.md (between the `<!-- experiments -->` markers):
+/// id, paper, figure, title.
+pub fn readme_table(root: &Path) -> Result<String> {
+    let mut out = String::from("| id | paper | figure | title |\n|---|---|---|---|\n");
+    for id in experiment_ids(root)? {
+        let s = resolve(root, &id)?.spec;
+        out.push_str(&format!(
+            "| `{id}` | {} | {} | {} |\n",
+            s.paper, s.figure, s.title
+        ));
+    }
+    Ok(out)
 }

@@ -63,12 +63,17 @@ struct Row<'a> {
 
 impl Row<'_> {
     fn get(&self, name: &str) -> Option<&str> {
-        self.cols.iter().find(|(k, _)| *k == name).map(|(_, v)| v.as_str())
+        self.cols
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     fn matches(&self, sel: &Selector) -> bool {
         sel.iter().all(|(col, want)| {
-            let Some(have) = self.get(col) else { return false };
+            let Some(have) = self.get(col) else {
+                return false;
+            };
             want.values().iter().any(|w| match w {
                 Scalar::Text(t) => t == have,
                 Scalar::Number(n) => have.parse::<f64>().is_ok_and(|h| h == *n),
@@ -133,7 +138,9 @@ fn rows<'a>(keys: &'a [String], out: &RunOutput, tidy: bool) -> Vec<Row<'a>> {
 }
 
 fn of_quantity<'a, 'b>(rows: &'b [Row<'a>], q: &str) -> Vec<&'b Row<'a>> {
-    rows.iter().filter(|r| r.get("quantity") == Some(q)).collect()
+    rows.iter()
+        .filter(|r| r.get("quantity") == Some(q))
+        .collect()
 }
 
 /// Evaluates one paper check on a run.
@@ -144,9 +151,17 @@ pub fn evaluate(check: &CheckSpec, keys: &[String], out: &RunOutput, level: f64)
             this,
             than,
         } => greater(&rows(keys, out, true), quantity, this, than, level),
-        Assertion::Positive { quantity, rows: sel } => {
+        Assertion::Positive {
+            quantity,
+            rows: sel,
+        } => {
             let summary = rows(keys, out, false);
-            every(of_quantity(&summary, quantity), sel, |r| r.value.lower > 0.0, "lower > 0")
+            every(
+                of_quantity(&summary, quantity),
+                sel,
+                |r| r.value.lower > 0.0,
+                "lower > 0",
+            )
         }
         Assertion::Negligible {
             quantity,
@@ -166,7 +181,14 @@ pub fn evaluate(check: &CheckSpec, keys: &[String], out: &RunOutput, level: f64)
             rows: sel,
             along,
             direction,
-        } => monotone(&rows(keys, out, false), quantities, sel, along, *direction, level),
+        } => monotone(
+            &rows(keys, out, false),
+            quantities,
+            sel,
+            along,
+            *direction,
+            level,
+        ),
     };
     let status = match (ok, &check.expected_to_differ) {
         (true, _) => Status::Pass,
@@ -184,12 +206,21 @@ pub fn evaluate(check: &CheckSpec, keys: &[String], out: &RunOutput, level: f64)
     }
 }
 
-fn every(rows: Vec<&Row<'_>>, sel: &Selector, pred: impl Fn(&Row<'_>) -> bool, what: &str) -> (bool, String) {
+fn every(
+    rows: Vec<&Row<'_>>,
+    sel: &Selector,
+    pred: impl Fn(&Row<'_>) -> bool,
+    what: &str,
+) -> (bool, String) {
     let chosen: Vec<_> = rows.into_iter().filter(|r| r.matches(sel)).collect();
     if chosen.is_empty() {
         return (false, "no rows match the selection".into());
     }
-    let bad: Vec<String> = chosen.iter().filter(|r| !pred(r)).map(|r| r.show()).collect();
+    let bad: Vec<String> = chosen
+        .iter()
+        .filter(|r| !pred(r))
+        .map(|r| r.show())
+        .collect();
     let shown: Vec<String> = chosen.iter().map(|r| r.show()).collect();
     if bad.is_empty() {
         (true, format!("{what}: {}", shown.join("; ")))
@@ -198,48 +229,89 @@ fn every(rows: Vec<&Row<'_>>, sel: &Selector, pred: impl Fn(&Row<'_>) -> bool, w
     }
 }
 
-/// Paired comparison per replicate: t-interval of est(this) − est(than) over
+/// One `this` > `than` comparison, accumulated over replicates.
+struct Pair {
+    key: String,
+    name: String,
+    diffs: Vec<f64>,
+    lower_this: f64,
+    upper_than: f64,
+}
+
+/// Paired comparison per replicate: the t-interval of est(this) − est(than) over
 /// replicates must lie above 0; with one replicate the two intervals must not overlap.
-fn greater(tidy: &[Row<'_>], q: &str, this: &Selector, than: &Selector, level: f64) -> (bool, String) {
+fn greater(
+    tidy: &[Row<'_>],
+    q: &str,
+    this: &Selector,
+    than: &Selector,
+    level: f64,
+) -> (bool, String) {
     let rows = of_quantity(tidy, q);
     let skip: Vec<&str> = this.keys().chain(than.keys()).map(String::as_str).collect();
     let a: Vec<_> = rows.iter().filter(|r| r.matches(this)).collect();
     let b: Vec<_> = rows.iter().filter(|r| r.matches(than)).collect();
-    if a.is_empty() || b.is_empty() {
-        return (false, "no rows match `this` or `than`".into());
-    }
-    let mut pairs: Vec<(String, String, Vec<f64>, (f64, f64))> = Vec::new();
+    let mut pairs: Vec<Pair> = Vec::new();
     for ra in &a {
-        for rb in &b {
-            if ra.context(&skip) != rb.context(&skip) || ra.replicate != rb.replicate {
-                continue;
-            }
-            let name = (
-                ra.get("feature").unwrap_or("").to_string(),
-                rb.get("feature").unwrap_or("").to_string(),
+        for rb in b
+            .iter()
+            .filter(|rb| rb.context(&skip) == ra.context(&skip) && rb.replicate == ra.replicate)
+        {
+            let name = format!(
+                "{} > {}",
+                ra.get("feature").unwrap_or(""),
+                rb.get("feature").unwrap_or("")
             );
-            let ctx = format!("{}|{}|{}", ra.context(&skip).join(","), name.0, name.1);
-            let entry = pairs.iter_mut().find(|p| p.0 == ctx);
+            let key = format!("{}|{name}", ra.context(&skip).join(","));
             let d = ra.value.estimate - rb.value.estimate;
-            match entry {
-                Some(p) => p.2.push(d),
-                None => pairs.push((ctx, format!("{} > {}", name.0, name.1), vec![d], (ra.value.lower, rb.value.upper))),
+            match pairs.iter_mut().find(|p| p.key == key) {
+                Some(p) => p.diffs.push(d),
+                None => pairs.push(Pair {
+                    key,
+                    name,
+                    diffs: vec![d],
+                    lower_this: ra.value.lower,
+                    upper_than: rb.value.upper,
+                }),
             }
         }
     }
+    if pairs.is_empty() {
+        return (
+            false,
+            "no rows match `this` and `than` in a common context".into(),
+        );
+    }
     let mut ok = true;
     let mut parts = Vec::new();
-    for (_, name, diffs, (lower_a, upper_b)) in &pairs {
-        let (pass, text) = if diffs.len() >= 2 {
-            let e = t_interval(diffs, level);
-            (e.lower > 0.0, format!("{name}: paired diff {} [{}, {}]", short(e.estimate), short(e.lower), short(e.upper)))
+    for p in &pairs {
+        let (pass, text) = if p.diffs.len() >= 2 {
+            let e = t_interval(&p.diffs, level);
+            (
+                e.lower > 0.0,
+                format!(
+                    "{}: paired diff {} [{}, {}]",
+                    p.name,
+                    short(e.estimate),
+                    short(e.lower),
+                    short(e.upper)
+                ),
+            )
         } else {
-            (lower_a > upper_b, format!("{name}: lower {} vs upper {}", short(*lower_a), short(*upper_b)))
+            (
+                p.lower_this > p.upper_than,
+                format!(
+                    "{}: lower {} vs upper {}",
+                    p.name,
+                    short(p.lower_this),
+                    short(p.upper_than)
+                ),
+            )
         };
         ok &= pass;
         parts.push(if pass { text } else { format!("NOT {text}") });
     }
-    (ok && !pairs.is_empty(), parts.join("; "))
+    (ok, parts.join("; "))
 }
 
 fn monotone(
@@ -253,7 +325,10 @@ fn monotone(
     let mut ok = true;
     let mut parts = Vec::new();
     for q in quantities {
-        let chosen: Vec<_> = of_quantity(summary, q).into_iter().filter(|r| r.matches(sel)).collect();
+        let chosen: Vec<_> = of_quantity(summary, q)
+            .into_iter()
+            .filter(|r| r.matches(sel))
+            .collect();
         let mut groups: Vec<(Vec<String>, Vec<&Row<'_>>)> = Vec::new();
         for r in chosen {
             let ctx = r.context(&[along]);
@@ -266,9 +341,15 @@ fn monotone(
             return (false, format!("no rows of {q} match the selection"));
         }
         for (_, mut g) in groups {
-            let pos = |r: &Row<'_>| r.get(along).and_then(|v| v.parse::<f64>().ok()).unwrap_or(f64::NAN);
+            let pos = |r: &Row<'_>| {
+                r.get(along)
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .unwrap_or(f64::NAN)
+            };
             g.sort_by(|a, b| pos(a).total_cmp(&pos(b)));
-            let se = |e: &Estimate| (e.upper - e.lower) / (2.0 * t_quantile(0.5 + level / 2.0, (e.n.max(2) - 1) as f64));
+            let se = |e: &Estimate| {
+                (e.upper - e.lower) / (2.0 * t_quantile(0.5 + level / 2.0, (e.n.max(2) - 1) as f64))
+            };
             let steps: Vec<bool> = g
                 .windows(2)
                 .map(|w| {
@@ -281,7 +362,10 @@ fn monotone(
                 .collect();
             let good = steps.iter().all(|&s| s);
             ok &= good;
-            let values: Vec<String> = g.iter().map(|r| format!("{}={}", r.get(along).unwrap_or(""), short(r.value.estimate))).collect();
+            let values: Vec<String> = g
+                .iter()
+                .map(|r| format!("{}={}", r.get(along).unwrap_or(""), short(r.value.estimate)))
+                .collect();
             parts.push(format!(
                 "{}{q} {}: {}",
                 if good { "" } else { "NOT " },
@@ -294,7 +378,12 @@ fn monotone(
 }
 
 /// Compares a run's summary with the committed `summary.csv` in `baseline_dir`.
-pub fn regression(keys: &[String], out: &RunOutput, baseline_dir: &Path, tol: Tolerance) -> Outcome {
+pub fn regression(
+    keys: &[String],
+    out: &RunOutput,
+    baseline_dir: &Path,
+    tol: Tolerance,
+) -> Outcome {
     let name = "regression against the committed summary.csv".to_string();
     let path = baseline_dir.join("summary.csv");
     let fail = |detail: String| Outcome {
@@ -304,7 +393,11 @@ pub fn regression(keys: &[String], out: &RunOutput, baseline_dir: &Path, tol: To
     };
     let baseline = match read_csv(&path) {
         Ok(t) => t,
-        Err(e) => return fail(format!("{e}; create the baseline with `cargo xtask bless <id>`")),
+        Err(e) => {
+            return fail(format!(
+                "{e}; create the baseline with `cargo xtask bless <id>`"
+            ));
+        }
     };
     let new = summary_table(keys, &out.summary);
     match compare(&baseline, &new, tol) {
@@ -323,10 +416,17 @@ const NUMERIC: [&str; 3] = ["estimate", "lower", "upper"];
 
 fn compare(old: &CsvTable, new: &CsvTable, tol: Tolerance) -> Result<String, String> {
     if old.header != new.header {
-        return Err(format!("columns changed: {:?} -> {:?}", old.header, new.header));
+        return Err(format!(
+            "columns changed: {:?} -> {:?}",
+            old.header, new.header
+        ));
     }
     if old.rows.len() != new.rows.len() {
-        return Err(format!("{} rows -> {} rows", old.rows.len(), new.rows.len()));
+        return Err(format!(
+            "{} rows -> {} rows",
+            old.rows.len(),
+            new.rows.len()
+        ));
     }
     let mut worst = 0.0f64;
     for (i, (o, n)) in old.rows.iter().zip(&new.rows).enumerate() {
@@ -357,7 +457,12 @@ fn compare(old: &CsvTable, new: &CsvTable, tol: Tolerance) -> Result<String, Str
             }
         }
     }
-    Ok(format!("{} rows within abs {} + rel {} (largest change {worst:e})", old.rows.len(), tol.abs, tol.rel))
+    Ok(format!(
+        "{} rows within abs {} + rel {} (largest change {worst:e})",
+        old.rows.len(),
+        tol.abs,
+        tol.rel
+    ))
 }
 
 /// Every paper check of `exp` on a run.
@@ -376,7 +481,8 @@ pub fn write_outcomes(path: &Path, outcomes: &[Outcome]) -> crate::error::Result
         source,
     };
     let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
-    w.write_record(["check", "status", "detail"]).map_err(csv_err)?;
+    w.write_record(["check", "status", "detail"])
+        .map_err(csv_err)?;
     for o in outcomes {
         w.write_record([o.name.as_str(), o.status.label(), o.detail.as_str()])
             .map_err(csv_err)?;

@@ -99,7 +99,10 @@ impl Experiment {
         let spec: ExperimentSpec =
             serde_saphyr::from_str(&text).map_err(|e| spec_err(e.to_string()))?;
         let tree: Value = serde_saphyr::from_str(&text).map_err(|e| spec_err(e.to_string()))?;
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
         if spec.id != stem && !stem.is_empty() {
             return Err(spec_err(format!(
                 "{}id `{}` differs from the file name `{stem}.yaml`; make them equal",
@@ -143,12 +146,20 @@ impl Experiment {
     pub fn variants(&self, scale: Scale) -> Result<Vec<Variant>> {
         let mut base = self.tree.clone();
         for (key, value) in &self.scale(scale).set {
-            self.set(&mut base, key, value, &format!("scales.{}.set", scale.name()))?;
+            self.set(
+                &mut base,
+                key,
+                value,
+                &format!("scales.{}.set", scale.name()),
+            )?;
         }
         let keys = self.grid_keys();
         let sizes: Vec<usize> = keys.iter().map(|k| self.spec.grid[k].len()).collect();
         if let Some(k) = keys.iter().find(|k| self.spec.grid[*k].is_empty()) {
-            return Err(self.err(format!("{}grid key `{k}` has no values", at_line(&self.text, k))));
+            return Err(self.err(format!(
+                "{}grid key `{k}` has no values",
+                at_line(&self.text, k)
+            )));
         }
         let total: usize = sizes.iter().product();
         let mut out = Vec::with_capacity(total);
@@ -230,13 +241,25 @@ impl Experiment {
     fn validate(&self, v: &Variant) -> Result<()> {
         let s = &v.spec;
         let fail = |field: &str, msg: String| {
-            Err(self.err(format!("{}{msg} (variant {})", at_line(&self.text, field), v.describe())))
+            Err(self.err(format!(
+                "{}{msg} (variant {})",
+                at_line(&self.text, field),
+                v.describe()
+            )))
         };
         if s.data.n_train < 2 || s.data.n_test < 2 {
-            return fail("n_train", format!(
-                "n_train and n_test must be at least 2, got {} and {}",
-                s.data.n_train, s.data.n_test
-            ));
+            let field = if s.data.n_train < 2 {
+                "n_train"
+            } else {
+                "n_test"
+            };
+            return fail(
+                field,
+                format!(
+                    "n_train and n_test must be at least 2, got {} and {}",
+                    s.data.n_train, s.data.n_test
+                ),
+            );
         }
         for scale in [&s.scales.smoke, &s.scales.ci, &s.scales.paper] {
             if scale.replicates == 0 {
@@ -244,7 +267,10 @@ impl Experiment {
             }
         }
         if !(s.level > 0.0 && s.level < 1.0) {
-            return fail("level", format!("level must lie in (0, 1), got {}", s.level));
+            return fail(
+                "level",
+                format!("level must lie in (0, 1), got {}", s.level),
+            );
         }
         if let Err(m) = s.data.dgp.dgp().validate() {
             return fail(s.data.dgp.name(), m);
@@ -264,16 +290,30 @@ impl Experiment {
                 return fail("statistics", "a method needs at least one statistic".into());
             }
             match (&m.aggregation, &m.perturbation) {
-                (Aggregation::Ice, PerturbationSpec::Grid(_)) | (Aggregation::Pfi, PerturbationSpec::Permutation { .. }) => {}
-                (Aggregation::Ice, _) => return fail("aggregation", "aggregation `ice` needs a `grid` perturbation".into()),
-                (Aggregation::Pfi, _) => return fail("aggregation", "aggregation `pfi` needs a `permutation` perturbation".into()),
+                (Aggregation::Ice, PerturbationSpec::Grid(_))
+                | (Aggregation::Pfi, PerturbationSpec::Permutation { .. }) => {}
+                (Aggregation::Ice, _) => {
+                    return fail(
+                        "aggregation",
+                        "aggregation `ice` needs a `grid` perturbation".into(),
+                    );
+                }
+                (Aggregation::Pfi, _) => {
+                    return fail(
+                        "aggregation",
+                        "aggregation `pfi` needs a `permutation` perturbation".into(),
+                    );
+                }
             }
             if let PerturbationSpec::Permutation { repeats: 0 } = m.perturbation {
                 return fail("repeats", "permutation repeats must be at least 1".into());
             }
             for f in m.features.iter().flatten() {
                 if !names.contains(f) {
-                    return fail(f, format!("unknown feature `{f}`; the data has {}", names.join(", ")));
+                    return fail(
+                        f,
+                        format!("unknown feature `{f}`; the data has {}", names.join(", ")),
+                    );
                 }
             }
             quantities.extend(m.quantities());
@@ -282,11 +322,21 @@ impl Experiment {
             if quantities.contains(q) {
                 Ok(())
             } else {
-                fail(field, format!("unknown quantity `{q}`; the methods report {}", quantities.join(", ")))
+                fail(
+                    field,
+                    format!(
+                        "unknown quantity `{q}`; the methods report {}",
+                        quantities.join(", ")
+                    ),
+                )
             }
         };
         for p in &s.plots {
-            let PlotSpec::Bars { quantities: qs, panels, .. } = p;
+            let PlotSpec::Bars {
+                quantities: qs,
+                panels,
+                ..
+            } = p;
             for q in qs {
                 known(q, q)?;
             }
@@ -330,7 +380,11 @@ fn find_paths(node: &Value, path: &mut Vec<String>, suffix: &[&str], found: &mut
             .filter(|(k, _)| !(path.is_empty() && OVERRIDE_FREE.contains(&k.as_str())))
             .map(|(k, v)| (k.clone(), v))
             .collect(),
-        Value::Array(items) => items.iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i.to_string(), v))
+            .collect(),
         _ => return,
     };
     for (k, child) in children {
@@ -338,7 +392,10 @@ fn find_paths(node: &Value, path: &mut Vec<String>, suffix: &[&str], found: &mut
         path.push(k);
         if is_key
             && path.len() >= suffix.len()
-            && path[path.len() - suffix.len()..].iter().zip(suffix).all(|(a, b)| a == b)
+            && path[path.len() - suffix.len()..]
+                .iter()
+                .zip(suffix)
+                .all(|(a, b)| a == b)
         {
             found.push(path.clone());
         }
@@ -347,13 +404,21 @@ fn find_paths(node: &Value, path: &mut Vec<String>, suffix: &[&str], found: &mut
     }
 }
 
-/// "line N: " of the first line that defines `key:`, or "" if none does.
+/// "line N: " of the line that best locates `key` (its last dotted part): first a line
+/// starting with `key:`, then one holding `key:` inline, then one holding the word;
+/// "" if none does.
 pub fn at_line(text: &str, key: &str) -> String {
     let last = key.rsplit('.').next().unwrap_or(key);
-    text.lines()
-        .position(|l| {
-            let t = l.trim_start().trim_start_matches("- ");
-            t.starts_with(&format!("{last}:")) || t.contains(&format!(" {last}:")) || t.contains(&format!("{{{last}:"))
-        })
+    let field = format!("{last}:");
+    let starts = |l: &str| l.trim_start().trim_start_matches("- ").starts_with(&field);
+    let inline = |l: &str| l.contains(&format!(" {field}")) || l.contains(&format!("{{{field}"));
+    let word = |l: &str| {
+        l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+            .any(|w| w == last)
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    [&starts as &dyn Fn(&str) -> bool, &inline, &word]
+        .iter()
+        .find_map(|test| lines.iter().position(|l| test(l)))
         .map_or_else(String::new, |i| format!("line {}: ", i + 1))
 }

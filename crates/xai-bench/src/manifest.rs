@@ -15,7 +15,14 @@ use crate::run::RunOutput;
 fn crate_versions() -> serde_json::Map<String, serde_json::Value> {
     const LOCK: &str = include_str!("../../../Cargo.lock");
     const WANTED: [&str; 8] = [
-        "faer", "ndarray", "rand", "rand_chacha", "rand_distr", "rayon", "statrs", "serde-saphyr",
+        "faer",
+        "ndarray",
+        "rand",
+        "rand_chacha",
+        "rand_distr",
+        "rayon",
+        "statrs",
+        "serde-saphyr",
     ];
     let mut out = serde_json::Map::new();
     out.insert("xai-bench".into(), env!("CARGO_PKG_VERSION").into());
@@ -34,7 +41,10 @@ fn crate_versions() -> serde_json::Map<String, serde_json::Value> {
 }
 
 fn git_commit() -> Option<String> {
-    let out = Command::new("git").args(["rev-parse", "HEAD"]).output().ok()?;
+    let out = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()?;
     out.status
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())

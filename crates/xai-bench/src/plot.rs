@@ -45,9 +45,15 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
         panels,
         y_unit,
     } = plot;
-    let panel_col = panels.as_ref().and_then(|k| out.keys.iter().position(|c| c == k));
+    let panel_col = panels
+        .as_ref()
+        .and_then(|k| out.keys.iter().position(|c| c == k));
     let mut list: Vec<Panel<'_>> = Vec::new();
-    for r in out.summary.iter().filter(|r| quantities.contains(&r.quantity)) {
+    for r in out
+        .summary
+        .iter()
+        .filter(|r| quantities.contains(&r.quantity))
+    {
         let mut title = r.model.clone();
         if let (Some(c), Some(k)) = (panel_col, panels) {
             title = format!("{title}, {k} = {}", r.labels[c]);
@@ -64,17 +70,32 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
         440 * list.len().max(1) as u32 + 40,
         300 * quantities.len().max(1) as u32 + 50,
     );
-    let title = format!("{} ({} {})", exp.spec.title, exp.spec.paper, exp.spec.figure);
+    let title = format!(
+        "{} ({} {})",
+        exp.spec.title, exp.spec.paper, exp.spec.figure
+    );
     let svg = dir.join(format!("{name}.svg"));
     let png = dir.join(format!("{name}.png"));
     let err = |path: &Path| {
         let path = path.to_path_buf();
         move |message: String| BenchError::Plot { path, message }
     };
-    bars(SVGBackend::new(&svg, size).into_drawing_area(), &title, &list, quantities, y_unit)
-        .map_err(err(&svg))?;
-    bars(BitMapBackend::new(&png, size).into_drawing_area(), &title, &list, quantities, y_unit)
-        .map_err(err(&png))
+    bars(
+        SVGBackend::new(&svg, size).into_drawing_area(),
+        &title,
+        &list,
+        quantities,
+        y_unit,
+    )
+    .map_err(err(&svg))?;
+    bars(
+        BitMapBackend::new(&png, size).into_drawing_area(),
+        &title,
+        &list,
+        quantities,
+        y_unit,
+    )
+    .map_err(err(&png))
 }
 
 /// One row of panels per quantity (each row with its own y-range, shared across the
@@ -130,7 +151,9 @@ fn bars<DB: DrawingBackend>(
                 .x_label_formatter(&|v| {
                     let i = v.round();
                     if (v - i).abs() < 1e-6 && i >= 0.0 {
-                        features.get(i as usize).map_or(String::new(), |s| s.to_string())
+                        features
+                            .get(i as usize)
+                            .map_or(String::new(), |s| s.to_string())
                     } else {
                         String::new()
                     }
@@ -139,16 +162,27 @@ fn bars<DB: DrawingBackend>(
                 .label_style(("sans-serif", 13))
                 .draw()
                 .map_err(e)?;
-            let at = |r: &SummaryRow| features.iter().position(|f| *f == r.feature).unwrap_or(0) as f64;
+            let at =
+                |r: &SummaryRow| features.iter().position(|f| *f == r.feature).unwrap_or(0) as f64;
             chart
                 .draw_series(rows.iter().map(|r| {
                     let x = at(r);
-                    Rectangle::new([(x - 0.3, 0.0), (x + 0.3, r.value.estimate)], color.mix(0.8).filled())
+                    Rectangle::new(
+                        [(x - 0.3, 0.0), (x + 0.3, r.value.estimate)],
+                        color.mix(0.8).filled(),
+                    )
                 }))
                 .map_err(e)?;
             chart
                 .draw_series(rows.iter().filter(|r| r.value.lower.is_finite()).map(|r| {
-                    ErrorBar::new_vertical(at(r), r.value.lower, r.value.estimate, r.value.upper, BLACK.stroke_width(1), 8)
+                    ErrorBar::new_vertical(
+                        at(r),
+                        r.value.lower,
+                        r.value.estimate,
+                        r.value.upper,
+                        BLACK.stroke_width(1),
+                        8,
+                    )
                 }))
                 .map_err(e)?;
             chart

@@ -94,8 +94,9 @@ pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Re
 
 /// FNV-1a hash of a name, the stream number of a model.
 fn fnv(name: &str) -> u64 {
-    name.bytes()
-        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Vec<TidyRow>> {
@@ -118,16 +119,21 @@ fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Vec<TidyRow>> {
         let model = learner.build().fit(&train, &mut model_rng).map_err(fail)?;
         for method in &spec.methods {
             let seed = model_rng.next_u64();
-            let explained = explain(model.as_ref(), &test, method, seed, spec.level).map_err(fail)?;
-            rows.extend(explained.into_iter().map(|(quantity, feature, x, value)| TidyRow {
-                labels: labels.clone(),
-                replicate: r,
-                model: name.clone(),
-                quantity,
-                feature,
-                x,
-                value,
-            }));
+            let explained =
+                explain(model.as_ref(), &test, method, seed, spec.level).map_err(fail)?;
+            rows.extend(
+                explained
+                    .into_iter()
+                    .map(|(quantity, feature, x, value)| TidyRow {
+                        labels: labels.clone(),
+                        replicate: r,
+                        model: name.clone(),
+                        quantity,
+                        feature,
+                        x,
+                        value,
+                    }),
+            );
         }
     }
     Ok(rows)
@@ -147,7 +153,12 @@ fn explain(
     let features: Vec<usize> = match &method.features {
         Some(fs) => fs
             .iter()
-            .map(|f| names.iter().position(|n| n == f).expect("validated at load"))
+            .map(|f| {
+                names
+                    .iter()
+                    .position(|n| n == f)
+                    .expect("validated at load")
+            })
             .collect(),
         None => (0..names.len()).collect(),
     };
@@ -155,7 +166,15 @@ fn explain(
     let mut out = Vec::new();
     match (method.aggregation, &method.perturbation) {
         (Aggregation::Pfi, p) => {
-            let res = pfi(model, test, &features, &p.resolve(test)?, &method.statistics, seed, level)?;
+            let res = pfi(
+                model,
+                test,
+                &features,
+                &p.resolve(test)?,
+                &method.statistics,
+                seed,
+                level,
+            )?;
             for (q, per_feature) in quantities.iter().zip(res) {
                 for f in per_feature {
                     out.push((q.clone(), names[f.feature].clone(), None, f.estimate));

@@ -285,6 +285,9 @@ impl Default for Tolerance {
     /// differences between machines (SIMD paths of the linear algebra), far below any
     /// Monte-Carlo error.
     fn default() -> Self {
-        Self { abs: 1e-6, rel: 1e-6 }
+        Self {
+            abs: 1e-6,
+            rel: 1e-6,
+        }
     }
 }

@@ -93,14 +93,22 @@ pub fn summarize(rows: &[TidyRow], level: f64) -> Vec<SummaryRow> {
 }
 
 fn num(v: f64) -> String {
-    if v.is_finite() { format_number(v) } else { String::new() }
+    if v.is_finite() {
+        format_number(v)
+    } else {
+        String::new()
+    }
 }
 
 fn opt(v: Option<f64>) -> String {
     v.map(num).unwrap_or_default()
 }
 
-fn write_csv(path: &Path, header: Vec<String>, rows: impl Iterator<Item = Vec<String>>) -> Result<()> {
+fn write_csv(
+    path: &Path,
+    header: Vec<String>,
+    rows: impl Iterator<Item = Vec<String>>,
+) -> Result<()> {
     let csv_err = |source| BenchError::Csv {
         path: path.to_path_buf(),
         source,
@@ -121,8 +129,19 @@ fn write_csv(path: &Path, header: Vec<String>, rows: impl Iterator<Item = Vec<St
 pub fn write_tidy(path: &Path, keys: &[String], rows: &[TidyRow]) -> Result<()> {
     let mut header = keys.to_vec();
     header.extend(
-        ["replicate", "model", "quantity", "feature", "x", "estimate", "se", "lower", "upper", "n"]
-            .map(String::from),
+        [
+            "replicate",
+            "model",
+            "quantity",
+            "feature",
+            "x",
+            "estimate",
+            "se",
+            "lower",
+            "upper",
+            "n",
+        ]
+        .map(String::from),
     );
     write_csv(
         path,
@@ -202,7 +221,12 @@ pub fn read_csv(path: &Path) -> Result<CsvTable> {
         source,
     };
     let mut r = csv::Reader::from_path(path).map_err(csv_err)?;
-    let header = r.headers().map_err(csv_err)?.iter().map(String::from).collect();
+    let header = r
+        .headers()
+        .map_err(csv_err)?
+        .iter()
+        .map(String::from)
+        .collect();
     let rows = r
         .records()
         .map(|rec| rec.map(|r| r.iter().map(String::from).collect()))

@@ -614,7 +614,8 @@ mod tests {
         // The chain-rule gradient of the shared length scale drove the optimiser to a
         // stationary point: the summed per-input derivative vanishes there.
         let ys = (&y - y.mean().unwrap()) / y.std(0.0);
-        let (_, g) = log_marginal_likelihood(x.view(), ys.view(), gp_iso.theta(), iso.jitter).unwrap();
+        let (_, g) =
+            log_marginal_likelihood(x.view(), ys.view(), gp_iso.theta(), iso.jitter).unwrap();
         assert!((g[1] + g[2]).abs() < 1e-3, "{g:?}");
         let ard = GpParams { ard: true, ..iso };
         let gp_ard = GaussianProcess::fit(x.view(), y.view(), &ard, &mut rng).unwrap();

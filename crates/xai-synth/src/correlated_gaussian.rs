@@ -41,7 +41,7 @@ impl Dgp for CorrelatedGaussian {
                 self.noise_var
             ));
         }
-        if !(self.rho.abs() < 1.0) {
+        if self.rho.is_nan() || self.rho.abs() >= 1.0 {
             return Err(format!(
                 "rho must lie strictly between -1 and 1, got {}",
                 self.rho

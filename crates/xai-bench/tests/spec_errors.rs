@@ -1,0 +1,168 @@
+//! A malformed experiment gives one readable error naming the file, the line and the
+//! allowed values, and never a panic.
+
+use std::path::{Path, PathBuf};
+
+use xai_bench::BenchError;
+use xai_bench::catalog::resolve;
+use xai_bench::load::Experiment;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A frozen copy of experiments/wood2024-fig4.yaml, so the line numbers below stay put.
+fn fig4() -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wood2024-fig4.yaml"),
+    )
+    .unwrap()
+}
+
+/// The error of loading the fig4 file with `from` replaced by `to`.
+fn error_of(from: &str, to: &str) -> String {
+    let text = fig4();
+    assert!(text.contains(from), "fixture lacks {from:?}");
+    let err = Experiment::from_text(
+        Path::new("experiments/wood2024-fig4.yaml"),
+        text.replacen(from, to, 1),
+    )
+    .expect_err("malformed spec must not load");
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with("experiments/wood2024-fig4.yaml: "),
+        "names the file: {msg}"
+    );
+    msg
+}
+
+fn assert_has(msg: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(msg.contains(p), "expected {p:?} in:\n{msg}");
+    }
+}
+
+#[test]
+fn wrong_type_names_the_line() {
+    let msg = error_of("n_train: 500", "n_train: many");
+    eprintln!("{msg}");
+    assert_has(&msg, &["line 28", "invalid u64"]);
+}
+
+#[test]
+fn negative_size_names_the_line() {
+    let msg = error_of("n_test: 500", "n_test: -5");
+    eprintln!("{msg}");
+    assert_has(&msg, &["line 29", "invalid u64"]);
+}
+
+#[test]
+fn zero_size_names_the_field() {
+    let msg = error_of("n_test: 500", "n_test: 0");
+    eprintln!("{msg}");
+    assert_has(&msg, &["line 29", "n_train and n_test must be at least 2"]);
+}
+
+#[test]
+fn unknown_dgp_lists_the_known_ones() {
+    let msg = error_of("correlated_gaussian: {", "correlated_gausian: {");
+    eprintln!("{msg}");
+    assert_has(
+        &msg,
+        &[
+            "line 27",
+            "correlated_gausian",
+            "expected one of correlated_gaussian",
+        ],
+    );
+}
+
+#[test]
+fn unknown_learner_lists_the_known_ones() {
+    let msg = error_of("gaussian_process:", "random_forest:");
+    eprintln!("{msg}");
+    assert_has(
+        &msg,
+        &[
+            "line 32",
+            "random_forest",
+            "expected one of gaussian_process",
+        ],
+    );
+}
+
+#[test]
+fn unknown_field_lists_the_allowed_ones() {
+    let msg = error_of("restarts: 4", "restart: 4");
+    eprintln!("{msg}");
+    assert_has(
+        &msg,
+        &[
+            "line 32",
+            "unknown field `restart`",
+            "expected one of restarts",
+        ],
+    );
+}
+
+#[test]
+fn unknown_statistic_lists_the_allowed_ones() {
+    let msg = error_of("[nll, entropy]", "[nll, entropie]");
+    eprintln!("{msg}");
+    assert_has(
+        &msg,
+        &[
+            "line 35",
+            "entropie",
+            "expected one of prediction, squared_error, nll, entropy",
+        ],
+    );
+}
+
+#[test]
+fn invalid_dgp_parameter_is_named() {
+    let msg = error_of("noise_var: 2.0", "noise_var: -2.0");
+    eprintln!("{msg}");
+    assert_has(&msg, &["line 27", "noise_var must be finite and >= 0"]);
+}
+
+#[test]
+fn unknown_quantity_in_a_check_is_named() {
+    let msg = error_of(
+        "negligible: { quantity: entropy_pfi",
+        "negligible: { quantity: entropy_pd",
+    );
+    eprintln!("{msg}");
+    assert_has(
+        &msg,
+        &[
+            "line 54",
+            "entropy_pd",
+            "the methods report likelihood_pfi, entropy_pfi",
+        ],
+    );
+}
+
+#[test]
+fn override_of_no_field_is_named() {
+    let msg = error_of("restarts: 0, repeats: 2", "restarts: 0, repeat: 2");
+    eprintln!("{msg}");
+    assert_has(&msg, &["line 22", "repeat", "matches no field"]);
+}
+
+#[test]
+fn syntax_error_names_the_line() {
+    let msg = error_of("statistics: [nll, entropy]", "statistics: [nll, entropy");
+    eprintln!("{msg}");
+    assert_has(&msg, &["line 36", "illegal placement"]);
+}
+
+#[test]
+fn unknown_id_lists_the_known_ones() {
+    let err = resolve(&root(), "no-such-id").unwrap_err();
+    assert!(matches!(err, BenchError::UnknownExperiment { .. }));
+    assert_has(
+        &err.to_string(),
+        &["no-such-id", "wood2024-fig4", "wood2024-fig5"],
+    );
+}
