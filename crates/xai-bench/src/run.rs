@@ -67,12 +67,18 @@ pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Re
     );
     bar.set_message(format!("{} ({})", exp.id(), scale.name()));
     let start = Instant::now();
+    let log = progress
+        .then(|| PlainProgress::new(exp.id(), tasks.len()))
+        .flatten();
     let results: Vec<Vec<TidyRow>> = pool.install(|| {
         tasks
             .par_iter()
             .map(|&(v, r)| {
                 let rows = replicate(&variants[v], v, r);
                 bar.inc(1);
+                if let Some(log) = &log {
+                    log.tick();
+                }
                 rows
             })
             .collect::<Result<_>>()
@@ -90,6 +96,44 @@ pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Re
         threads: pool.current_num_threads(),
         wall_seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// Progress lines for logs (stderr not a terminal, where the bar is hidden): at most
+/// one line every 10 s with replicates done, rate and ETA.
+struct PlainProgress {
+    id: String,
+    total: usize,
+    start: Instant,
+    state: std::sync::Mutex<(usize, Instant)>,
+}
+
+impl PlainProgress {
+    fn new(id: &str, total: usize) -> Option<Self> {
+        use std::io::IsTerminal;
+        let now = Instant::now();
+        (!std::io::stderr().is_terminal()).then(|| Self {
+            id: id.to_string(),
+            total,
+            start: now,
+            state: std::sync::Mutex::new((0, now)),
+        })
+    }
+
+    fn tick(&self) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.0 += 1;
+        if s.1.elapsed().as_secs_f64() >= 10.0 && s.0 < self.total {
+            s.1 = Instant::now();
+            let rate = s.0 as f64 / self.start.elapsed().as_secs_f64();
+            eprintln!(
+                "{}: {}/{} replicates, {rate:.2}/s, ETA {:.0} s",
+                self.id,
+                s.0,
+                self.total,
+                (self.total - s.0) as f64 / rate
+            );
+        }
+    }
 }
 
 /// FNV-1a hash of a name, the stream number of a model.

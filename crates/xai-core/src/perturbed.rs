@@ -82,15 +82,15 @@ fn perturb_one(
         let pred = model.predict(x.view());
         let y = data.y().tile(batch);
         for (s, stat) in statistics.iter().enumerate() {
-            let v = stat.per_row(&pred, &y)?;
-            if let Some(r) = v.iter().position(|v| !v.is_finite()) {
-                return Err(CoreError::NonFinite {
-                    what: "statistic of perturbed predictions",
-                    row: r % n,
+            let v = stat.per_row(&pred, &y).map_err(|e| match e {
+                CoreError::NonFinite { row, value, .. } => CoreError::NonFinite {
+                    what: "statistic of perturbed predictions (column = perturbed feature)",
+                    row: row % n,
                     column: feature,
-                    value: v[r],
-                });
-            }
+                    value,
+                },
+                other => other,
+            })?;
             let v = v.into_shape_with_order((batch, n)).expect("batch·n values");
             values[s]
                 .slice_mut(s![.., first..first + batch])

@@ -51,8 +51,22 @@ impl Statistic {
     }
 
     /// The statistic of every row of `pred`; `y` holds the labels of the same rows
-    /// (ignored by label-free statistics).
+    /// (ignored by label-free statistics). A NaN or infinite value (e.g. from a
+    /// non-finite prediction) is an error naming its row.
     pub fn per_row(self, pred: &Predictions, y: &Target) -> Result<Array1<f64>> {
+        let values = self.values(pred, y)?;
+        match values.iter().position(|v| !v.is_finite()) {
+            Some(row) => Err(CoreError::NonFinite {
+                what: "statistic of the predictions",
+                row,
+                column: 0,
+                value: values[row],
+            }),
+            None => Ok(values),
+        }
+    }
+
+    fn values(self, pred: &Predictions, y: &Target) -> Result<Array1<f64>> {
         if pred.len() != y.len() {
             return Err(CoreError::Shape(format!(
                 "{} predictions but {} target values",
@@ -165,6 +179,17 @@ mod tests {
         assert!((nll[2] + 0.75f64.ln()).abs() < 1e-15);
         let pr = Statistic::Prediction.per_row(&p, &y).unwrap();
         assert_eq!(pr.to_vec(), vec![0.5, 0.0, 0.75]);
+    }
+
+    #[test]
+    fn non_finite_predictions_are_errors_naming_the_row() {
+        let p = Predictions::Gaussian {
+            mean: array![0.0, f64::NAN],
+            var: array![1.0, 1.0],
+        };
+        let y = Target::Continuous(array![0.0, 0.0]);
+        let err = Statistic::Nll.per_row(&p, &y).unwrap_err();
+        assert!(matches!(err, CoreError::NonFinite { row: 1, .. }), "{err}");
     }
 
     #[test]
