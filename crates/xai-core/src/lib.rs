@@ -28,6 +28,7 @@ pub mod pfi;
 pub mod predictions;
 pub mod rng;
 pub mod statistic;
+pub mod tree;
 
 pub use dataset::{Dataset, FeatureKind, Target};
 pub use error::CoreError;
@@ -39,6 +40,7 @@ pub use perturbed::{PerturbedStatistics, perturbed_statistics};
 pub use pfi::{PfiResult, pfi, pfi_from_values};
 pub use predictions::Predictions;
 pub use statistic::Statistic;
+pub use tree::{LEAF, Tree, TreeEnsembleView, TreeNode};
 
 #[cfg(test)]
 mod test_models;

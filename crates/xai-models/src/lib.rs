@@ -3,12 +3,20 @@
 //! Every learner implements [`xai_core::Learner`] and every fitted model
 //! [`xai_core::Model`]; [`LearnerSpec`] is the registry that experiment YAML names.
 //!
+//! - [`forest`]: random forests and extra-trees for regression and classification
+//!   (CART in [`cart`]), with impurity importance and a [`xai_core::TreeEnsembleView`];
+//! - [`calibration`]: sigmoid (Platt) and isotonic calibration, and the cross-fitted
+//!   calibrated classifier of wood2024 (Fig. 3, 11–15);
 //! - [`gp`]: Gaussian process regression with an ARD RBF kernel, signal and noise
 //!   variance, fitted by maximising the log marginal likelihood (wood2024 Fig. 4–8).
 
+pub mod calibration;
+pub mod cart;
+pub mod forest;
 pub mod gp;
 pub mod optim;
 pub mod registry;
 
+pub use forest::{Forest, ForestLearner, ForestParams, Mtry, MtryRule};
 pub use gp::{GaussianProcess, GaussianProcessLearner, GpHyperparameters, GpParams};
 pub use registry::LearnerSpec;

@@ -7,6 +7,8 @@
 use serde::Deserialize;
 use xai_core::Learner;
 
+use crate::calibration::{CalibratedForestLearner, CalibratedParams};
+use crate::forest::{ForestLearner, ForestParams};
 use crate::gp::{GaussianProcessLearner, GpParams};
 
 /// A learner with its hyperparameters, as written in YAML (`gaussian_process: {...}`).
@@ -15,6 +17,13 @@ use crate::gp::{GaussianProcessLearner, GpParams};
 pub enum LearnerSpec {
     /// Gaussian process regression, ARD RBF + white noise ([`crate::gp`]).
     GaussianProcess(#[serde(default)] GpParams),
+    /// Random forest, regression or classification ([`crate::forest`]).
+    RandomForest(#[serde(default)] ForestParams),
+    /// Extra-trees: random thresholds, no bootstrap by default ([`crate::forest`]).
+    ExtraTrees(#[serde(default)] ForestParams),
+    /// Random forest with cross-fitted sigmoid or isotonic calibration
+    /// ([`crate::calibration`]).
+    CalibratedForest(#[serde(default)] CalibratedParams),
 }
 
 impl LearnerSpec {
@@ -22,6 +31,9 @@ impl LearnerSpec {
     pub fn name(&self) -> &'static str {
         match self {
             LearnerSpec::GaussianProcess(_) => "gaussian_process",
+            LearnerSpec::RandomForest(_) => "random_forest",
+            LearnerSpec::ExtraTrees(_) => "extra_trees",
+            LearnerSpec::CalibratedForest(_) => "calibrated_forest",
         }
     }
 
@@ -29,6 +41,8 @@ impl LearnerSpec {
     pub fn validate(&self) -> Result<(), String> {
         match self {
             LearnerSpec::GaussianProcess(p) => p.validate(),
+            LearnerSpec::RandomForest(p) | LearnerSpec::ExtraTrees(p) => p.validate(),
+            LearnerSpec::CalibratedForest(p) => p.validate(),
         }
     }
 
@@ -36,6 +50,15 @@ impl LearnerSpec {
     pub fn build(&self) -> Box<dyn Learner> {
         match self {
             LearnerSpec::GaussianProcess(p) => Box::new(GaussianProcessLearner(p.clone())),
+            LearnerSpec::RandomForest(p) => Box::new(ForestLearner {
+                params: p.clone(),
+                random_thresholds: false,
+            }),
+            LearnerSpec::ExtraTrees(p) => Box::new(ForestLearner {
+                params: p.clone(),
+                random_thresholds: true,
+            }),
+            LearnerSpec::CalibratedForest(p) => Box::new(CalibratedForestLearner(p.clone())),
         }
     }
 }

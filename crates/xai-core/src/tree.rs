@@ -1,0 +1,104 @@
+//! A read-only view of fitted decision trees: what TreeSHAP and impurity importance
+//! need (split feature and threshold, children, weighted node size, node value),
+//! independent of how a forest was fitted.
+
+use ndarray::ArrayView1;
+
+/// Marks a leaf in [`TreeNode::left`] / [`TreeNode::right`].
+pub const LEAF: u32 = u32::MAX;
+
+/// One node of a binary decision tree. Rows with x[feature] ≤ threshold go left.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TreeNode {
+    /// Split feature (unused at a leaf).
+    pub feature: u32,
+    /// Index of the left child, or [`LEAF`].
+    pub left: u32,
+    /// Index of the right child, or [`LEAF`].
+    pub right: u32,
+    /// Split threshold (unused at a leaf).
+    pub threshold: f64,
+    /// Weighted number of training rows in the node (its "cover").
+    pub weight: f64,
+    /// Weighted impurity of the node (variance, or Gini index 1 − Σ_c p_c²).
+    pub impurity: f64,
+}
+
+impl TreeNode {
+    /// Whether the node is a leaf.
+    pub fn is_leaf(&self) -> bool {
+        self.left == LEAF
+    }
+}
+
+/// A fitted tree: nodes (root first) and `outputs` values per node (the mean response,
+/// or the class frequencies).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tree {
+    nodes: Vec<TreeNode>,
+    values: Vec<f64>,
+    outputs: usize,
+}
+
+impl Tree {
+    /// A tree from its nodes and per-node values (`outputs` per node, node-major).
+    pub fn new(nodes: Vec<TreeNode>, values: Vec<f64>, outputs: usize) -> Self {
+        debug_assert_eq!(values.len(), nodes.len() * outputs);
+        Self {
+            nodes,
+            values,
+            outputs,
+        }
+    }
+
+    /// The nodes; index 0 is the root.
+    pub fn nodes(&self) -> &[TreeNode] {
+        &self.nodes
+    }
+
+    /// Values per node.
+    pub fn outputs(&self) -> usize {
+        self.outputs
+    }
+
+    /// The value of node `i` (mean response, or class frequencies).
+    pub fn value(&self, i: usize) -> &[f64] {
+        &self.values[i * self.outputs..(i + 1) * self.outputs]
+    }
+
+    /// The index of the leaf row `x` falls into.
+    pub fn leaf(&self, x: ArrayView1<'_, f64>) -> usize {
+        let mut i = 0;
+        loop {
+            let n = &self.nodes[i];
+            if n.is_leaf() {
+                return i;
+            }
+            i = if x[n.feature as usize] <= n.threshold {
+                n.left
+            } else {
+                n.right
+            } as usize;
+        }
+    }
+
+    /// Depth of the tree (a lone root has depth 0).
+    pub fn depth(&self) -> usize {
+        fn walk(t: &Tree, i: usize) -> usize {
+            let n = &t.nodes[i];
+            if n.is_leaf() {
+                0
+            } else {
+                1 + walk(t, n.left as usize).max(walk(t, n.right as usize))
+            }
+        }
+        walk(self, 0)
+    }
+}
+
+/// Models made of trees expose them through this trait (TreeSHAP, impurity
+/// importance). The model's prediction is the mean of the trees' leaf values.
+pub trait TreeEnsembleView {
+    /// The trees.
+    fn trees(&self) -> &[Tree];
+}

@@ -1,0 +1,407 @@
+//! Probability calibration and the cross-fitted calibrated forest of wood2024
+//! (PAPERS.md §1.2), built the way scikit-learn's `CalibratedClassifierCV` does it:
+//! k stratified folds (contiguous blocks per class, no shuffling); on each fold a forest
+//! is fitted to the other k − 1 folds and a calibrator to its own held-out predictions;
+//! the prediction is the mean of the k calibrated models' probabilities.
+//!
+//! - Sigmoid (Platt 1999): q = 1/(1 + exp(a·p + b)) with (a, b) minimising the
+//!   log-loss against Platt's smoothed targets T₊ = (N₊ + 1)/(N₊ + 2),
+//!   T₋ = 1/(N₋ + 2).
+//! - Isotonic: the non-decreasing least-squares fit of y on p (pool adjacent
+//!   violators), linearly interpolated between fitted points and clipped outside.
+//!
+//! Binary models calibrate P(class 1) and set P(class 0) = 1 − P(class 1); with k > 2
+//! classes each class is calibrated one-vs-rest and the k values are renormalised.
+
+use ndarray::{Array2, ArrayView2};
+use rand::Rng;
+use serde::Deserialize;
+use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
+
+use crate::cart::Response;
+use crate::forest::{Forest, ForestLearner, ForestParams};
+use crate::optim::{LbfgsOptions, minimize_box};
+
+/// How probabilities are calibrated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CalibrationMethod {
+    /// Platt scaling.
+    Sigmoid,
+    /// Isotonic regression.
+    Isotonic,
+}
+
+/// Settings of the calibrated forest.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CalibratedParams {
+    /// The random forest fitted on each fold.
+    pub forest: ForestParams,
+    /// Calibration method (wood2024 proposal: sigmoid).
+    pub method: CalibrationMethod,
+    /// Number k of cross-fitting folds (≥ 2).
+    pub folds: usize,
+}
+
+impl Default for CalibratedParams {
+    fn default() -> Self {
+        Self {
+            forest: ForestParams::default(),
+            method: CalibrationMethod::Sigmoid,
+            folds: 5,
+        }
+    }
+}
+
+impl CalibratedParams {
+    /// Checks the settings before any work starts.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.folds < 2 {
+            return Err(format!("folds must be at least 2, got {}", self.folds));
+        }
+        self.forest.validate()
+    }
+}
+
+/// A fitted calibration map from a raw probability to a calibrated one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Calibrator {
+    /// q = 1/(1 + exp(a·p + b)).
+    Sigmoid {
+        /// Slope (negative for an informative p).
+        a: f64,
+        /// Intercept.
+        b: f64,
+    },
+    /// Piecewise-linear through the knots, constant outside them.
+    Isotonic {
+        /// Increasing knot positions.
+        x: Vec<f64>,
+        /// Non-decreasing knot values.
+        y: Vec<f64>,
+    },
+}
+
+fn softplus(z: f64) -> f64 {
+    z.max(0.0) + (-z.abs()).exp().ln_1p()
+}
+
+impl Calibrator {
+    /// Fits the calibrator to raw probabilities `p` and binary outcomes `y`.
+    pub fn fit(method: CalibrationMethod, p: &[f64], y: &[bool]) -> Self {
+        match method {
+            CalibrationMethod::Sigmoid => platt(p, y),
+            CalibrationMethod::Isotonic => isotonic(p, y),
+        }
+    }
+
+    /// The calibrated probability of raw probability `p`.
+    pub fn apply(&self, p: f64) -> f64 {
+        match self {
+            Calibrator::Sigmoid { a, b } => 1.0 / (1.0 + (a * p + b).exp()),
+            Calibrator::Isotonic { x, y } => {
+                let last = x.len() - 1;
+                if p <= x[0] {
+                    return y[0];
+                }
+                if p >= x[last] {
+                    return y[last];
+                }
+                let j = x.partition_point(|&v| v <= p);
+                let t = (p - x[j - 1]) / (x[j] - x[j - 1]);
+                y[j - 1] + t * (y[j] - y[j - 1])
+            }
+        }
+    }
+}
+
+fn platt(p: &[f64], y: &[bool]) -> Calibrator {
+    let pos = y.iter().filter(|&&v| v).count() as f64;
+    let neg = y.len() as f64 - pos;
+    let (t_pos, t_neg) = ((pos + 1.0) / (pos + 2.0), 1.0 / (neg + 2.0));
+    let targets: Vec<f64> = y.iter().map(|&v| if v { t_pos } else { t_neg }).collect();
+    // L = Σ T·softplus(z) + (1 − T)·softplus(−z), z = a·p + b; ∂L/∂z = T − q.
+    let objective = |ab: &[f64]| {
+        let (mut loss, mut ga, mut gb) = (0.0, 0.0, 0.0);
+        for (&pi, &t) in p.iter().zip(&targets) {
+            let z = ab[0] * pi + ab[1];
+            loss += t * softplus(z) + (1.0 - t) * softplus(-z);
+            let q = 1.0 / (1.0 + z.exp());
+            ga += (t - q) * pi;
+            gb += t - q;
+        }
+        Some((loss, vec![ga, gb]))
+    };
+    let start = [0.0, ((neg + 1.0) / (pos + 1.0)).ln()];
+    let opts = LbfgsOptions {
+        gtol: 1e-9,
+        ftol: 1e-14,
+        ..Default::default()
+    };
+    let m = minimize_box(objective, &start, &[-1e6; 2], &[1e6; 2], opts)
+        .expect("the Platt objective is finite everywhere");
+    Calibrator::Sigmoid {
+        a: m.x[0],
+        b: m.x[1],
+    }
+}
+
+fn isotonic(p: &[f64], y: &[bool]) -> Calibrator {
+    let mut idx: Vec<usize> = (0..p.len()).collect();
+    idx.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
+    // Blocks (x, mean y, weight); equal x merged first, then adjacent violators pooled.
+    let mut blocks: Vec<(f64, f64, f64)> = Vec::new();
+    for &i in &idx {
+        let v = if y[i] { 1.0 } else { 0.0 };
+        match blocks.last_mut() {
+            Some(b) if b.0 == p[i] => {
+                b.1 = (b.1 * b.2 + v) / (b.2 + 1.0);
+                b.2 += 1.0;
+            }
+            _ => blocks.push((p[i], v, 1.0)),
+        }
+    }
+    let xs: Vec<f64> = blocks.iter().map(|b| b.0).collect();
+    // Pool adjacent violators over (mean, weight, number of x's in the pool).
+    let mut pools: Vec<(f64, f64, usize)> = Vec::new();
+    for b in &blocks {
+        pools.push((b.1, b.2, 1));
+        while pools.len() > 1 && pools[pools.len() - 2].0 > pools[pools.len() - 1].0 {
+            let (m2, w2, c2) = pools.pop().expect("two pools");
+            let last = pools.last_mut().expect("two pools");
+            last.0 = (last.0 * last.1 + m2 * w2) / (last.1 + w2);
+            last.1 += w2;
+            last.2 += c2;
+        }
+    }
+    let ys: Vec<f64> = pools
+        .iter()
+        .flat_map(|&(m, _, c)| std::iter::repeat_n(m, c))
+        .collect();
+    Calibrator::Isotonic { x: xs, y: ys }
+}
+
+/// Fold (0..k) of every row: within each class, contiguous blocks of nearly equal size
+/// in row order (scikit-learn's `StratifiedKFold` without shuffling).
+pub fn stratified_folds(labels: &[usize], n_classes: usize, k: usize) -> Vec<usize> {
+    let counts: Vec<usize> = (0..n_classes)
+        .map(|c| labels.iter().filter(|&&l| l == c).count())
+        .collect();
+    let mut seen = vec![0; n_classes];
+    labels
+        .iter()
+        .map(|&c| {
+            let j = seen[c];
+            seen[c] += 1;
+            j * k / counts[c]
+        })
+        .collect()
+}
+
+/// The calibrated-forest learner.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CalibratedForestLearner(pub CalibratedParams);
+
+/// k forests, each with one calibrator per class (one in total when binary).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CalibratedForest {
+    members: Vec<(Forest, Vec<Calibrator>)>,
+    n_classes: usize,
+}
+
+impl Learner for CalibratedForestLearner {
+    fn fit(&self, data: &Dataset, rng: &mut dyn Rng) -> xai_core::error::Result<Box<dyn Model>> {
+        Ok(Box::new(self.fit_calibrated(data, rng.next_u64())?))
+    }
+}
+
+impl CalibratedForestLearner {
+    /// Cross-fits the k calibrated forests; fold f's forest draws from seed
+    /// `seed + f` (each forest's trees from their own streams).
+    pub fn fit_calibrated(
+        &self,
+        data: &Dataset,
+        seed: u64,
+    ) -> xai_core::error::Result<CalibratedForest> {
+        let p = &self.0;
+        p.validate().map_err(CoreError::Invalid)?;
+        let Target::Classes { labels, n_classes } = data.y() else {
+            return Err(CoreError::Fit(
+                "the calibrated forest is a classifier; the target is continuous".into(),
+            ));
+        };
+        let labels = labels.to_vec();
+        let folds = stratified_folds(&labels, *n_classes, p.folds);
+        let learner = ForestLearner {
+            params: p.forest.clone(),
+            random_thresholds: false,
+        };
+        let mut members = Vec::with_capacity(p.folds);
+        for f in 0..p.folds {
+            let train: Vec<usize> = (0..labels.len()).filter(|&i| folds[i] != f).collect();
+            let held: Vec<usize> = (0..labels.len()).filter(|&i| folds[i] == f).collect();
+            if held.is_empty() || train.is_empty() {
+                return Err(CoreError::Fit(format!(
+                    "fold {f} of {} is empty: use fewer folds",
+                    p.folds
+                )));
+            }
+            let tr = data.select_rows(&train);
+            let tr_labels: Vec<usize> = train.iter().map(|&i| labels[i]).collect();
+            let forest = learner.fit_forest(
+                tr.x(),
+                Response::Classes(&tr_labels, *n_classes),
+                seed.wrapping_add(f as u64),
+            );
+            let raw = forest.leaf_means(data.select_rows(&held).x());
+            let classes: Vec<usize> = if *n_classes == 2 {
+                vec![1]
+            } else {
+                (0..*n_classes).collect()
+            };
+            let calibrators = classes
+                .iter()
+                .map(|&c| {
+                    let y: Vec<bool> = held.iter().map(|&i| labels[i] == c).collect();
+                    Calibrator::fit(p.method, &raw.column(c).to_vec(), &y)
+                })
+                .collect();
+            members.push((forest, calibrators));
+        }
+        Ok(CalibratedForest {
+            members,
+            n_classes: *n_classes,
+        })
+    }
+}
+
+impl CalibratedForest {
+    /// Calibrated class probabilities (n × k), the mean over the k fold models.
+    pub fn predict_proba(&self, x: ArrayView2<'_, f64>) -> Array2<f64> {
+        let k = self.n_classes;
+        let mut acc = Array2::<f64>::zeros((x.nrows(), k));
+        for (forest, cals) in &self.members {
+            let raw = forest.leaf_means(x);
+            for (i, row) in raw.rows().into_iter().enumerate() {
+                if k == 2 {
+                    let q = cals[0].apply(row[1]);
+                    acc[[i, 0]] += 1.0 - q;
+                    acc[[i, 1]] += q;
+                } else {
+                    let q: Vec<f64> = cals
+                        .iter()
+                        .zip(row.iter())
+                        .map(|(c, &v)| c.apply(v))
+                        .collect();
+                    let s: f64 = q.iter().sum();
+                    for c in 0..k {
+                        acc[[i, c]] += if s > 0.0 { q[c] / s } else { 1.0 / k as f64 };
+                    }
+                }
+            }
+        }
+        acc / self.members.len() as f64
+    }
+}
+
+impl Model for CalibratedForest {
+    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
+        Predictions::Probabilities(self.predict_proba(x))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array2;
+    use rand::RngExt;
+    use xai_core::rng::stream_rng;
+
+    #[test]
+    fn isotonic_pools_adjacent_violators() {
+        let c = isotonic(&[0.1, 0.2, 0.3, 0.4], &[false, true, false, true]);
+        assert_eq!(
+            c,
+            Calibrator::Isotonic {
+                x: vec![0.1, 0.2, 0.3, 0.4],
+                y: vec![0.0, 0.5, 0.5, 1.0]
+            }
+        );
+        assert_eq!(c.apply(0.0), 0.0);
+        assert_eq!(c.apply(0.25), 0.5);
+        assert!((c.apply(0.35) - 0.75).abs() < 1e-15);
+        assert_eq!(c.apply(0.9), 1.0);
+    }
+
+    #[test]
+    fn platt_recovers_the_generating_sigmoid() {
+        let mut rng = stream_rng(2, 0);
+        let (a, b) = (-6.0, 3.0);
+        let p: Vec<f64> = (0..20_000).map(|_| rng.random::<f64>()).collect();
+        let y: Vec<bool> = p
+            .iter()
+            .map(|&v| rng.random::<f64>() < 1.0 / (1.0 + (a * v + b).exp()))
+            .collect();
+        let Calibrator::Sigmoid { a: fa, b: fb } = platt(&p, &y) else {
+            unreachable!()
+        };
+        // MC sd of (â, b̂) at n = 20,000 is about 0.1 and 0.05.
+        assert!(
+            (fa - a).abs() < 0.4 && (fb - b).abs() < 0.2,
+            "a {fa}, b {fb}"
+        );
+    }
+
+    #[test]
+    fn folds_are_stratified_blocks() {
+        let labels = [0, 0, 1, 0, 1, 0, 1, 1];
+        assert_eq!(
+            stratified_folds(&labels, 2, 2),
+            vec![0, 0, 0, 1, 0, 1, 1, 1]
+        );
+    }
+
+    #[test]
+    fn calibrated_probabilities_are_valid_for_two_and_three_classes() {
+        let mut rng = stream_rng(4, 0);
+        let x = Array2::from_shape_fn((300, 3), |_| rng.random::<f64>());
+        for (k, method) in [
+            (2, CalibrationMethod::Sigmoid),
+            (3, CalibrationMethod::Isotonic),
+            (3, CalibrationMethod::Sigmoid),
+        ] {
+            let labels: Vec<usize> = x
+                .rows()
+                .into_iter()
+                .map(|r| ((r[0] * k as f64) as usize + usize::from(rng.random::<f64>() < 0.2)) % k)
+                .collect();
+            let names = vec!["a".into(), "b".into(), "c".into()];
+            let data = Dataset::new(
+                x.clone(),
+                Target::Classes {
+                    labels: labels.into(),
+                    n_classes: k,
+                },
+                names,
+            )
+            .unwrap();
+            let learner = CalibratedForestLearner(CalibratedParams {
+                forest: ForestParams {
+                    n_trees: 10,
+                    ..Default::default()
+                },
+                method,
+                folds: 3,
+            });
+            let p = learner
+                .fit_calibrated(&data, 1)
+                .unwrap()
+                .predict_proba(x.view());
+            for row in p.rows() {
+                assert!(row.iter().all(|&v| (0.0..=1.0).contains(&v)), "{row}");
+                assert!((row.sum() - 1.0).abs() < 1e-12, "{row}");
+            }
+        }
+    }
+}
