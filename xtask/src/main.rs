@@ -61,7 +61,7 @@ enum Command {
     },
     /// Run a benchmark workload of ../shared/BENCH.md on a peer dump; prints one JSON line.
     Bench {
-        /// Workload name (w3_gp).
+        /// Workload name (w1_pfi, w2_pdp_ice, w3_gp, w7_rf_calib).
         workload: String,
         /// Peer dump directory (holding <workload>/train.csv, ...).
         #[arg(long)]
@@ -72,6 +72,11 @@ enum Command {
         /// Timed repeats after one warm-up.
         #[arg(long, default_value_t = 3)]
         repeats: usize,
+        /// The peer's JSON line for the same workload (e.g.
+        /// ../shared/peers/dumps/w3_gp.seed1.json): adds speed-ups per phase and fails if
+        /// an answer is outside its tolerance.
+        #[arg(long)]
+        peer: Option<PathBuf>,
     },
 }
 
@@ -206,8 +211,12 @@ fn real_main() -> Result<bool, BenchError> {
             data,
             threads,
             repeats,
+            peer,
         } => {
-            let line = bench::run(&workload, &data, threads, repeats.max(1))?;
+            let mut line = bench::run(&workload, &data, threads, repeats.max(1))?;
+            if let Some(peer) = peer {
+                bench::compare_with_peer(&mut line, &peer)?;
+            }
             println!("{line}");
             Ok(true)
         }

@@ -5,15 +5,25 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ndarray::{Array1, Array2};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 use serde_json::{Value, json};
+use xai_core::{
+    Dataset, LEAF, Perturbation, PerturbedStatistics, Statistic, Target, Tree, TreeNode,
+};
+use xai_models::calibration::{CalibratedForestLearner, CalibratedParams, CalibrationMethod};
+use xai_models::cart::Response;
 use xai_models::gp::{GaussianProcess, GpParams, log_marginal_likelihood};
+use xai_models::{Forest, ForestLearner, ForestParams, Mtry, MtryRule};
 
 use crate::error::{BenchError, Result};
 use crate::table::read_csv;
 
 /// The workloads implemented so far.
-pub const WORKLOADS: [&str; 1] = ["w3_gp"];
+pub const WORKLOADS: [&str; 4] = ["w1_pfi", "w2_pdp_ice", "w3_gp", "w7_rf_calib"];
+
+/// Largest |ours − peer's| allowed where the peer's forest and draws are replayed
+/// (peers/README.md: "must match to ~1e-12"; 1e-9 leaves room for summation order).
+pub const REPLAY_TOLERANCE: f64 = 1e-9;
 
 /// Runs workload `name` on the dump in `data` (the directory holding `<name>/` or
 /// the workload directory itself) and returns its JSON line.
@@ -28,7 +38,10 @@ pub fn run(name: &str, data: &Path, threads: usize, repeats: usize) -> Result<Va
         .build()
         .map_err(|e| BenchError::Other(format!("cannot start {threads} threads: {e}")))?;
     match name {
+        "w1_pfi" => pool.install(|| w1_pfi(&dir, threads, repeats)),
+        "w2_pdp_ice" => pool.install(|| w2_pdp_ice(&dir, threads, repeats)),
         "w3_gp" => pool.install(|| w3_gp(&dir, threads, repeats)),
+        "w7_rf_calib" => pool.install(|| w7_rf_calib(&dir, threads, repeats)),
         other => Err(BenchError::Other(format!(
             "unknown workload `{other}`; implemented: {}",
             WORKLOADS.join(", ")
@@ -36,21 +49,457 @@ pub fn run(name: &str, data: &Path, threads: usize, repeats: usize) -> Result<Va
     }
 }
 
-/// Reads a numeric CSV whose last column is the target.
-fn xy(path: PathBuf) -> Result<(Array2<f64>, Array1<f64>)> {
-    let t = read_csv(&path)?;
-    let bad =
-        |r: usize| BenchError::Other(format!("{}: row {} is not numeric", path.display(), r + 2));
-    let d = t.header.len() - 1;
-    let mut x = Array2::zeros((t.rows.len(), d));
-    let mut y = Array1::zeros(t.rows.len());
-    for (i, row) in t.rows.iter().enumerate() {
-        for (j, v) in row.iter().enumerate() {
-            let v: f64 = v.parse().map_err(|_| bad(i))?;
-            if j < d { x[[i, j]] = v } else { y[i] = v }
+/// The file a dump entry stands for: dumps that share files hold git symlinks, which
+/// a checkout without symlink support leaves as one-line files naming the target.
+fn dump_file(path: &Path) -> PathBuf {
+    let small = std::fs::metadata(path).is_ok_and(|m| m.len() < 512);
+    if let Some(target) = small
+        .then(|| std::fs::read_to_string(path).ok())
+        .flatten()
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.contains(',') && !t.contains('\n'))
+    {
+        let resolved = path.parent().unwrap_or(Path::new(".")).join(target);
+        if resolved.is_file() {
+            return resolved;
         }
     }
-    Ok((x, y))
+    path.to_path_buf()
+}
+
+/// Result fields compared with the peer's, with the largest allowed |ours − peer's|
+/// (peers/README.md "Checking Rust"; our own fits use other random draws).
+fn peer_tolerances(workload: &str) -> &'static [(&'static str, f64)] {
+    match workload {
+        // LML at the initial θ is optimiser-free; the optimum may only be higher.
+        "w3_gp" => &[("lml_at_initial_theta", 1e-6), ("log_marginal_likelihood", 1e-3), ("test_mse", 0.05)],
+        // The bar: calibrated log-loss within 0.01 of scikit-learn's.
+        "w7_rf_calib" => &[("calibrated_test_log_loss", 0.01), ("rf_test_log_loss", 0.02), ("replay_rf_test_log_loss", 1e-9)],
+        // A few per cent on test MSE (another forest).
+        "w1_pfi" => &[("test_mse", 0.2)],
+        _ => &[],
+    }
+}
+
+/// Adds a `peer` object to `line`: speed-up per phase (peer wall_s / ours) and the
+/// answers compared within [`peer_tolerances`]; fails if an answer is out of bounds.
+pub fn compare_with_peer(line: &mut Value, peer_path: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(peer_path).map_err(crate::error::io_err(peer_path))?;
+    let peer: Value = serde_json::from_str(text.lines().last().unwrap_or(""))
+        .map_err(|e| BenchError::Other(format!("{}: not a peer JSON line: {e}", peer_path.display())))?;
+    let workload = line["workload"].as_str().unwrap_or_default().to_string();
+    if peer["workload"] != line["workload"] {
+        return Err(BenchError::Other(format!("{}: a {} result, not {workload}", peer_path.display(), peer["workload"])));
+    }
+    let mut speedup = serde_json::Map::new();
+    if let Some(phases) = line["wall_s"].as_object() {
+        for (phase, ours) in phases {
+            if let (Some(p), Some(o)) = (peer["wall_s"][phase].as_f64(), ours.as_f64()) {
+                speedup.insert(phase.clone(), json!(p / o));
+            }
+        }
+    }
+    let mut checks = serde_json::Map::new();
+    let mut failed = Vec::new();
+    for &(field, tol) in peer_tolerances(&workload) {
+        let peer_field = field.strip_prefix("replay_").unwrap_or(field);
+        if let (Some(o), Some(p)) = (line["result"][field].as_f64(), peer["result"][peer_field].as_f64()) {
+            let ok = (o - p).abs() <= tol;
+            if !ok {
+                failed.push(format!("{field}: ours {o}, peer {p}, tolerance {tol}"));
+            }
+            checks.insert(field.into(), json!({"ours": o, "peer": p, "tolerance": tol, "ok": ok}));
+        }
+    }
+    line["peer"] = json!({"speedup": speedup, "checks": checks});
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(BenchError::Other(format!("{workload} differs from the peer: {}\n{line}", failed.join("; "))))
+    }
+}
+
+/// Reads a numeric CSV into a matrix, with its header.
+fn matrix(path: &Path) -> Result<(Vec<String>, Array2<f64>)> {
+    let path = &dump_file(path);
+    let t = read_csv(path)?;
+    let mut m = Array2::zeros((t.rows.len(), t.header.len()));
+    for (i, row) in t.rows.iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            m[[i, j]] = v.parse().map_err(|_| {
+                BenchError::Other(format!(
+                    "{}: row {}, column {}: `{v}` is not a number",
+                    path.display(),
+                    i + 2,
+                    j + 1
+                ))
+            })?;
+        }
+    }
+    Ok((t.header, m))
+}
+
+/// The `x*` columns of a dump CSV and its column `y`.
+fn xy(path: PathBuf) -> Result<(Array2<f64>, Array1<f64>)> {
+    let (header, m) = matrix(&path)?;
+    let xs: Vec<usize> = (0..header.len())
+        .filter(|&j| header[j].starts_with('x'))
+        .collect();
+    let y = header
+        .iter()
+        .position(|h| h == "y")
+        .ok_or_else(|| BenchError::Other(format!("{}: no column `y`", path.display())))?;
+    Ok((m.select(Axis(1), &xs), m.column(y).to_owned()))
+}
+
+/// A scikit-learn forest dump (`rf_forest.csv`: tree,node,left,right,feature,threshold,
+/// value; left = right = −1 at leaves; value = mean, or class-1 fraction when
+/// `classifier`).
+fn peer_forest(path: &Path, n_features: usize, classifier: bool) -> Result<Forest> {
+    let (_, m) = matrix(path)?;
+    let mut trees = Vec::new();
+    let mut start = 0;
+    while start < m.nrows() {
+        let t = m[[start, 0]];
+        let end = (start..m.nrows())
+            .find(|&i| m[[i, 0]] != t)
+            .unwrap_or(m.nrows());
+        let mut nodes = Vec::with_capacity(end - start);
+        let mut values = Vec::new();
+        for i in start..end {
+            let leaf = m[[i, 2]] < 0.0;
+            nodes.push(TreeNode {
+                feature: if leaf { 0 } else { m[[i, 4]] as u32 },
+                left: if leaf { LEAF } else { m[[i, 2]] as u32 },
+                right: if leaf { LEAF } else { m[[i, 3]] as u32 },
+                threshold: m[[i, 5]],
+                weight: 0.0,
+                impurity: 0.0,
+            });
+            let v = m[[i, 6]];
+            values.extend(if classifier {
+                vec![1.0 - v, v]
+            } else {
+                vec![v]
+            });
+        }
+        trees.push(Tree::new(nodes, values, if classifier { 2 } else { 1 }));
+        start = end;
+    }
+    Ok(Forest::from_trees(
+        trees,
+        n_features,
+        classifier.then_some(2),
+    ))
+}
+
+/// Inputs rounded to f32: scikit-learn compares float32 inputs with its thresholds.
+fn as_f32(x: ArrayView2<'_, f64>) -> Array2<f64> {
+    x.mapv(|v| v as f32 as f64)
+}
+
+fn regression_data(x: Array2<f64>, y: Array1<f64>) -> Result<Dataset> {
+    let names = (1..=x.ncols()).map(|j| format!("x{j}")).collect();
+    Dataset::new(x, Target::Continuous(y), names).map_err(|e| BenchError::Other(e.to_string()))
+}
+
+fn core_err(e: xai_core::CoreError) -> BenchError {
+    BenchError::Other(e.to_string())
+}
+
+fn max_abs_diff(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
+/// Fails when a replay of the peer's model and draws does not reproduce its numbers.
+fn replay_ok(what: &str, diff: f64) -> Result<()> {
+    if diff <= REPLAY_TOLERANCE {
+        Ok(())
+    } else {
+        Err(BenchError::Other(format!(
+            "{what}: replay of the peer's forest differs from its output by {diff:e} (> {REPLAY_TOLERANCE:e})"
+        )))
+    }
+}
+
+fn regression_forest(n_trees: usize) -> ForestLearner {
+    ForestLearner {
+        params: ForestParams {
+            n_trees,
+            mtry: Some(Mtry::Rule(MtryRule::All)),
+            ..ForestParams::default()
+        },
+        random_thresholds: false,
+    }
+}
+
+fn mean_nodes_and_depth(f: &Forest) -> (f64, f64) {
+    use xai_core::TreeEnsembleView;
+    let t = f.trees();
+    let n = t.len() as f64;
+    (
+        t.iter().map(|t| t.nodes().len() as f64).sum::<f64>() / n,
+        t.iter().map(|t| t.depth() as f64).sum::<f64>() / n,
+    )
+}
+
+/// Per-repeat importances (feature × repeat) from perturbed statistics and the
+/// unperturbed per-row statistic.
+fn importances(original: ArrayView1<'_, f64>, perturbed: &[PerturbedStatistics]) -> Array2<f64> {
+    let rows: Vec<Vec<f64>> = perturbed
+        .iter()
+        .map(|p| xai_core::pfi_from_values(p.feature, original, p.values[0].view(), 0.95).per_copy)
+        .collect();
+    Array2::from_shape_fn((rows.len(), rows[0].len()), |(i, j)| rows[i][j])
+}
+
+/// W1: random forest regressor (100 trees, all features per split) on 2000×10
+/// Friedman #1, then squared-error PFI with 10 permutations per feature on 1000 test
+/// rows. With `rf_forest.csv` and `pfi_perms.csv` in the dump, the peer's forest and
+/// permutations are replayed through the same PFI code and must reproduce
+/// `pfi_importances.csv`.
+fn w1_pfi(dir: &Path, threads: usize, repeats: usize) -> Result<Value> {
+    let (x, y) = xy(dir.join("train.csv"))?;
+    let (xt, yt) = xy(dir.join("test.csv"))?;
+    let learner = regression_forest(100);
+    let (forest, fit_s, fit_runs) = time(repeats, || {
+        Ok(learner.fit_forest(x.view(), Response::Regression(&y.to_vec()), 1))
+    })?;
+    let test = regression_data(xt.clone(), yt.clone())?;
+    let features: Vec<usize> = (0..xt.ncols()).collect();
+    let perm = Perturbation::Permutation { repeats: 10 };
+    let stats = [Statistic::SquaredError];
+    let (res, pfi_s, pfi_runs) = time(repeats, || {
+        xai_core::pfi(&forest, &test, &features, &perm, &stats, 1, 0.95).map_err(core_err)
+    })?;
+    let pfi_mean: Vec<f64> = res[0].iter().map(|r| r.estimate.estimate).collect();
+    let pfi_std: Vec<f64> = res[0]
+        .iter()
+        .map(|r| Array1::from(r.per_copy.clone()).std(0.0))
+        .collect();
+    let mut rank: Vec<usize> = features.clone();
+    rank.sort_by(|&a, &b| pfi_mean[b].total_cmp(&pfi_mean[a]));
+    let mse = |f: &Forest, x: ArrayView2<'_, f64>, y: ArrayView1<'_, f64>| {
+        let p = f.leaf_means(x);
+        (&p.column(0) - &y)
+            .mapv(|v| v * v)
+            .mean()
+            .unwrap_or(f64::NAN)
+    };
+    let (nodes, depth) = mean_nodes_and_depth(&forest);
+    let mut result = json!({
+        "test_mse": mse(&forest, xt.view(), yt.view()),
+        "train_mse": mse(&forest, x.view(), y.view()),
+        "pfi_mean": pfi_mean,
+        "pfi_std": pfi_std,
+        "pfi_rank": rank.iter().map(|j| format!("x{}", j + 1)).collect::<Vec<_>>(),
+        "mean_nodes_per_tree": nodes,
+        "mean_depth": depth,
+    });
+    if dir.join("rf_forest.csv").is_file() && dir.join("pfi_perms.csv").is_file() {
+        let peer = peer_forest(&dir.join("rf_forest.csv"), xt.ncols(), false)?;
+        let test32 = regression_data(as_f32(xt.view()), yt.clone())?;
+        let orders = read_orders(&dir.join("pfi_perms.csv"), xt.ncols())?;
+        let perturbed = xai_core::perturbed_statistics(
+            &peer,
+            &test32,
+            &features,
+            &Perturbation::Orders { orders },
+            &stats,
+            0,
+        )
+        .map_err(core_err)?;
+        let original = Statistic::SquaredError
+            .per_row(&xai_core::Model::predict(&peer, test32.x()), test32.y())
+            .map_err(core_err)?;
+        let ours = importances(original.view(), &perturbed);
+        let (_, theirs) = matrix(&dir.join("pfi_importances.csv"))?;
+        let diff = max_abs_diff(ours.view(), theirs.view());
+        result["replay_pfi_max_abs_diff"] = json!(diff);
+        replay_ok("w1_pfi", diff)?;
+    }
+    Ok(json!({
+        "workload": "w1_pfi",
+        "threads": threads,
+        "repeats": repeats,
+        "wall_s": {"fit": fit_s, "pfi": pfi_s},
+        "runs_s": {"fit": fit_runs, "pfi": pfi_runs},
+        "result": result,
+    }))
+}
+
+/// `pfi_perms.csv`: feature, repeat, space-separated row order (its header holds a
+/// comma inside a column name, so lines are split by hand).
+fn read_orders(path: &Path, d: usize) -> Result<Vec<Vec<Vec<usize>>>> {
+    let text = std::fs::read_to_string(dump_file(path)).map_err(crate::error::io_err(path))?;
+    let mut orders = vec![Vec::new(); d];
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let bad = || BenchError::Other(format!("{}: line {} is malformed", path.display(), i + 1));
+        let mut parts = line.splitn(3, ',');
+        let j: usize = parts.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
+        let order = parts
+            .nth(1)
+            .ok_or_else(bad)?
+            .split_whitespace()
+            .map(|v| v.parse().map_err(|_| bad()))
+            .collect::<Result<Vec<usize>>>()?;
+        orders.get_mut(j).ok_or_else(bad)?.push(order);
+    }
+    Ok(orders)
+}
+
+/// W2: PD and ICE of all 10 features on the peer's 20-point grids (`grids.csv`) for
+/// the 1000 test rows, with our forest (timed), and with the peer's forest replayed,
+/// which must reproduce `pd_average.csv`.
+fn w2_pdp_ice(dir: &Path, threads: usize, repeats: usize) -> Result<Value> {
+    let (x, y) = xy(dir.join("train.csv"))?;
+    let (xt, yt) = xy(dir.join("test.csv"))?;
+    let (_, grids) = matrix(&dir.join("grids.csv"))?;
+    let grid = Perturbation::Grid {
+        values: grids.rows().into_iter().map(|r| r.to_vec()).collect(),
+    };
+    let forest = regression_forest(100).fit_forest(x.view(), Response::Regression(&y.to_vec()), 1);
+    let test = regression_data(xt.clone(), yt.clone())?;
+    let features: Vec<usize> = (0..xt.ncols()).collect();
+    let pd_of = |model: &dyn xai_core::Model, data: &Dataset| -> Result<Array2<f64>> {
+        let p = xai_core::perturbed_statistics(
+            model,
+            data,
+            &features,
+            &grid,
+            &[Statistic::Prediction],
+            0,
+        )
+        .map_err(core_err)?;
+        let rows: Vec<Vec<f64>> = p
+            .iter()
+            .map(|f| {
+                xai_core::ice_from_values(
+                    f.feature,
+                    grids.row(f.feature).to_vec(),
+                    f.values[0].view(),
+                    0.95,
+                )
+                .pd
+                .iter()
+                .map(|e| e.estimate)
+                .collect()
+            })
+            .collect();
+        Ok(Array2::from_shape_fn(
+            (rows.len(), rows[0].len()),
+            |(i, j)| rows[i][j],
+        ))
+    };
+    let (pd, pd_s, pd_runs) = time(repeats, || pd_of(&forest, &test))?;
+    let mut result = json!({
+        "pd_range": pd.rows().into_iter().map(|r| r.fold(f64::NEG_INFINITY, |a, &b| a.max(b)) - r.fold(f64::INFINITY, |a, &b| a.min(b))).collect::<Vec<_>>(),
+        "pd_first_feature": pd.row(0).to_vec(),
+    });
+    if dir.join("rf_forest.csv").is_file() && dir.join("pd_average.csv").is_file() {
+        let peer = peer_forest(&dir.join("rf_forest.csv"), xt.ncols(), false)?;
+        let replay = pd_of(&peer, &regression_data(as_f32(xt.view()), yt)?)?;
+        let (_, theirs) = matrix(&dir.join("pd_average.csv"))?;
+        let diff = max_abs_diff(replay.view(), theirs.view());
+        result["replay_pd_max_abs_diff"] = json!(diff);
+        replay_ok("w2_pdp_ice", diff)?;
+    }
+    Ok(json!({
+        "workload": "w2_pdp_ice",
+        "threads": threads,
+        "repeats": repeats,
+        "wall_s": {"pd_ice_all_features": pd_s},
+        "runs_s": {"pd_ice_all_features": pd_runs},
+        "result": result,
+    }))
+}
+
+/// Mean log-loss of class-1 probabilities `p` against labels, with probabilities
+/// clipped to [ε, 1 − ε], ε = 2.22e-16 (scikit-learn's `log_loss`).
+pub fn log_loss(p: ArrayView1<'_, f64>, y: &[usize]) -> f64 {
+    let eps = f64::EPSILON;
+    p.iter()
+        .zip(y)
+        .map(|(&q, &c)| {
+            let q = q.clamp(eps, 1.0 - eps);
+            -(if c == 1 { q } else { 1.0 - q }).ln()
+        })
+        .sum::<f64>()
+        / y.len() as f64
+}
+
+fn brier(p: ArrayView1<'_, f64>, y: &[usize]) -> f64 {
+    p.iter()
+        .zip(y)
+        .map(|(&q, &c)| (q - c as f64).powi(2))
+        .sum::<f64>()
+        / y.len() as f64
+}
+
+/// W7: random forest classifier (100 trees, √d features per split) and the
+/// isotonic-calibrated forest (5 stratified folds) on Mease–Wyner 3750×10; class
+/// probabilities for the 1250 test rows.
+fn w7_rf_calib(dir: &Path, threads: usize, repeats: usize) -> Result<Value> {
+    let (x, y) = xy(dir.join("train.csv"))?;
+    let (xt, yt) = xy(dir.join("test.csv"))?;
+    let (header, test_all) = matrix(&dir.join("test.csv"))?;
+    let labels: Vec<usize> = y.iter().map(|&v| v as usize).collect();
+    let test_labels: Vec<usize> = yt.iter().map(|&v| v as usize).collect();
+    let learner = ForestLearner {
+        params: ForestParams::default(),
+        random_thresholds: false,
+    };
+    let (forest, rf_s, rf_runs) = time(repeats, || {
+        Ok(learner.fit_forest(x.view(), Response::Classes(&labels, 2), 1))
+    })?;
+    let names = (1..=x.ncols()).map(|j| format!("x{j}")).collect();
+    let train = Dataset::new(
+        x.clone(),
+        Target::Classes {
+            labels: labels.clone().into(),
+            n_classes: 2,
+        },
+        names,
+    )
+    .map_err(core_err)?;
+    let calibrated = CalibratedForestLearner(CalibratedParams {
+        forest: ForestParams::default(),
+        method: CalibrationMethod::Isotonic,
+        folds: 5,
+    });
+    let (cal, cal_s, cal_runs) = time(repeats, || {
+        calibrated.fit_calibrated(&train, 1).map_err(core_err)
+    })?;
+    let (p_rf, prf_s, prf_runs) = time(repeats, || Ok(forest.leaf_means(xt.view())))?;
+    let (p_cal, pcal_s, pcal_runs) = time(repeats, || Ok(cal.predict_proba(xt.view())))?;
+    let mut result = json!({
+        "rf_test_log_loss": log_loss(p_rf.column(1), &test_labels),
+        "calibrated_test_log_loss": log_loss(p_cal.column(1), &test_labels),
+        "rf_test_brier": brier(p_rf.column(1), &test_labels),
+        "calibrated_test_brier": brier(p_cal.column(1), &test_labels),
+        "mean_nodes_per_tree": mean_nodes_and_depth(&forest).0,
+    });
+    if let Some(j) = header.iter().position(|h| h == "p_true") {
+        result["bayes_test_log_loss"] = json!(log_loss(test_all.column(j), &test_labels));
+    }
+    if dir.join("rf_forest.csv").is_file() {
+        let peer = peer_forest(&dir.join("rf_forest.csv"), xt.ncols(), true)?;
+        result["replay_rf_test_log_loss"] = json!(log_loss(
+            peer.leaf_means(as_f32(xt.view()).view()).column(1),
+            &test_labels
+        ));
+    }
+    Ok(json!({
+        "workload": "w7_rf_calib",
+        "threads": threads,
+        "repeats": repeats,
+        "wall_s": {"rf_fit": rf_s, "calibrated_fit": cal_s, "rf_predict_proba": prf_s, "calibrated_predict_proba": pcal_s},
+        "runs_s": {"rf_fit": rf_runs, "calibrated_fit": cal_runs, "rf_predict_proba": prf_runs, "calibrated_predict_proba": pcal_runs},
+        "result": result,
+    }))
 }
 
 /// Median of the timings of `repeats` runs after one warm-up; returns the last result.
@@ -78,7 +527,7 @@ fn w3_gp(dir: &Path, threads: usize, repeats: usize) -> Result<Value> {
         standardize_inputs: false,
         ..GpParams::default()
     };
-    let core = |e: xai_core::CoreError| BenchError::Other(e.to_string());
+    let core = core_err;
     let (gp, fit_s, fit_runs) = time(repeats, || {
         let mut rng = xai_core::rng::stream_rng(1, 0);
         GaussianProcess::fit(x.view(), y.view(), &params, &mut rng).map_err(core)

@@ -60,9 +60,8 @@ pub fn ice(
     let perturbation = PerturbationSpec::Grid(grid).resolve(data)?;
     // A grid perturbation draws no random numbers, so the seed is irrelevant.
     let perturbed = perturbed_statistics(model, data, features, &perturbation, statistics, 0)?;
-    let grids = match &perturbation {
-        crate::perturbation::Perturbation::Grid { values } => values,
-        crate::perturbation::Perturbation::Permutation { .. } => unreachable!("resolved a grid"),
+    let crate::perturbation::Perturbation::Grid { values: grids } = &perturbation else {
+        unreachable!("a grid spec resolves to a grid")
     };
     Ok((0..statistics.len())
         .map(|s| {

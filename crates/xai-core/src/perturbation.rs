@@ -99,6 +99,12 @@ pub enum Perturbation {
         /// One grid per feature column.
         values: Vec<Vec<f64>>,
     },
+    /// Copy r sets row i's x_j to the original x_j of row orders[j][r][i]: given
+    /// permutations, to replay another implementation's random draws exactly.
+    Orders {
+        /// `orders[j][r]` is a permutation of the rows.
+        orders: Vec<Vec<Vec<usize>>>,
+    },
 }
 
 impl Perturbation {
@@ -107,6 +113,7 @@ impl Perturbation {
         match self {
             Perturbation::Permutation { repeats } => *repeats,
             Perturbation::Grid { values } => values[feature].len(),
+            Perturbation::Orders { orders } => orders[feature].len(),
         }
     }
 
@@ -128,6 +135,11 @@ impl Perturbation {
                 }
             }
             Perturbation::Grid { values } => out.fill(values[feature][copy]),
+            Perturbation::Orders { orders } => {
+                for (o, &i) in out.iter_mut().zip(&orders[feature][copy]) {
+                    *o = original[i];
+                }
+            }
         }
     }
 }

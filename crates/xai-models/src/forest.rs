@@ -14,6 +14,7 @@ use xai_core::rng::stream_rng;
 use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target, Tree, TreeEnsembleView};
 
 use crate::cart::{Response, SortedColumns, TreeSettings, grow};
+use crate::flat::FlatTree;
 
 /// A rule for the number of features tried per split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -142,14 +143,11 @@ impl ForestLearner {
                 grow(&sorted, response, &weights, &settings, &mut rng)
             })
             .collect();
-        Forest {
-            trees,
-            n_features: d,
-            n_classes: match response {
-                Response::Classes(_, k) => Some(k),
-                Response::Regression(_) => None,
-            },
-        }
+        let n_classes = match response {
+            Response::Classes(_, k) => Some(k),
+            Response::Regression(_) => None,
+        };
+        Forest::from_trees(trees, d, n_classes)
     }
 }
 
@@ -174,6 +172,7 @@ impl Learner for ForestLearner {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Forest {
     trees: Vec<Tree>,
+    flat: Vec<FlatTree>,
     n_features: usize,
     n_classes: Option<usize>,
 }
@@ -182,25 +181,40 @@ impl Forest {
     /// A forest from given trees (e.g. a dumped scikit-learn forest, for replays).
     pub fn from_trees(trees: Vec<Tree>, n_features: usize, n_classes: Option<usize>) -> Self {
         Self {
+            flat: trees.iter().map(FlatTree::new).collect(),
             trees,
             n_features,
             n_classes,
         }
     }
 
-    /// The mean over trees of the leaf values of each row (n × outputs).
+    /// The mean over trees of the leaf values of each row (n × outputs). Chunks of
+    /// rows run in parallel; within a chunk, tree by tree (one tree's nodes stay in
+    /// cache while the chunk walks it). Each row sums its trees in the same order, so
+    /// the result does not depend on the thread count.
     pub fn leaf_means(&self, x: ArrayView2<'_, f64>) -> Array2<f64> {
+        const CHUNK: usize = 4096;
         let out = self.trees.first().map_or(1, Tree::outputs);
-        let mut acc = Array2::<f64>::zeros((x.nrows(), out));
-        for tree in &self.trees {
-            for (i, row) in x.rows().into_iter().enumerate() {
-                let v = tree.value(tree.leaf(row));
-                for (a, b) in acc.row_mut(i).iter_mut().zip(v) {
-                    *a += b;
+        let (n, d) = x.dim();
+        let x = x.as_standard_layout();
+        let x = x.as_slice().expect("standard layout");
+        let scale = 1.0 / self.trees.len() as f64;
+        let mut acc = vec![0.0; n * out];
+        acc.par_chunks_mut(CHUNK * out)
+            .zip(x.par_chunks(CHUNK * d.max(1)))
+            .for_each(|(acc, x)| {
+                let mut leaves = vec![0u32; acc.len() / out];
+                for (tree, flat) in self.trees.iter().zip(&self.flat) {
+                    flat.leaves(x, d, &mut leaves);
+                    for (a, &leaf) in acc.chunks_exact_mut(out).zip(&leaves) {
+                        for (a, b) in a.iter_mut().zip(tree.value(leaf as usize)) {
+                            *a += b;
+                        }
+                    }
                 }
-            }
-        }
-        acc / self.trees.len() as f64
+                acc.iter_mut().for_each(|v| *v *= scale);
+            });
+        Array2::from_shape_vec((n, out), acc).expect("n·outputs values")
     }
 
     /// Mean decrease in impurity per feature, unnormalised: the mean over trees of

@@ -12,6 +12,7 @@
 
 pub mod calibration;
 pub mod cart;
+pub mod flat;
 pub mod forest;
 pub mod gp;
 pub mod optim;

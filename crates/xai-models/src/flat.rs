@@ -1,0 +1,98 @@
+//! A compact layout of a tree for prediction: 16-byte nodes in breadth-first order
+//! with the two children of a node adjacent, so a step is
+//! `i = left + (x[feature] > threshold)`. A leaf points to itself with threshold +∞,
+//! so after `depth` steps every row sits in its leaf: rows are walked in lockstep
+//! groups of [`LANES`], whose independent chains of loads overlap, with no branch.
+
+use xai_core::Tree;
+
+/// Rows walked through a tree together.
+pub const LANES: usize = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct FlatNode {
+    threshold: f64,
+    feature: u32,
+    /// Left child (right = left + 1); a leaf's own index.
+    next: u32,
+}
+
+/// A tree laid out for fast prediction; leaf values stay in the source [`Tree`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlatTree {
+    nodes: Vec<FlatNode>,
+    /// Source-tree node index of each flat node (used at leaves).
+    source: Vec<u32>,
+    depth: usize,
+}
+
+impl FlatTree {
+    /// Re-lays out `tree` breadth first.
+    pub fn new(tree: &Tree) -> Self {
+        let src = tree.nodes();
+        let mut nodes = Vec::with_capacity(src.len());
+        let mut source = Vec::with_capacity(src.len());
+        let mut queue = std::collections::VecDeque::from([0usize]);
+        while let Some(i) = queue.pop_front() {
+            let n = &src[i];
+            let here = nodes.len() as u32;
+            source.push(i as u32);
+            if n.is_leaf() {
+                nodes.push(FlatNode {
+                    threshold: f64::INFINITY,
+                    feature: 0,
+                    next: here,
+                });
+            } else {
+                // Children take the next two free slots after everything queued so far.
+                let left = nodes.len() + queue.len() + 1;
+                nodes.push(FlatNode {
+                    threshold: n.threshold,
+                    feature: n.feature,
+                    next: left as u32,
+                });
+                queue.push_back(n.left as usize);
+                queue.push_back(n.right as usize);
+            }
+        }
+        Self {
+            nodes,
+            source,
+            depth: tree.depth(),
+        }
+    }
+
+    #[inline]
+    fn step(&self, i: u32, row: &[f64]) -> u32 {
+        let n = self.nodes[i as usize];
+        n.next + u32::from(row[n.feature as usize] > n.threshold)
+    }
+
+    /// For each row of the row-major matrix `x` (d columns), the source-tree index of
+    /// its leaf, written to `out`.
+    pub fn leaves(&self, x: &[f64], d: usize, out: &mut [u32]) {
+        let n = out.len();
+        let full = n - n % LANES;
+        for start in (0..full).step_by(LANES) {
+            let rows: [&[f64]; LANES] =
+                std::array::from_fn(|k| &x[(start + k) * d..(start + k + 1) * d]);
+            let mut idx = [0u32; LANES];
+            for _ in 0..self.depth {
+                for k in 0..LANES {
+                    idx[k] = self.step(idx[k], rows[k]);
+                }
+            }
+            for k in 0..LANES {
+                out[start + k] = self.source[idx[k] as usize];
+            }
+        }
+        for r in full..n {
+            let row = &x[r * d..(r + 1) * d];
+            let mut i = 0;
+            for _ in 0..self.depth {
+                i = self.step(i, row);
+            }
+            out[r] = self.source[i as usize];
+        }
+    }
+}
