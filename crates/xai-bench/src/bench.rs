@@ -72,9 +72,17 @@ fn dump_file(path: &Path) -> PathBuf {
 fn peer_tolerances(workload: &str) -> &'static [(&'static str, f64)] {
     match workload {
         // LML at the initial θ is optimiser-free; the optimum may only be higher.
-        "w3_gp" => &[("lml_at_initial_theta", 1e-6), ("log_marginal_likelihood", 1e-3), ("test_mse", 0.05)],
+        "w3_gp" => &[
+            ("lml_at_initial_theta", 1e-6),
+            ("log_marginal_likelihood", 1e-3),
+            ("test_mse", 0.05),
+        ],
         // The bar: calibrated log-loss within 0.01 of scikit-learn's.
-        "w7_rf_calib" => &[("calibrated_test_log_loss", 0.01), ("rf_test_log_loss", 0.02), ("replay_rf_test_log_loss", 1e-9)],
+        "w7_rf_calib" => &[
+            ("calibrated_test_log_loss", 0.01),
+            ("rf_test_log_loss", 0.02),
+            ("replay_rf_test_log_loss", 1e-9),
+        ],
         // A few per cent on test MSE (another forest).
         "w1_pfi" => &[("test_mse", 0.2)],
         _ => &[],
@@ -85,11 +93,19 @@ fn peer_tolerances(workload: &str) -> &'static [(&'static str, f64)] {
 /// answers compared within [`peer_tolerances`]; fails if an answer is out of bounds.
 pub fn compare_with_peer(line: &mut Value, peer_path: &Path) -> Result<()> {
     let text = std::fs::read_to_string(peer_path).map_err(crate::error::io_err(peer_path))?;
-    let peer: Value = serde_json::from_str(text.lines().last().unwrap_or(""))
-        .map_err(|e| BenchError::Other(format!("{}: not a peer JSON line: {e}", peer_path.display())))?;
+    let peer: Value = serde_json::from_str(text.lines().last().unwrap_or("")).map_err(|e| {
+        BenchError::Other(format!(
+            "{}: not a peer JSON line: {e}",
+            peer_path.display()
+        ))
+    })?;
     let workload = line["workload"].as_str().unwrap_or_default().to_string();
     if peer["workload"] != line["workload"] {
-        return Err(BenchError::Other(format!("{}: a {} result, not {workload}", peer_path.display(), peer["workload"])));
+        return Err(BenchError::Other(format!(
+            "{}: a {} result, not {workload}",
+            peer_path.display(),
+            peer["workload"]
+        )));
     }
     let mut speedup = serde_json::Map::new();
     if let Some(phases) = line["wall_s"].as_object() {
@@ -103,19 +119,28 @@ pub fn compare_with_peer(line: &mut Value, peer_path: &Path) -> Result<()> {
     let mut failed = Vec::new();
     for &(field, tol) in peer_tolerances(&workload) {
         let peer_field = field.strip_prefix("replay_").unwrap_or(field);
-        if let (Some(o), Some(p)) = (line["result"][field].as_f64(), peer["result"][peer_field].as_f64()) {
+        if let (Some(o), Some(p)) = (
+            line["result"][field].as_f64(),
+            peer["result"][peer_field].as_f64(),
+        ) {
             let ok = (o - p).abs() <= tol;
             if !ok {
                 failed.push(format!("{field}: ours {o}, peer {p}, tolerance {tol}"));
             }
-            checks.insert(field.into(), json!({"ours": o, "peer": p, "tolerance": tol, "ok": ok}));
+            checks.insert(
+                field.into(),
+                json!({"ours": o, "peer": p, "tolerance": tol, "ok": ok}),
+            );
         }
     }
     line["peer"] = json!({"speedup": speedup, "checks": checks});
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(BenchError::Other(format!("{workload} differs from the peer: {}\n{line}", failed.join("; "))))
+        Err(BenchError::Other(format!(
+            "{workload} differs from the peer: {}\n{line}",
+            failed.join("; ")
+        )))
     }
 }
 

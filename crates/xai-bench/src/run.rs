@@ -164,7 +164,7 @@ fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Vec<TidyRow>> {
         for method in &spec.methods {
             let seed = model_rng.next_u64();
             let explained =
-                explain(model.as_ref(), &test, method, seed, spec.level).map_err(fail)?;
+                explain(model.as_ref(), &train, &test, method, seed, spec.level).map_err(fail)?;
             rows.extend(
                 explained
                     .into_iter()
@@ -185,9 +185,11 @@ fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Vec<TidyRow>> {
 
 type Explained = (String, String, Option<f64>, xai_core::Estimate);
 
-/// Runs one method on the test rows: (quantity, feature, grid point, estimate) rows.
+/// Runs one method on the test rows (samplers estimated on the training rows):
+/// (quantity, feature, grid point, estimate) rows.
 fn explain(
     model: &dyn Model,
+    train: &Dataset,
     test: &Dataset,
     method: &MethodSpec,
     seed: u64,
@@ -214,7 +216,7 @@ fn explain(
                 model,
                 test,
                 &features,
-                &p.resolve(test)?,
+                &p.resolve(train, test)?,
                 &method.statistics,
                 seed,
                 level,

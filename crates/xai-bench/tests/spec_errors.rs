@@ -79,14 +79,14 @@ fn unknown_dgp_lists_the_known_ones() {
 
 #[test]
 fn unknown_learner_lists_the_known_ones() {
-    let msg = error_of("gaussian_process:", "random_forest:");
+    let msg = error_of("gaussian_process:", "neural_net:");
     eprintln!("{msg}");
     assert_has(
         &msg,
         &[
             "line 32",
-            "random_forest",
-            "expected one of gaussian_process",
+            "neural_net",
+            "expected one of gaussian_process, random_forest, extra_trees, calibrated_forest",
         ],
     );
 }

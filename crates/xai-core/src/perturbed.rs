@@ -63,7 +63,6 @@ fn perturb_one(
     let per_batch = (MAX_BATCH_ROWS / n.max(1)).max(1);
     let mut rng = stream_rng(seed, feature as u64);
     let mut values = vec![Array2::zeros((n, copies)); statistics.len()];
-    let original = data.x().column(feature).to_owned();
     let mut first = 0;
     while first < copies {
         let batch = per_batch.min(copies - first);
@@ -71,13 +70,7 @@ fn perturb_one(
         for c in 0..batch {
             let mut block = x.slice_mut(s![c * n..(c + 1) * n, ..]);
             block.assign(&data.x());
-            perturbation.apply(
-                original.view(),
-                feature,
-                first + c,
-                block.column_mut(feature),
-                &mut rng,
-            );
+            perturbation.apply(data.x(), feature, first + c, block, &mut rng);
         }
         let pred = model.predict(x.view());
         let y = data.y().tile(batch);

@@ -193,6 +193,32 @@ mod tests {
     }
 
     #[test]
+    fn prop3_conditional_entropy_pfi_is_zero_where_marginal_is_positive() {
+        // wood2024 Prop. 3: with X̃_j ~ X_j | X_−j the perturbed rows have the law of the
+        // original ones, so conditional Entropy-PFI = 0 for any model. The sampler is
+        // estimated on separate reference rows of the same Gaussian law (ρ = 0.9).
+        let model = Gaussian { ignore: None };
+        let mut rng = stream_rng(33, 0);
+        let reference = dataset(
+            normal_design(4000, &[1.0, 1.0, 1.0], 0.9, &mut rng),
+            vec![0.0; 4000],
+        );
+        let data = dataset(
+            normal_design(4000, &[1.0, 1.0, 1.0], 0.9, &mut rng),
+            vec![0.0; 4000],
+        );
+        let entropy_pfi = |spec: crate::PerturbationSpec| {
+            let p = spec.resolve(&reference, &data).unwrap();
+            pfi(&model, &data, &[0], &p, &[Statistic::Entropy], 2, 0.95).unwrap()[0][0].estimate
+        };
+        let conditional = entropy_pfi(crate::PerturbationSpec::ConditionalGaussian { repeats: 10 });
+        let marginal = entropy_pfi(crate::PerturbationSpec::Permutation { repeats: 10 });
+        assert!(conditional.covers(0.0), "conditional: {conditional:?}");
+        // Marginal: ½·E(X1−X2)² rises from 1 − ρ = 0.1 to 1, by 0.9.
+        assert!(marginal.lower > 0.5, "marginal: {marginal:?}");
+    }
+
+    #[test]
     fn per_copy_values_average_to_the_estimate() {
         let orig = array![1.0, 2.0, 3.0];
         let pert = array![[2.0, 4.0], [2.0, 2.0], [3.0, 5.0]];

@@ -5,6 +5,7 @@
 //! [`DgpSpec`] and one arm in each of its two `match`es.
 
 pub mod correlated_gaussian;
+pub mod mease_wyner;
 pub mod registry;
 
 use ndarray::{Array1, ArrayView2};
@@ -12,6 +13,7 @@ use rand::Rng;
 use xai_core::Dataset;
 
 pub use correlated_gaussian::CorrelatedGaussian;
+pub use mease_wyner::MeaseWyner;
 pub use registry::DgpSpec;
 
 /// A data generating process: draws datasets and knows its ground truth.

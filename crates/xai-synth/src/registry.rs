@@ -4,6 +4,7 @@ use serde::Deserialize;
 
 use crate::Dgp;
 use crate::correlated_gaussian::CorrelatedGaussian;
+use crate::mease_wyner::MeaseWyner;
 
 /// A DGP with its parameters, as written in YAML (`correlated_gaussian: {...}`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -11,6 +12,8 @@ use crate::correlated_gaussian::CorrelatedGaussian;
 pub enum DgpSpec {
     /// wood2024 Fig. 4–5 ([`crate::correlated_gaussian`]).
     CorrelatedGaussian(CorrelatedGaussian),
+    /// wood2024 Fig. 3, workload W7 ([`crate::mease_wyner`]).
+    MeaseWyner(MeaseWyner),
 }
 
 impl DgpSpec {
@@ -18,6 +21,7 @@ impl DgpSpec {
     pub fn name(&self) -> &'static str {
         match self {
             DgpSpec::CorrelatedGaussian(_) => "correlated_gaussian",
+            DgpSpec::MeaseWyner(_) => "mease_wyner",
         }
     }
 
@@ -25,6 +29,7 @@ impl DgpSpec {
     pub fn dgp(&self) -> &dyn Dgp {
         match self {
             DgpSpec::CorrelatedGaussian(d) => d,
+            DgpSpec::MeaseWyner(d) => d,
         }
     }
 }
