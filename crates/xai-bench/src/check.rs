@@ -8,8 +8,8 @@ use xai_core::{Estimate, t_interval};
 
 use crate::load::format_number;
 use crate::run::RunOutput;
-use crate::spec::{Assertion, CheckSpec, Direction, Scalar, Selector, Tolerance};
-use crate::table::{CsvTable, read_csv, summary_table};
+use crate::spec::{Assertion, CheckSpec, Direction, RowFilter, Scalar, Selector, Tolerance};
+use crate::table::{CsvTable, interpolate, read_csv, summary_table};
 
 /// Verdict of one check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +51,10 @@ pub fn quantities(a: &Assertion) -> Vec<&String> {
         | Assertion::Positive { quantity, .. }
         | Assertion::Negligible { quantity, .. } => vec![quantity],
         Assertion::Monotone { quantities, .. } => quantities.iter().collect(),
+        Assertion::InteriorPeak { quantity, .. }
+        | Assertion::RisesTowardsEdges { quantity, .. }
+        | Assertion::SimilarCurves { quantity, .. } => vec![quantity],
+        Assertion::BelowPdPeak { quantity, pd, .. } => vec![quantity, pd],
     }
 }
 
@@ -101,6 +105,19 @@ impl Row<'_> {
             short(v.upper)
         )
     }
+}
+
+/// Whether columns `cols` take the values `sel` asks for.
+fn selected(cols: &[(&str, String)], sel: &Selector) -> bool {
+    sel.iter().all(|(col, want)| {
+        let Some((_, have)) = cols.iter().find(|(k, _)| k == col) else {
+            return false;
+        };
+        want.values().iter().any(|w| match w {
+            Scalar::Text(t) => t == have,
+            Scalar::Number(n) => have.parse::<f64>().is_ok_and(|h| h == *n),
+        })
+    })
 }
 
 fn short(v: f64) -> String {
@@ -189,6 +206,72 @@ pub fn evaluate(check: &CheckSpec, keys: &[String], out: &RunOutput, level: f64)
             *direction,
             level,
         ),
+        Assertion::InteriorPeak {
+            quantity,
+            rows: sel,
+            rows_with,
+            lower,
+            upper,
+        } => each_curve(&curves(keys, out, quantity, sel, rows_with.as_ref()), |c| {
+            bump(c, *lower, *upper)
+        }),
+        Assertion::RisesTowardsEdges {
+            quantity,
+            rows: sel,
+            rows_with,
+            lower,
+            upper,
+        } => each_curve(&curves(keys, out, quantity, sel, rows_with.as_ref()), |c| {
+            rises(c, *lower, *upper)
+        }),
+        Assertion::SimilarCurves {
+            quantity,
+            this,
+            that,
+            tolerance,
+        } => similar(
+            &curves(keys, out, quantity, this, None),
+            &curves(keys, out, quantity, that, None),
+            *tolerance,
+        ),
+        Assertion::BelowPdPeak {
+            quantity,
+            pd,
+            rows: sel,
+            rows_with,
+            at_own_value,
+            within,
+        } => {
+            let (lo, hi) = within.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+            let max_within = |k: &Curve<'_>| {
+                (0..k.xs.len())
+                    .filter(|&i| k.xs[i] >= lo && k.xs[i] <= hi)
+                    .map(|i| k.ys[i])
+                    .fold(f64::NEG_INFINITY, f64::max)
+            };
+            let pds = curves(keys, out, pd, &Selector::new(), None);
+            each_curve(&curves(keys, out, quantity, sel, rows_with.as_ref()), |c| {
+                // The PD of the same grid keys, model and feature (columns 1..=feature).
+                let context = |k: &Curve<'_>| -> Vec<String> {
+                    k.cols[1..k.cols.len().min(keys.len() + 3)]
+                        .iter()
+                        .map(|(_, v)| v.clone())
+                        .collect()
+                };
+                let Some(p) = pds.iter().find(|p| context(p) == context(c)) else {
+                    return (false, "no PD curve of the same feature and model".into());
+                };
+                let peak = max_within(p);
+                let value = match (at_own_value, c.own) {
+                    (true, Some(x)) => interpolate(&c.xs, &c.ys, x),
+                    _ => max_within(c),
+                };
+                (
+                    value < peak,
+                    format!("{} vs PD peak {}", short(value), short(peak)),
+                )
+            })
+        }
     };
     let status = match (ok, &check.expected_to_differ) {
         (true, _) => Status::Pass,
@@ -204,6 +287,211 @@ pub fn evaluate(check: &CheckSpec, keys: &[String], out: &RunOutput, level: f64)
         status,
         detail,
     }
+}
+
+/// A curve over a grid: a PD from the summary or a kept ICE curve.
+struct Curve<'a> {
+    /// quantity, grid keys, model, feature (and row for ICE).
+    cols: Vec<(&'a str, String)>,
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+    /// Standard errors (0 for ICE curves).
+    se: Vec<f64>,
+    /// ICE: the row's own value of the varied feature.
+    own: Option<f64>,
+}
+
+fn argmax(v: &[f64]) -> usize {
+    (0..v.len()).fold(0, |best, i| if v[i] > v[best] { i } else { best })
+}
+
+/// The curves of `quantity` selected by `sel` (and, for ICE, `filter`).
+fn curves<'a>(
+    keys: &'a [String],
+    out: &RunOutput,
+    quantity: &str,
+    sel: &Selector,
+    filter: Option<&RowFilter>,
+) -> Vec<Curve<'a>> {
+    let base = |labels: &[String], model: &str, feature: &str| {
+        let mut cols = vec![("quantity", quantity.to_string())];
+        cols.extend(keys.iter().map(String::as_str).zip(labels.iter().cloned()));
+        cols.push(("model", model.to_string()));
+        cols.push(("feature", feature.to_string()));
+        cols
+    };
+    let index = |name: &str| out.feature_names.iter().position(|n| n == name);
+    if quantity.ends_with("_ice") {
+        return out
+            .curves
+            .iter()
+            .filter(|c| c.quantity == quantity)
+            .filter(|c| {
+                filter.is_none_or(|f| {
+                    index(&f.feature).is_some_and(|j| {
+                        let v = c.row_values[j].abs();
+                        f.abs_below.is_none_or(|b| v < b) && f.abs_above.is_none_or(|b| v > b)
+                    })
+                })
+            })
+            .map(|c| {
+                let mut cols = base(&c.labels, &c.model, &c.feature);
+                cols.push(("row", format!("{}/{}", c.replicate, c.row)));
+                Curve {
+                    cols,
+                    xs: c.grid.clone(),
+                    ys: c.values.clone(),
+                    se: vec![0.0; c.grid.len()],
+                    own: index(&c.feature).map(|j| c.row_values[j]),
+                }
+            })
+            .filter(|c| selected(&c.cols, sel))
+            .collect();
+    }
+    let mut list: Vec<Curve<'a>> = Vec::new();
+    for r in out.summary.iter().filter(|r| r.quantity == quantity) {
+        let cols = base(&r.labels, &r.model, &r.feature);
+        if !selected(&cols, sel) {
+            continue;
+        }
+        let c = match list.iter().position(|c| c.cols == cols) {
+            Some(i) => &mut list[i],
+            None => {
+                list.push(Curve {
+                    cols,
+                    xs: Vec::new(),
+                    ys: Vec::new(),
+                    se: Vec::new(),
+                    own: None,
+                });
+                list.last_mut().expect("just pushed")
+            }
+        };
+        c.xs.push(r.x.unwrap_or(f64::NAN));
+        c.ys.push(r.value.estimate);
+        c.se.push(if r.value.se.is_finite() {
+            r.value.se
+        } else {
+            0.0
+        });
+    }
+    list
+}
+
+fn describe(c: &Curve<'_>) -> String {
+    c.cols
+        .iter()
+        .skip(1)
+        .map(|(_, v)| v.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Applies `test` to every curve: passes if all pass (and there is at least one).
+fn each_curve(curves: &[Curve<'_>], test: impl Fn(&Curve<'_>) -> (bool, String)) -> (bool, String) {
+    if curves.is_empty() {
+        return (false, "no curves match the selection".into());
+    }
+    let results: Vec<(bool, String)> = curves
+        .iter()
+        .map(|c| {
+            let (ok, text) = test(c);
+            (ok, format!("{}: {text}", describe(c)))
+        })
+        .collect();
+    let failed: Vec<&str> = results
+        .iter()
+        .filter(|r| !r.0)
+        .map(|r| r.1.as_str())
+        .collect();
+    let shown: Vec<&str> = if failed.is_empty() {
+        results.iter().map(|r| r.1.as_str()).take(4).collect()
+    } else {
+        failed.iter().copied().take(4).collect()
+    };
+    (
+        failed.is_empty(),
+        format!(
+            "{} of {} curves pass; {}",
+            results.len() - failed.len(),
+            results.len(),
+            shown.join("; ")
+        ),
+    )
+}
+
+/// The curve's maximum over [lower, upper] exceeds its values at both ends of the
+/// interval by more than the combined standard error (grid point nearest each end).
+fn bump(c: &Curve<'_>, lower: f64, upper: f64) -> (bool, String) {
+    let inside: Vec<usize> = (0..c.xs.len())
+        .filter(|&i| c.xs[i] >= lower && c.xs[i] <= upper)
+        .collect();
+    let (Some(&first), Some(&last)) = (inside.first(), inside.last()) else {
+        return (false, "no grid point inside the interval".into());
+    };
+    let top = *inside
+        .iter()
+        .max_by(|&&a, &&b| c.ys[a].total_cmp(&c.ys[b]))
+        .expect("non-empty");
+    let above = |end: usize| c.ys[top] - c.ys[end] > (c.se[top].powi(2) + c.se[end].powi(2)).sqrt();
+    (
+        above(first) && above(last),
+        format!(
+            "max {} at {} vs {} and {} at the ends",
+            short(c.ys[top]),
+            short(c.xs[top]),
+            short(c.ys[first]),
+            short(c.ys[last])
+        ),
+    )
+}
+
+/// Both grid ends exceed the curve's minimum on their side of [lower, upper], by more
+/// than the combined standard error of the two points.
+fn rises(c: &Curve<'_>, lower: f64, upper: f64) -> (bool, String) {
+    let side = |inside: &dyn Fn(f64) -> bool, edge: usize| {
+        let idx: Vec<usize> = (0..c.xs.len()).filter(|&i| inside(c.xs[i])).collect();
+        let m = *idx.iter().min_by(|&&a, &&b| c.ys[a].total_cmp(&c.ys[b]))?;
+        let margin = (c.se[edge].powi(2) + c.se[m].powi(2)).sqrt();
+        Some((c.ys[edge] - c.ys[m] > margin, c.ys[edge] - c.ys[m]))
+    };
+    let last = c.xs.len() - 1;
+    match (side(&|x| x <= lower, 0), side(&|x| x >= upper, last)) {
+        (Some((l, dl)), Some((r, dr))) => (
+            l && r,
+            format!("rise {} (left), {} (right)", short(dl), short(dr)),
+        ),
+        _ => (false, "the grid does not reach beyond the interval".into()),
+    }
+}
+
+fn similar(a: &[Curve<'_>], b: &[Curve<'_>], tolerance: f64) -> (bool, String) {
+    if a.is_empty() || a.len() != b.len() {
+        return (
+            false,
+            format!("{} curves for `this`, {} for `that`", a.len(), b.len()),
+        );
+    }
+    let mut ok = true;
+    let mut parts = Vec::new();
+    for (ca, cb) in a.iter().zip(b) {
+        let range = ca.ys[argmax(&ca.ys)] - ca.ys.iter().copied().fold(f64::INFINITY, f64::min);
+        let gap = ca
+            .ys
+            .iter()
+            .zip(&cb.ys)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max);
+        let pass = ca.ys.len() == cb.ys.len() && gap <= tolerance * range;
+        ok &= pass;
+        parts.push(format!(
+            "{}max gap {} vs range {}",
+            if pass { "" } else { "NOT " },
+            short(gap),
+            short(range)
+        ));
+    }
+    (ok, parts.join("; "))
 }
 
 fn every(

@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod catalog;
 pub mod check;
+pub mod curves;
 pub mod error;
 pub mod load;
 pub mod manifest;

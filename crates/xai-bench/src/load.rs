@@ -308,6 +308,18 @@ impl Experiment {
             if let PerturbationSpec::Permutation { repeats: 0 } = m.perturbation {
                 return fail("repeats", "permutation repeats must be at least 1".into());
             }
+            if m.curves > 0 && m.aggregation != Aggregation::Ice {
+                return fail(
+                    "curves",
+                    "`curves` keeps ICE curves and needs aggregation `ice`".into(),
+                );
+            }
+            if m.curves > s.data.n_test {
+                return fail(
+                    "curves",
+                    format!("curves = {} exceeds n_test = {}", m.curves, s.data.n_test),
+                );
+            }
             for f in m.features.iter().flatten() {
                 if !names.contains(f) {
                     return fail(
@@ -331,15 +343,75 @@ impl Experiment {
                 )
             }
         };
-        for p in &s.plots {
-            let PlotSpec::Bars {
-                quantities: qs,
-                panels,
-                ..
-            } = p;
-            for q in qs {
-                known(q, q)?;
+        let curve_quantities: Vec<String> = s
+            .methods
+            .iter()
+            .filter(|m| m.curves > 0)
+            .flat_map(|m| {
+                m.statistics
+                    .iter()
+                    .map(|st| format!("{}_ice", st.quantity_prefix()))
+            })
+            .collect();
+        let known_feature = |f: &String| {
+            if names.contains(f) {
+                Ok(())
+            } else {
+                fail(
+                    f,
+                    format!("unknown feature `{f}`; the data has {}", names.join(", ")),
+                )
             }
+        };
+        for p in &s.plots {
+            let panels = match p {
+                PlotSpec::Bars {
+                    quantities: qs,
+                    panels,
+                    ..
+                } => {
+                    for q in qs {
+                        known(q, q)?;
+                    }
+                    panels
+                }
+                PlotSpec::Curves {
+                    pd,
+                    ice,
+                    color_by,
+                    panels,
+                    ..
+                } => {
+                    known(pd, pd)?;
+                    if let Some(q) = ice
+                        && !curve_quantities.contains(q)
+                    {
+                        return fail(
+                            q,
+                            format!(
+                                "`{q}` is not kept: set `curves:` on an `ice` method (kept: {})",
+                                curve_quantities.join(", ")
+                            ),
+                        );
+                    }
+                    match color_by.as_deref() {
+                        Some("other") if names.len() != 2 => {
+                            return fail(
+                                "color_by",
+                                "`color_by: other` needs data with exactly two features".into(),
+                            );
+                        }
+                        Some("other") | None => {}
+                        Some(_) => color_by.iter().try_for_each(known_feature)?,
+                    }
+                    panels
+                }
+                PlotSpec::Scatter { x, y, .. } => {
+                    known_feature(x)?;
+                    known_feature(y)?;
+                    &None
+                }
+            };
             if let Some(k) = panels
                 && !s.grid.contains_key(k)
             {
@@ -348,7 +420,9 @@ impl Experiment {
         }
         for c in &s.checks {
             for q in crate::check::quantities(&c.assert) {
-                known(q, q)?;
+                if !curve_quantities.contains(q) {
+                    known(q, q)?;
+                }
             }
         }
         Ok(())

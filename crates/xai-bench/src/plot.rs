@@ -13,7 +13,8 @@ use crate::run::RunOutput;
 use crate::spec::PlotSpec;
 use crate::table::SummaryRow;
 
-const COLORS: [RGBColor; 6] = [
+/// The palette of series.
+pub const COLORS: [RGBColor; 6] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -39,12 +40,52 @@ struct Panel<'a> {
 /// Draws `plot` into `<dir>/<name>.svg` and `<dir>/<name>.png`.
 pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> Result<()> {
     register_fonts();
-    let PlotSpec::Bars {
-        name,
-        quantities,
-        panels,
-        y_unit,
-    } = plot;
+    let title = format!(
+        "{} ({} {})",
+        exp.spec.title, exp.spec.paper, exp.spec.figure
+    );
+    match plot {
+        PlotSpec::Bars {
+            name,
+            quantities,
+            panels,
+            y_unit,
+        } => draw_bars(&title, name, quantities, panels, y_unit, out, dir),
+        PlotSpec::Curves { name, .. } | PlotSpec::Scatter { name, .. } => {
+            let svg = dir.join(format!("{name}.svg"));
+            let png = dir.join(format!("{name}.png"));
+            let err = |path: &Path| {
+                let path = path.to_path_buf();
+                move |message: String| BenchError::Plot { path, message }
+            };
+            let size = crate::curves::size(plot, out);
+            crate::curves::draw(
+                SVGBackend::new(&svg, size).into_drawing_area(),
+                &title,
+                plot,
+                out,
+            )
+            .map_err(err(&svg))?;
+            crate::curves::draw(
+                BitMapBackend::new(&png, size).into_drawing_area(),
+                &title,
+                plot,
+                out,
+            )
+            .map_err(err(&png))
+        }
+    }
+}
+
+fn draw_bars(
+    title: &str,
+    name: &str,
+    quantities: &[String],
+    panels: &Option<String>,
+    y_unit: &str,
+    out: &RunOutput,
+    dir: &Path,
+) -> Result<()> {
     let panel_col = panels
         .as_ref()
         .and_then(|k| out.keys.iter().position(|c| c == k));
@@ -70,10 +111,6 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
         440 * list.len().max(1) as u32 + 40,
         300 * quantities.len().max(1) as u32 + 50,
     );
-    let title = format!(
-        "{} ({} {})",
-        exp.spec.title, exp.spec.paper, exp.spec.figure
-    );
     let svg = dir.join(format!("{name}.svg"));
     let png = dir.join(format!("{name}.png"));
     let err = |path: &Path| {
@@ -82,7 +119,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
     };
     bars(
         SVGBackend::new(&svg, size).into_drawing_area(),
-        &title,
+        title,
         &list,
         quantities,
         y_unit,
@@ -90,7 +127,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
     .map_err(err(&svg))?;
     bars(
         BitMapBackend::new(&png, size).into_drawing_area(),
-        &title,
+        title,
         &list,
         quantities,
         y_unit,

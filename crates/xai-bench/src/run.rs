@@ -18,7 +18,9 @@ use xai_core::{Dataset, Model, PerturbationSpec, ice, pfi};
 use crate::error::{BenchError, Result, io_err};
 use crate::load::{Experiment, Scale, Variant};
 use crate::spec::{Aggregation, MethodSpec};
-use crate::table::{SummaryRow, TidyRow, summarize, write_summary, write_tidy};
+use crate::table::{
+    CurveRow, SummaryRow, TidyRow, summarize, write_curves, write_summary, write_tidy,
+};
 
 /// What a run computed.
 #[derive(Debug, Clone)]
@@ -31,6 +33,12 @@ pub struct RunOutput {
     pub tidy: Vec<TidyRow>,
     /// The summary over replicates.
     pub summary: Vec<SummaryRow>,
+    /// ICE curves of the sampled test rows (methods with `curves > 0`).
+    pub curves: Vec<CurveRow>,
+    /// Feature names of the data (of the first variant).
+    pub feature_names: Vec<String>,
+    /// The training sample of the first variant's first replicate (for data plots).
+    pub train_sample: Option<Dataset>,
     /// Number of variants.
     pub variants: usize,
     /// Replicates per variant.
@@ -70,7 +78,7 @@ pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Re
     let log = progress
         .then(|| PlainProgress::new(exp.id(), tasks.len()))
         .flatten();
-    let results: Vec<Vec<TidyRow>> = pool.install(|| {
+    let results: Vec<Replicate> = pool.install(|| {
         tasks
             .par_iter()
             .map(|&(v, r)| {
@@ -84,13 +92,25 @@ pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Re
             .collect::<Result<_>>()
     })?;
     bar.finish_and_clear();
-    let tidy: Vec<TidyRow> = results.into_iter().flatten().collect();
+    let train_sample = results.first().map(|r| r.train.clone());
+    let mut tidy = Vec::new();
+    let mut curves = Vec::new();
+    for r in results {
+        tidy.extend(r.rows);
+        curves.extend(r.curves);
+    }
     let summary = summarize(&tidy, exp.spec.level);
     Ok(RunOutput {
         scale,
         keys: exp.grid_keys(),
         tidy,
         summary,
+        curves,
+        feature_names: variants
+            .first()
+            .map(|v| v.spec.data.dgp.dgp().feature_names())
+            .unwrap_or_default(),
+        train_sample,
         variants: variants.len(),
         replicates,
         threads: pool.current_num_threads(),
@@ -143,7 +163,14 @@ fn fnv(name: &str) -> u64 {
     })
 }
 
-fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Vec<TidyRow>> {
+/// What one (variant, replicate) task produced.
+struct Replicate {
+    rows: Vec<TidyRow>,
+    curves: Vec<CurveRow>,
+    train: Dataset,
+}
+
+fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Replicate> {
     let spec = &variant.spec;
     let mut rng = stream_rng(spec.seed, ((v as u64) << 32) | r as u64);
     let dgp = spec.data.dgp.dgp();
@@ -152,6 +179,7 @@ fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Vec<TidyRow>> {
     let model_seed = rng.next_u64();
     let labels: Vec<String> = variant.labels.iter().map(|(_, l)| l.clone()).collect();
     let mut rows = Vec::new();
+    let mut curves = Vec::new();
     for (name, learner) in &spec.models {
         let fail = |source| BenchError::Run {
             variant: variant.describe(),
@@ -163,7 +191,7 @@ fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Vec<TidyRow>> {
         let model = learner.build().fit(&train, &mut model_rng).map_err(fail)?;
         for method in &spec.methods {
             let seed = model_rng.next_u64();
-            let explained =
+            let (explained, kept) =
                 explain(model.as_ref(), &train, &test, method, seed, spec.level).map_err(fail)?;
             rows.extend(
                 explained
@@ -178,9 +206,19 @@ fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Vec<TidyRow>> {
                         value,
                     }),
             );
+            curves.extend(kept.into_iter().map(|mut c| {
+                c.labels = labels.clone();
+                c.replicate = r;
+                c.model = name.clone();
+                c
+            }));
         }
     }
-    Ok(rows)
+    Ok(Replicate {
+        rows,
+        curves,
+        train,
+    })
 }
 
 type Explained = (String, String, Option<f64>, xai_core::Estimate);
@@ -194,7 +232,7 @@ fn explain(
     method: &MethodSpec,
     seed: u64,
     level: f64,
-) -> xai_core::error::Result<Vec<Explained>> {
+) -> xai_core::error::Result<(Vec<Explained>, Vec<CurveRow>)> {
     let names = test.feature_names();
     let features: Vec<usize> = match &method.features {
         Some(fs) => fs
@@ -210,6 +248,7 @@ fn explain(
     };
     let quantities = method.quantities();
     let mut out = Vec::new();
+    let mut curves = Vec::new();
     match (method.aggregation, &method.perturbation) {
         (Aggregation::Pfi, p) => {
             let res = pfi(
@@ -229,17 +268,39 @@ fn explain(
         }
         (Aggregation::Ice, PerturbationSpec::Grid(grid)) => {
             let res = ice(model, test, &features, *grid, &method.statistics, level)?;
-            for (q, per_feature) in quantities.iter().zip(res) {
+            let kept = sample_rows(test.n_rows(), method.curves, seed);
+            for ((q, stat), per_feature) in quantities.iter().zip(&method.statistics).zip(res) {
                 for f in per_feature {
                     for (x, pd) in f.grid.iter().zip(&f.pd) {
                         out.push((q.clone(), names[f.feature].clone(), Some(*x), *pd));
                     }
+                    curves.extend(kept.iter().map(|&row| CurveRow {
+                        labels: Vec::new(),
+                        replicate: 0,
+                        model: String::new(),
+                        quantity: format!("{}_ice", stat.quantity_prefix()),
+                        feature: names[f.feature].clone(),
+                        row,
+                        grid: f.grid.clone(),
+                        values: f.curves.row(row).to_vec(),
+                        row_values: test.x().row(row).to_vec(),
+                    }));
                 }
             }
         }
         (Aggregation::Ice, _) => unreachable!("validated at load: ice needs a grid"),
     }
-    Ok(out)
+    Ok((out, curves))
+}
+
+/// `k` distinct rows out of `n`, in increasing order, drawn from stream (seed, 2⁶³).
+fn sample_rows(n: usize, k: usize, seed: u64) -> Vec<usize> {
+    use rand::seq::SliceRandom;
+    let mut rows: Vec<usize> = (0..n).collect();
+    let (chosen, _) = rows.partial_shuffle(&mut stream_rng(seed, 1 << 63), k.min(n));
+    let mut chosen = chosen.to_vec();
+    chosen.sort_unstable();
+    chosen
 }
 
 /// Writes `tidy.csv`, `summary.csv`, the figures and `manifest.json` into `dir`.
@@ -247,6 +308,14 @@ pub fn write_outputs(exp: &Experiment, out: &RunOutput, dir: &Path) -> Result<()
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     write_tidy(&dir.join("tidy.csv"), &out.keys, &out.tidy)?;
     write_summary(&dir.join("summary.csv"), &out.keys, &out.summary)?;
+    if !out.curves.is_empty() {
+        write_curves(
+            &dir.join("ice.csv"),
+            &out.keys,
+            &out.feature_names,
+            &out.curves,
+        )?;
+    }
     for plot in &exp.spec.plots {
         crate::plot::draw(exp, plot, out, dir)?;
     }

@@ -127,6 +127,10 @@ pub struct MethodSpec {
     /// Features explained, by name (default: all).
     #[serde(default)]
     pub features: Option<Vec<String>>,
+    /// With `ice`: keep the ICE curves (`<statistic>_ice`) of this many test rows,
+    /// drawn at random without replacement (written to `ice.csv`).
+    #[serde(default)]
+    pub curves: usize,
 }
 
 impl MethodSpec {
@@ -158,6 +162,60 @@ pub enum PlotSpec {
         #[serde(default = "default_y_unit")]
         y_unit: String,
     },
+    /// Partial-dependence curves with their interval bands, one panel per model (and
+    /// value of `panels`) holding every feature; or, with `ice`, one panel per feature
+    /// with the sampled rows' ICE curves (coloured by `color_by`, a dot at each row's
+    /// own value) and the PD in black.
+    Curves {
+        /// File stem of the figure.
+        name: String,
+        /// The PD quantity (`entropy_pd`, ...).
+        pd: String,
+        /// The ICE quantity of the sampled rows (`entropy_ice`, ...), if drawn.
+        #[serde(default)]
+        ice: Option<String>,
+        /// Feature whose original value colours each ICE curve; `other` (two-feature
+        /// data only) colours each panel by the feature it does not vary.
+        #[serde(default)]
+        color_by: Option<String>,
+        /// Vertical dotted lines at these x values.
+        #[serde(default)]
+        vlines: Vec<f64>,
+        /// Grid key whose values get a panel each.
+        #[serde(default)]
+        panels: Option<String>,
+        /// Unit shown after the quantity on the y-axis.
+        #[serde(default = "default_curve_unit")]
+        y_unit: String,
+    },
+    /// Scatter of two features of the first replicate's training sample, with the
+    /// square [−shade, shade]² hatched.
+    Scatter {
+        /// File stem of the figure.
+        name: String,
+        /// Feature on the x-axis.
+        x: String,
+        /// Feature on the y-axis.
+        y: String,
+        /// Half-width of the hatched square, if any.
+        #[serde(default)]
+        shade: Option<f64>,
+    },
+}
+
+impl PlotSpec {
+    /// The file stem of the figure.
+    pub fn name(&self) -> &str {
+        match self {
+            PlotSpec::Bars { name, .. }
+            | PlotSpec::Curves { name, .. }
+            | PlotSpec::Scatter { name, .. } => name,
+        }
+    }
+}
+
+fn default_curve_unit() -> String {
+    "nats".into()
 }
 
 fn default_y_unit() -> String {
@@ -258,6 +316,90 @@ pub enum Assertion {
         /// `decreasing` or `increasing`.
         direction: Direction,
     },
+    /// Every selected curve (PD `*_pd` from the summary, or kept ICE curves `*_ice`)
+    /// has a bump inside [lower, upper]: its maximum over the interval exceeds its
+    /// values at both ends of the interval by more than the combined standard error
+    /// (0 for ICE curves).
+    InteriorPeak {
+        /// The quantity.
+        quantity: String,
+        /// The curves.
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// ICE only: which rows' curves.
+        #[serde(default)]
+        rows_with: Option<RowFilter>,
+        /// Lower end.
+        lower: f64,
+        /// Upper end.
+        upper: f64,
+    },
+    /// On each side of [lower, upper] every selected curve's value at the grid end
+    /// exceeds the curve's minimum on that side (for PD, by more than the combined
+    /// standard error of the two points).
+    RisesTowardsEdges {
+        /// The quantity.
+        quantity: String,
+        /// The curves.
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// ICE only: which rows' curves.
+        #[serde(default)]
+        rows_with: Option<RowFilter>,
+        /// Lower end of the inner interval.
+        lower: f64,
+        /// Upper end of the inner interval.
+        upper: f64,
+    },
+    /// Two PD curves agree point by point (matched grid index):
+    /// max |a − b| ≤ tolerance · (max a − min a).
+    SimilarCurves {
+        /// The PD quantity.
+        quantity: String,
+        /// The first curve.
+        this: Selector,
+        /// The second curve.
+        that: Selector,
+        /// Relative tolerance.
+        tolerance: f64,
+    },
+    /// Every selected ICE curve stays below the peak of the PD of its feature and
+    /// model: its maximum, or with `at_own_value` its value at the row's own x (the
+    /// row's unperturbed prediction); with `within`, both maxima are taken over that
+    /// interval.
+    BelowPdPeak {
+        /// The ICE quantity.
+        quantity: String,
+        /// The PD quantity.
+        pd: String,
+        /// The curves.
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// Which rows' curves.
+        #[serde(default)]
+        rows_with: Option<RowFilter>,
+        /// Compare the value at the row's own x instead of the curve's maximum.
+        #[serde(default)]
+        at_own_value: bool,
+        /// Compare both maxima over this interval only.
+        #[serde(default)]
+        within: Option<(f64, f64)>,
+    },
+}
+
+/// Keeps the ICE curves of rows whose original value of `feature` has |value| below
+/// `abs_below` and/or above `abs_above`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RowFilter {
+    /// The feature whose original value is tested.
+    pub feature: String,
+    /// Keep rows with |value| < this.
+    #[serde(default)]
+    pub abs_below: Option<f64>,
+    /// Keep rows with |value| > this.
+    #[serde(default)]
+    pub abs_above: Option<f64>,
 }
 
 /// Direction of a monotone trend.

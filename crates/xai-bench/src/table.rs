@@ -31,6 +31,87 @@ pub struct TidyRow {
     pub value: Estimate,
 }
 
+/// Linear interpolation of the curve (xs, ys) at x, constant beyond its ends.
+pub fn interpolate(xs: &[f64], ys: &[f64], x: f64) -> f64 {
+    let last = xs.len() - 1;
+    if x <= xs[0] {
+        return ys[0];
+    }
+    if x >= xs[last] {
+        return ys[last];
+    }
+    let j = xs.partition_point(|&v| v <= x);
+    let t = (x - xs[j - 1]) / (xs[j] - xs[j - 1]);
+    ys[j - 1] + t * (ys[j] - ys[j - 1])
+}
+
+/// One ICE curve of one test row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurveRow {
+    /// Values of the grid keys, in key order.
+    pub labels: Vec<String>,
+    /// Replicate index.
+    pub replicate: usize,
+    /// Model name.
+    pub model: String,
+    /// Quantity name (`entropy_ice`, ...).
+    pub quantity: String,
+    /// The varied feature's name.
+    pub feature: String,
+    /// Index of the row in the replicate's test set.
+    pub row: usize,
+    /// Grid values.
+    pub grid: Vec<f64>,
+    /// The curve ICE⁽ⁱ⁾(x_g).
+    pub values: Vec<f64>,
+    /// The row's original feature values, in column order.
+    pub row_values: Vec<f64>,
+}
+
+/// Writes `ice.csv`: grid keys, replicate, model, quantity, feature, row, x, value,
+/// and the row's original feature values (`at_<feature>`), one line per grid point.
+pub fn write_curves(
+    path: &Path,
+    keys: &[String],
+    features: &[String],
+    curves: &[CurveRow],
+) -> Result<()> {
+    let mut header = keys.to_vec();
+    header.extend(
+        [
+            "replicate",
+            "model",
+            "quantity",
+            "feature",
+            "row",
+            "x",
+            "value",
+        ]
+        .map(String::from),
+    );
+    header.extend(features.iter().map(|f| format!("at_{f}")));
+    write_csv(
+        path,
+        header,
+        curves.iter().flat_map(|c| {
+            c.grid.iter().zip(&c.values).map(move |(x, v)| {
+                let mut rec = c.labels.clone();
+                rec.extend([
+                    c.replicate.to_string(),
+                    c.model.clone(),
+                    c.quantity.clone(),
+                    c.feature.clone(),
+                    c.row.to_string(),
+                    num(*x),
+                    num(*v),
+                ]);
+                rec.extend(c.row_values.iter().map(|v| num(*v)));
+                rec
+            })
+        }),
+    )
+}
+
 /// One row of `summary.csv`: an estimate over replicates.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SummaryRow {

@@ -7,7 +7,6 @@ use xai_bench::catalog::{experiment_ids, resolve};
 use xai_bench::check::{paper_checks, write_outcomes};
 use xai_bench::load::Scale;
 use xai_bench::run::{run, write_outputs};
-use xai_bench::spec::PlotSpec;
 use xai_bench::table::{read_csv, summary_table};
 
 fn root() -> PathBuf {
@@ -37,13 +36,20 @@ fn every_experiment_runs_at_smoke_scale_deterministically() {
             "manifest.json".into(),
             "checks.csv".into(),
         ];
-        for PlotSpec::Bars { name, .. } in &exp.spec.plots {
-            files.push(format!("{name}.svg"));
-            files.push(format!("{name}.png"));
+        for plot in &exp.spec.plots {
+            files.push(format!("{}.svg", plot.name()));
+            files.push(format!("{}.png", plot.name()));
         }
         for f in &files {
             let meta = std::fs::metadata(dir.join(f)).unwrap_or_else(|e| panic!("{id}: {f}: {e}"));
             assert!(meta.len() > 0, "{id}: {f} is empty");
+        }
+        if exp.spec.methods.iter().any(|m| m.curves > 0) {
+            assert!(!one.curves.is_empty(), "{id}: no ICE curves kept");
+            assert!(
+                std::fs::metadata(dir.join("ice.csv")).is_ok_and(|m| m.len() > 0),
+                "{id}: ice.csv"
+            );
         }
         let summary = read_csv(&dir.join("summary.csv")).unwrap();
         assert_eq!(

@@ -16,6 +16,9 @@ pub enum GridRange {
     /// Equally spaced from the minimum to the maximum of the feature in the
     /// explained rows (wood2024 §1.1 proposal of PAPERS.md).
     MinMax,
+    /// Equally spaced over a fixed interval [lo, hi], the same for every dataset, so
+    /// curves of independent replicates can be averaged point by point.
+    Fixed(f64, f64),
 }
 
 /// A grid of `points` values per feature.
@@ -34,8 +37,8 @@ fn default_range() -> GridRange {
 }
 
 impl GridSpec {
-    /// The grid values for one column: for `MinMax`, x_min + g·(x_max − x_min)/(G − 1),
-    /// g = 0..G.
+    /// The grid values for one column: lo + g·(hi − lo)/(G − 1), g = 0..G, with
+    /// [lo, hi] the column's range (`MinMax`) or the fixed interval.
     pub fn values(&self, column: ArrayView1<'_, f64>) -> Result<Vec<f64>> {
         if self.points < 2 {
             return Err(CoreError::Invalid(format!(
@@ -43,8 +46,18 @@ impl GridSpec {
                 self.points
             )));
         }
-        let lo = column.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = column.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (lo, hi) = match self.range {
+            GridRange::MinMax => (
+                column.iter().copied().fold(f64::INFINITY, f64::min),
+                column.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            ),
+            GridRange::Fixed(lo, hi) if lo < hi => (lo, hi),
+            GridRange::Fixed(lo, hi) => {
+                return Err(CoreError::Invalid(format!(
+                    "a fixed grid needs lo < hi, got [{lo}, {hi}]"
+                )));
+            }
+        };
         let step = (hi - lo) / (self.points - 1) as f64;
         Ok((0..self.points).map(|g| lo + g as f64 * step).collect())
     }
@@ -282,5 +295,13 @@ mod tests {
         );
         let one = GridSpec { points: 1, ..g };
         assert!(one.values(array![1.0].view()).is_err());
+        let fixed = GridSpec {
+            points: 5,
+            range: GridRange::Fixed(-1.0, 1.0),
+        };
+        assert_eq!(
+            fixed.values(array![7.0].view()).unwrap(),
+            vec![-1.0, -0.5, 0.0, 0.5, 1.0]
+        );
     }
 }

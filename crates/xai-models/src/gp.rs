@@ -55,6 +55,10 @@ pub struct GpParams {
     /// One length scale per input (ARD, the default) or one shared by all inputs
     /// (isotropic, scikit-learn's `RBF()` default and PAPERS.md §1.2's proposal).
     pub ard: bool,
+    /// Bounds [lo, hi] of every length scale, in the units the GP works in
+    /// (standardised inputs by default); scikit-learn's `length_scale_bounds`,
+    /// default [1e-5, 1e5] like every other hyperparameter.
+    pub length_scale_bounds: (f64, f64),
 }
 
 impl Default for GpParams {
@@ -66,6 +70,7 @@ impl Default for GpParams {
             max_iter: 200,
             jitter: 1e-10,
             ard: true,
+            length_scale_bounds: (1e-5, 1e5),
         }
     }
 }
@@ -81,6 +86,12 @@ impl GpParams {
         }
         if self.max_iter == 0 {
             return Err("max_iter must be at least 1".into());
+        }
+        let (lo, hi) = self.length_scale_bounds;
+        if !(lo > 0.0 && lo < hi && hi.is_finite()) {
+            return Err(format!(
+                "length_scale_bounds must satisfy 0 < lo < hi < inf, got [{lo}, {hi}]"
+            ));
         }
         Ok(())
     }
@@ -184,8 +195,12 @@ impl GaussianProcess {
         let ys = y.mapv(|v| (v - y_shift) / y_scale);
         let d = x.ncols();
         let p = if params.ard { d + 2 } else { 3 };
-        let lower = vec![-LOG_BOUND; p];
-        let upper = vec![LOG_BOUND; p];
+        let mut lower = vec![-LOG_BOUND; p];
+        let mut upper = vec![LOG_BOUND; p];
+        for k in 1..p - 1 {
+            lower[k] = params.length_scale_bounds.0.ln();
+            upper[k] = params.length_scale_bounds.1.ln();
+        }
         let opts = LbfgsOptions {
             max_iter: params.max_iter,
             ..Default::default()

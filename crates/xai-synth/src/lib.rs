@@ -4,6 +4,7 @@
 //! Adding a DGP: one file with a params struct implementing [`Dgp`], one variant in
 //! [`DgpSpec`] and one arm in each of its two `match`es.
 
+pub mod border;
 pub mod correlated_gaussian;
 pub mod mease_wyner;
 pub mod registry;
@@ -12,6 +13,7 @@ use ndarray::{Array1, ArrayView2};
 use rand::Rng;
 use xai_core::Dataset;
 
+pub use border::Border;
 pub use correlated_gaussian::CorrelatedGaussian;
 pub use mease_wyner::MeaseWyner;
 pub use registry::DgpSpec;

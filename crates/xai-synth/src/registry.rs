@@ -3,6 +3,7 @@
 use serde::Deserialize;
 
 use crate::Dgp;
+use crate::border::Border;
 use crate::correlated_gaussian::CorrelatedGaussian;
 use crate::mease_wyner::MeaseWyner;
 
@@ -12,6 +13,8 @@ use crate::mease_wyner::MeaseWyner;
 pub enum DgpSpec {
     /// wood2024 Fig. 4–5 ([`crate::correlated_gaussian`]).
     CorrelatedGaussian(CorrelatedGaussian),
+    /// wood2024 Fig. 6–7 ([`crate::border`]).
+    Border(Border),
     /// wood2024 Fig. 3, workload W7 ([`crate::mease_wyner`]).
     MeaseWyner(MeaseWyner),
 }
@@ -21,6 +24,7 @@ impl DgpSpec {
     pub fn name(&self) -> &'static str {
         match self {
             DgpSpec::CorrelatedGaussian(_) => "correlated_gaussian",
+            DgpSpec::Border(_) => "border",
             DgpSpec::MeaseWyner(_) => "mease_wyner",
         }
     }
@@ -29,6 +33,7 @@ impl DgpSpec {
     pub fn dgp(&self) -> &dyn Dgp {
         match self {
             DgpSpec::CorrelatedGaussian(d) => d,
+            DgpSpec::Border(d) => d,
             DgpSpec::MeaseWyner(d) => d,
         }
     }
