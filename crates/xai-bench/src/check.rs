@@ -9,7 +9,8 @@ use xai_core::{Estimate, t_interval};
 use crate::load::format_number;
 use crate::run::RunOutput;
 use crate::spec::{Assertion, CheckSpec, Direction, RowFilter, Scalar, Selector, Tolerance};
-use crate::table::{CsvTable, interpolate, read_csv, summary_table};
+use crate::table::{CsvTable, read_csv, summary_table};
+use xai_core::interpolate;
 
 /// Verdict of one check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

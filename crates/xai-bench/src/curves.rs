@@ -1,5 +1,6 @@
-//! Figures of curves: partial dependence with interval bands, ICE curves coloured by
-//! another feature, and a scatter of the training sample.
+//! Figures other than bar charts: partial dependence with interval bands, ICE curves
+//! coloured by another feature, a scatter of the training sample, and the entropy
+//! map of a permutation (wood2024 Fig. 2).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -8,7 +9,8 @@ use plotters::style::colors::colormaps::ViridisRGB;
 use crate::plot::COLORS;
 use crate::run::RunOutput;
 use crate::spec::PlotSpec;
-use crate::table::{SummaryRow, interpolate};
+use crate::table::SummaryRow;
+use xai_core::interpolate;
 
 /// A panel of PD curves: title, and per feature its summary rows in grid order.
 struct PdPanel<'a> {
@@ -62,6 +64,7 @@ pub fn size(plot: &PlotSpec, out: &RunOutput) -> (u32, u32) {
             };
             (520 * cols.max(1) as u32 + 40, 470)
         }
+        PlotSpec::PermutationMap { .. } => (1500, 500),
         _ => (560, 560),
     }
 }
@@ -113,6 +116,16 @@ pub fn draw<DB: DrawingBackend>(
             }
         }
         PlotSpec::Scatter { x, y, shade, .. } => scatter(&root, out, x, y, *shade)?,
+        PlotSpec::PermutationMap { .. } => {
+            let snap = out
+                .snapshot
+                .as_ref()
+                .ok_or("no snapshot of the first replicate")?;
+            let areas = root.split_evenly((1, 3));
+            entropy_map(&areas[0], snap, false)?;
+            entropy_map(&areas[1], snap, true)?;
+            histograms(&areas[2], snap)?;
+        }
         PlotSpec::Bars { .. } => unreachable!("bars are drawn by plot::draw"),
     }
     root.present().map_err(e)
@@ -182,6 +195,13 @@ fn pd_panel<DB: DrawingBackend>(
             });
     }
     draw_vlines(&mut chart, vlines, (y0, y1)).map_err(e)?;
+    legend(&mut chart).map_err(e)
+}
+
+/// The series legend in the upper right corner.
+fn legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)
@@ -189,7 +209,6 @@ fn pd_panel<DB: DrawingBackend>(
         .border_style(BLACK)
         .label_font(("sans-serif", 13))
         .draw()
-        .map_err(e)
 }
 
 type Chart<'a, DB> = ChartContext<
@@ -372,4 +391,119 @@ fn scatter<DB: DrawingBackend>(
         )
         .map_err(e)?;
     Ok(())
+}
+
+fn entropy_map<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    snap: &crate::run::Snapshot,
+    permuted: bool,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let (xs, ys) = (&snap.xs, &snap.ys);
+    let (h0, h1) = range(snap.entropy.iter().copied());
+    let title = if permuted {
+        format!("after permuting {} (colour = original class)", snap.feature)
+    } else {
+        "test rows and the model's entropy".to_string()
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 15))
+        .margin(12)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(xs[0]..xs[xs.len() - 1], ys[0]..ys[ys.len() - 1])
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc("X1")
+        .y_desc("X2")
+        .label_style(("sans-serif", 13))
+        .draw()
+        .map_err(e)?;
+    let (dx, dy) = ((xs[1] - xs[0]) / 2.0, (ys[1] - ys[0]) / 2.0);
+    chart
+        .draw_series(snap.entropy.indexed_iter().map(|((i, j), &h)| {
+            let color = ViridisRGB::get_color_normalized(h, h0, h1);
+            Rectangle::new(
+                [(xs[i] - dx, ys[j] - dy), (xs[i] + dx, ys[j] + dy)],
+                color.filled(),
+            )
+        }))
+        .map_err(e)?;
+    let points = if permuted {
+        &snap.permuted
+    } else {
+        &snap.points
+    };
+    chart
+        .draw_series(points.rows().into_iter().zip(&snap.classes).map(|(p, &c)| {
+            Circle::new(
+                (p[0], p[1]),
+                3,
+                ShapeStyle::from(&COLORS[(c + 1) % COLORS.len()]).filled(),
+            )
+        }))
+        .map_err(e)?;
+    chart
+        .draw_series(
+            points
+                .rows()
+                .into_iter()
+                .map(|p| Circle::new((p[0], p[1]), 3, BLACK.stroke_width(1))),
+        )
+        .map_err(e)?;
+    Ok(())
+}
+
+fn histograms<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    snap: &crate::run::Snapshot,
+) -> Result<(), String> {
+    const BINS: usize = 20;
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let (lo, hi) = range(snap.before.iter().chain(&snap.after).copied());
+    let width = (hi - lo) / BINS as f64;
+    let count = |v: &[f64]| {
+        let mut c = vec![0usize; BINS];
+        for &x in v {
+            c[(((x - lo) / width) as usize).min(BINS - 1)] += 1;
+        }
+        c
+    };
+    let (before, after) = (count(&snap.before), count(&snap.after));
+    let top = before.iter().chain(&after).copied().max().unwrap_or(1) as f64 * 1.1;
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let mut chart = ChartBuilder::on(area)
+        .caption("entropy of the test rows", ("sans-serif", 15))
+        .margin(12)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(lo..hi, 0.0..top)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc("entropy (nats)")
+        .y_desc("rows")
+        .label_style(("sans-serif", 13))
+        .draw()
+        .map_err(e)?;
+    for (k, (counts, label, values)) in [
+        (&before, "before", &snap.before),
+        (&after, "after permutation", &snap.after),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let color = COLORS[k];
+        chart
+            .draw_series(counts.iter().enumerate().map(|(b, &n)| {
+                let x = lo + b as f64 * width;
+                Rectangle::new([(x, 0.0), (x + width, n as f64)], color.mix(0.45).filled())
+            }))
+            .map_err(e)?
+            .label(format!("{label} (mean {:.3})", mean(values)))
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+    }
+    legend(&mut chart).map_err(e)
 }

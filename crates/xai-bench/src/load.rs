@@ -411,6 +411,20 @@ impl Experiment {
                     known_feature(y)?;
                     &None
                 }
+                PlotSpec::PermutationMap {
+                    feature,
+                    resolution,
+                    ..
+                } => {
+                    known_feature(feature)?;
+                    if names.len() != 2 || *resolution < 2 {
+                        return fail(
+                            "permutation_map",
+                            "permutation_map needs data with exactly two features and resolution >= 2".into(),
+                        );
+                    }
+                    &None
+                }
             };
             if let Some(k) = panels
                 && !s.grid.contains_key(k)

@@ -51,7 +51,9 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
             panels,
             y_unit,
         } => draw_bars(&title, name, quantities, panels, y_unit, out, dir),
-        PlotSpec::Curves { name, .. } | PlotSpec::Scatter { name, .. } => {
+        PlotSpec::Curves { name, .. }
+        | PlotSpec::Scatter { name, .. }
+        | PlotSpec::PermutationMap { name, .. } => {
             let svg = dir.join(format!("{name}.svg"));
             let png = dir.join(format!("{name}.png"));
             let err = |path: &Path| {

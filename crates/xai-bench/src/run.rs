@@ -39,6 +39,8 @@ pub struct RunOutput {
     pub feature_names: Vec<String>,
     /// The training sample of the first variant's first replicate (for data plots).
     pub train_sample: Option<Dataset>,
+    /// What a `permutation_map` figure draws (first variant, replicate and model).
+    pub snapshot: Option<Snapshot>,
     /// Number of variants.
     pub variants: usize,
     /// Replicates per variant.
@@ -93,6 +95,7 @@ pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Re
     })?;
     bar.finish_and_clear();
     let train_sample = results.first().map(|r| r.train.clone());
+    let snapshot = results.first().and_then(|r| r.snapshot.clone());
     let mut tidy = Vec::new();
     let mut curves = Vec::new();
     for r in results {
@@ -111,6 +114,7 @@ pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Re
             .map(|v| v.spec.data.dgp.dgp().feature_names())
             .unwrap_or_default(),
         train_sample,
+        snapshot,
         variants: variants.len(),
         replicates,
         threads: pool.current_num_threads(),
@@ -168,6 +172,98 @@ struct Replicate {
     rows: Vec<TidyRow>,
     curves: Vec<CurveRow>,
     train: Dataset,
+    snapshot: Option<Snapshot>,
+}
+
+/// The entropy map of a fitted model over a 2-D grid, with test points before and
+/// after one permutation of a feature (wood2024 Fig. 2).
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// Grid values of the first feature.
+    pub xs: Vec<f64>,
+    /// Grid values of the second feature.
+    pub ys: Vec<f64>,
+    /// `entropy[[i, j]]` at (xs[i], ys[j]).
+    pub entropy: ndarray::Array2<f64>,
+    /// The test rows (n × 2).
+    pub points: ndarray::Array2<f64>,
+    /// The test rows after permuting the feature.
+    pub permuted: ndarray::Array2<f64>,
+    /// Class of each test row (0 for regression).
+    pub classes: Vec<usize>,
+    /// Entropy of each test row before and after the permutation.
+    pub before: Vec<f64>,
+    /// See `before`.
+    pub after: Vec<f64>,
+    /// The permuted feature's name.
+    pub feature: String,
+}
+
+/// Computes the snapshot a `permutation_map` plot asks for.
+fn snapshot(
+    model: &dyn Model,
+    test: &Dataset,
+    feature: &str,
+    resolution: usize,
+    seed: u64,
+) -> xai_core::error::Result<Snapshot> {
+    use xai_core::{Perturbation, Statistic, Target};
+    let entropy = |x: ndarray::ArrayView2<'_, f64>| {
+        Statistic::Entropy.per_row(
+            &model.predict(x),
+            &Target::Continuous(ndarray::Array1::zeros(x.nrows())),
+        )
+    };
+    let axis = |j: usize| {
+        let c = test.x().column(j).to_owned();
+        let (lo, hi) = (
+            c.fold(f64::INFINITY, |a, &b| a.min(b)),
+            c.fold(f64::NEG_INFINITY, |a, &b| a.max(b)),
+        );
+        let pad = 0.05 * (hi - lo);
+        (0..resolution)
+            .map(|k| lo - pad + (hi - lo + 2.0 * pad) * k as f64 / (resolution - 1) as f64)
+            .collect::<Vec<_>>()
+    };
+    let (xs, ys) = (axis(0), axis(1));
+    let grid = ndarray::Array2::from_shape_fn((resolution * resolution, 2), |(k, j)| {
+        if j == 0 {
+            xs[k / resolution]
+        } else {
+            ys[k % resolution]
+        }
+    });
+    let map = entropy(grid.view())?
+        .into_shape_with_order((resolution, resolution))
+        .expect("r² values");
+    let j = test
+        .feature_names()
+        .iter()
+        .position(|n| n == feature)
+        .expect("validated at load");
+    let mut permuted = test.x().to_owned();
+    Perturbation::Permutation { repeats: 1 }.apply(
+        test.x(),
+        j,
+        0,
+        permuted.view_mut(),
+        &mut stream_rng(seed, 1 << 62),
+    );
+    let classes = match test.y() {
+        Target::Classes { labels, .. } => labels.to_vec(),
+        Target::Continuous(_) => vec![0; test.n_rows()],
+    };
+    Ok(Snapshot {
+        xs,
+        ys,
+        entropy: map,
+        before: entropy(test.x())?.to_vec(),
+        after: entropy(permuted.view())?.to_vec(),
+        points: test.x().to_owned(),
+        permuted,
+        classes,
+        feature: feature.to_string(),
+    })
 }
 
 fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Replicate> {
@@ -180,6 +276,7 @@ fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Replicate> {
     let labels: Vec<String> = variant.labels.iter().map(|(_, l)| l.clone()).collect();
     let mut rows = Vec::new();
     let mut curves = Vec::new();
+    let mut snap = None;
     for (name, learner) in &spec.models {
         let fail = |source| BenchError::Run {
             variant: variant.describe(),
@@ -189,6 +286,21 @@ fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Replicate> {
         };
         let mut model_rng = stream_rng(model_seed, fnv(name));
         let model = learner.build().fit(&train, &mut model_rng).map_err(fail)?;
+        if (v, r, snap.is_none()) == (0, 0, true) {
+            for plot in &spec.plots {
+                if let crate::spec::PlotSpec::PermutationMap {
+                    feature,
+                    resolution,
+                    ..
+                } = plot
+                {
+                    snap = Some(
+                        snapshot(model.as_ref(), &test, feature, *resolution, spec.seed)
+                            .map_err(fail)?,
+                    );
+                }
+            }
+        }
         for method in &spec.methods {
             let seed = model_rng.next_u64();
             let (explained, kept) =
@@ -218,6 +330,7 @@ fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Replicate> {
         rows,
         curves,
         train,
+        snapshot: snap,
     })
 }
 

@@ -188,6 +188,19 @@ pub enum PlotSpec {
         #[serde(default = "default_curve_unit")]
         y_unit: String,
     },
+    /// wood2024 Fig. 2: the entropy of the first model's predictive distribution over
+    /// the plane of the two features (first replicate), with the test points (left)
+    /// and the same points after permuting `feature` (centre), coloured by class, and
+    /// histograms of the rows' entropies before and after (right).
+    PermutationMap {
+        /// File stem of the figure.
+        name: String,
+        /// The permuted feature.
+        feature: String,
+        /// Grid cells per axis of the entropy map.
+        #[serde(default = "default_resolution")]
+        resolution: usize,
+    },
     /// Scatter of two features of the first replicate's training sample, with the
     /// square [−shade, shade]² hatched.
     Scatter {
@@ -209,9 +222,14 @@ impl PlotSpec {
         match self {
             PlotSpec::Bars { name, .. }
             | PlotSpec::Curves { name, .. }
-            | PlotSpec::Scatter { name, .. } => name,
+            | PlotSpec::Scatter { name, .. }
+            | PlotSpec::PermutationMap { name, .. } => name,
         }
     }
+}
+
+fn default_resolution() -> usize {
+    80
 }
 
 fn default_curve_unit() -> String {

@@ -31,20 +31,6 @@ pub struct TidyRow {
     pub value: Estimate,
 }
 
-/// Linear interpolation of the curve (xs, ys) at x, constant beyond its ends.
-pub fn interpolate(xs: &[f64], ys: &[f64], x: f64) -> f64 {
-    let last = xs.len() - 1;
-    if x <= xs[0] {
-        return ys[0];
-    }
-    if x >= xs[last] {
-        return ys[last];
-    }
-    let j = xs.partition_point(|&v| v <= x);
-    let t = (x - xs[j - 1]) / (xs[j] - xs[j - 1]);
-    ys[j - 1] + t * (ys[j] - ys[j - 1])
-}
-
 /// One ICE curve of one test row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CurveRow {

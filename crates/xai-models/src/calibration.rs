@@ -100,18 +100,7 @@ impl Calibrator {
     pub fn apply(&self, p: f64) -> f64 {
         match self {
             Calibrator::Sigmoid { a, b } => 1.0 / (1.0 + (a * p + b).exp()),
-            Calibrator::Isotonic { x, y } => {
-                let last = x.len() - 1;
-                if p <= x[0] {
-                    return y[0];
-                }
-                if p >= x[last] {
-                    return y[last];
-                }
-                let j = x.partition_point(|&v| v <= p);
-                let t = (p - x[j - 1]) / (x[j] - x[j - 1]);
-                y[j - 1] + t * (y[j] - y[j - 1])
-            }
+            Calibrator::Isotonic { x, y } => xai_core::interpolate(x, y, p),
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod border;
 pub mod correlated_gaussian;
 pub mod mease_wyner;
 pub mod registry;
+pub mod three_clusters;
 
 use ndarray::{Array1, ArrayView2};
 use rand::Rng;
@@ -17,6 +18,7 @@ pub use border::Border;
 pub use correlated_gaussian::CorrelatedGaussian;
 pub use mease_wyner::MeaseWyner;
 pub use registry::DgpSpec;
+pub use three_clusters::ThreeClusters;
 
 /// A data generating process: draws datasets and knows its ground truth.
 pub trait Dgp: Send + Sync {

@@ -6,6 +6,7 @@ use crate::Dgp;
 use crate::border::Border;
 use crate::correlated_gaussian::CorrelatedGaussian;
 use crate::mease_wyner::MeaseWyner;
+use crate::three_clusters::ThreeClusters;
 
 /// A DGP with its parameters, as written in YAML (`correlated_gaussian: {...}`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -17,6 +18,8 @@ pub enum DgpSpec {
     Border(Border),
     /// wood2024 Fig. 3, workload W7 ([`crate::mease_wyner`]).
     MeaseWyner(MeaseWyner),
+    /// wood2024 Fig. 2 ([`crate::three_clusters`]).
+    ThreeClusters(ThreeClusters),
 }
 
 impl DgpSpec {
@@ -26,6 +29,7 @@ impl DgpSpec {
             DgpSpec::CorrelatedGaussian(_) => "correlated_gaussian",
             DgpSpec::Border(_) => "border",
             DgpSpec::MeaseWyner(_) => "mease_wyner",
+            DgpSpec::ThreeClusters(_) => "three_clusters",
         }
     }
 
@@ -35,6 +39,7 @@ impl DgpSpec {
             DgpSpec::CorrelatedGaussian(d) => d,
             DgpSpec::Border(d) => d,
             DgpSpec::MeaseWyner(d) => d,
+            DgpSpec::ThreeClusters(d) => d,
         }
     }
 }
