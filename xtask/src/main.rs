@@ -59,6 +59,11 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         threads: usize,
     },
+    /// Real datasets of data/datasets.yaml.
+    Data {
+        #[command(subcommand)]
+        action: DataAction,
+    },
     /// Run a benchmark workload of ../shared/BENCH.md on a peer dump; prints one JSON line.
     Bench {
         /// Workload name (w1_pfi, w2_pdp_ice, w3_gp, w7_rf_calib).
@@ -77,6 +82,16 @@ enum Command {
         /// an answer is outside its tolerance.
         #[arg(long)]
         peer: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum DataAction {
+    /// Load every registered dataset (or the named ones) from $XAI_DATA_DIR or
+    /// data/cache/ and check its sha256, shape, class balance and missing cells.
+    Verify {
+        /// Dataset names (default: all).
+        names: Vec<String>,
     },
 }
 
@@ -205,6 +220,32 @@ fn real_main() -> Result<bool, BenchError> {
                 print_outcomes(exp.id(), &outcomes);
             }
             Ok(true)
+        }
+        Command::Data {
+            action: DataAction::Verify { names },
+        } => {
+            use xai_bench::datasets::{MissingPolicy, Registry, load, search_dirs, verify};
+            let registry = Registry::load(&root.join("data").join("datasets.yaml"))?;
+            let names = if names.is_empty() {
+                registry.names()
+            } else {
+                names
+            };
+            let dirs = search_dirs(&root);
+            let mut ok = true;
+            for name in &names {
+                let entry = registry.get(name)?;
+                match load(name, entry, &dirs, MissingPolicy::DropRows)
+                    .and_then(|l| verify(name, entry, &l))
+                {
+                    Ok(line) => println!("{line}"),
+                    Err(e) => {
+                        ok = false;
+                        println!("FAILED {e}");
+                    }
+                }
+            }
+            Ok(ok)
         }
         Command::Bench {
             workload,

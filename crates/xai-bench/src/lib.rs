@@ -7,6 +7,7 @@ pub mod bench;
 pub mod catalog;
 pub mod check;
 pub mod curves;
+pub mod datasets;
 pub mod error;
 pub mod load;
 pub mod manifest;

@@ -1,0 +1,367 @@
+//! Real datasets: the registry (`data/datasets.yaml`) and the verified loader.
+//!
+//! A dataset's file is looked up in `$XAI_DATA_DIR`, then in `data/cache/`; its sha256
+//! must equal the registry's; columns are encoded as the registry declares (continuous,
+//! or categorical with levels coded 0..k in the listed order), the target as a real
+//! value or a class index in the order of `classes`. Cells equal to a missing marker
+//! are missing: an error naming row and column, or (policy `drop_rows`) the row is
+//! dropped.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ndarray::{Array1, Array2};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use xai_core::{Dataset, FeatureKind, Target};
+
+use crate::error::{BenchError, Result, io_err};
+
+/// The environment variable naming the directory of verified dataset files.
+pub const DATA_DIR_VAR: &str = "XAI_DATA_DIR";
+
+/// Regression or classification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Task {
+    /// Real-valued target.
+    Regression,
+    /// Class labels.
+    Classification,
+}
+
+/// The target column and its encoding.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSpec {
+    /// Column name.
+    pub column: String,
+    /// Task.
+    pub task: Task,
+    /// Class labels as written in the file, in class-index order (classification).
+    #[serde(default)]
+    pub classes: Vec<String>,
+}
+
+/// What `cargo xtask data verify` asserts besides the row count.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expected {
+    /// Rows per class, in class-index order (classification).
+    #[serde(default)]
+    pub class_counts: Vec<usize>,
+    /// Number of cells equal to a missing marker.
+    pub missing_cells: usize,
+}
+
+/// One registered dataset.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatasetEntry {
+    /// Path of the verified file relative to the data directory.
+    pub file: String,
+    /// sha256 of the verified file.
+    pub sha256: String,
+    /// Data rows (without the header).
+    pub rows: usize,
+    /// Categorical columns with their levels (code = position); others are continuous.
+    #[serde(default)]
+    pub categorical: BTreeMap<String, Vec<String>>,
+    /// Columns not used as features (e.g. identifiers).
+    #[serde(default)]
+    pub drop: Vec<String>,
+    /// Cell values that mean "missing".
+    #[serde(default)]
+    pub missing: Vec<String>,
+    /// The target.
+    pub target: TargetSpec,
+    /// What verification expects.
+    pub expected: Expected,
+    /// Where the verified copy came from.
+    pub source: String,
+    /// How to cite the data.
+    pub citation: String,
+    /// License.
+    pub license: String,
+}
+
+/// The registry: dataset name → entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registry {
+    entries: BTreeMap<String, DatasetEntry>,
+    path: PathBuf,
+}
+
+/// What to do with rows that hold a missing cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MissingPolicy {
+    /// Fail, naming the first missing cell.
+    #[default]
+    Error,
+    /// Drop every row with a missing cell.
+    DropRows,
+}
+
+/// A loaded dataset with what verification reports.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The encoded data (rows with missing cells dropped under `DropRows`).
+    pub data: Dataset,
+    /// Cells equal to a missing marker in the file.
+    pub missing_cells: usize,
+    /// Rows in the file.
+    pub file_rows: usize,
+    /// Rows per class over every row of the file, dropped ones included
+    /// (classification).
+    pub file_class_counts: Vec<usize>,
+}
+
+impl Registry {
+    /// Reads the registry file (`data/datasets.yaml`).
+    pub fn load(path: &Path) -> Result<Registry> {
+        let text = std::fs::read_to_string(path).map_err(io_err(path))?;
+        let entries = serde_saphyr::from_str(&text).map_err(|e| BenchError::Spec {
+            file: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        Ok(Registry {
+            entries,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The registered names, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.entries.keys().cloned().collect()
+    }
+
+    /// The entry of `name`; the error lists the registered names.
+    pub fn get(&self, name: &str) -> Result<&DatasetEntry> {
+        self.entries.get(name).ok_or_else(|| {
+            BenchError::Other(format!(
+                "no dataset `{name}` in {}; registered: {}",
+                self.path.display(),
+                self.names().join(", ")
+            ))
+        })
+    }
+}
+
+/// The directories searched for dataset files: `$XAI_DATA_DIR` (if set), then
+/// `<root>/data/cache`.
+pub fn search_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(d) = std::env::var_os(DATA_DIR_VAR).filter(|d| !d.is_empty()) {
+        dirs.push(PathBuf::from(d));
+    }
+    dirs.push(root.join("data").join("cache"));
+    dirs
+}
+
+/// The verified file of `name`: found in `dirs` and matching the registry's sha256.
+pub fn locate(name: &str, entry: &DatasetEntry, dirs: &[PathBuf]) -> Result<PathBuf> {
+    let Some(path) = dirs
+        .iter()
+        .map(|d| d.join(&entry.file))
+        .find(|p| p.is_file())
+    else {
+        let tried: Vec<String> = dirs
+            .iter()
+            .map(|d| d.join(&entry.file).display().to_string())
+            .collect();
+        return Err(BenchError::Other(format!(
+            "dataset `{name}`: {} not found (looked for {}). Put the verified file there, or set \
+             {DATA_DIR_VAR} to a directory holding {} (e.g. the project's ../shared/data). \
+             Downloading (`cargo xtask data fetch`) is not implemented yet.",
+            entry.file,
+            tried.join(" and "),
+            entry.file
+        )));
+    };
+    let bytes = std::fs::read(&path).map_err(io_err(&path))?;
+    let found = format!("{:x}", Sha256::digest(&bytes));
+    if found != entry.sha256 {
+        return Err(BenchError::Other(format!(
+            "dataset `{name}`: {} has sha256 {found}, but the registry expects {}; \
+             replace it with the verified copy",
+            path.display(),
+            entry.sha256
+        )));
+    }
+    Ok(path)
+}
+
+/// Loads, verifies and encodes dataset `name`.
+pub fn load(
+    name: &str,
+    entry: &DatasetEntry,
+    dirs: &[PathBuf],
+    policy: MissingPolicy,
+) -> Result<Loaded> {
+    let path = locate(name, entry, dirs)?;
+    let csv_err = |source| BenchError::Csv {
+        path: path.clone(),
+        source,
+    };
+    let mut reader = csv::Reader::from_path(&path).map_err(csv_err)?;
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(csv_err)?
+        .iter()
+        .map(String::from)
+        .collect();
+    let bad =
+        |msg: String| BenchError::Other(format!("dataset `{name}` ({}): {msg}", path.display()));
+    let col = |c: &str| {
+        header.iter().position(|h| h == c).ok_or_else(|| {
+            bad(format!(
+                "no column `{c}`; the file has {}",
+                header.join(", ")
+            ))
+        })
+    };
+    let target_col = col(&entry.target.column)?;
+    for c in entry.categorical.keys().chain(&entry.drop) {
+        col(c)?;
+    }
+    let features: Vec<usize> = (0..header.len())
+        .filter(|&j| j != target_col && !entry.drop.contains(&header[j]))
+        .collect();
+    let mut x: Vec<f64> = Vec::new();
+    let mut y: Vec<f64> = Vec::new();
+    let mut missing_cells = 0;
+    let mut file_rows = 0;
+    let mut file_class_counts = vec![0; entry.target.classes.len()];
+    for (i, record) in reader.records().enumerate() {
+        let record = record.map_err(csv_err)?;
+        file_rows += 1;
+        let line = i + 2;
+        if let Some(c) = entry
+            .target
+            .classes
+            .iter()
+            .position(|c| c == &record[target_col])
+        {
+            file_class_counts[c] += 1;
+        }
+        let is_missing = |v: &str| entry.missing.iter().any(|m| m == v);
+        let row_missing = record.iter().filter(|v| is_missing(v)).count();
+        missing_cells += row_missing;
+        if row_missing > 0 {
+            match policy {
+                MissingPolicy::DropRows => continue,
+                MissingPolicy::Error => {
+                    let j = record.iter().position(is_missing).unwrap_or(0);
+                    return Err(bad(format!(
+                        "line {line}, column `{}` is missing; choose `missing: drop_rows` to drop such rows",
+                        header[j]
+                    )));
+                }
+            }
+        }
+        for &j in &features {
+            x.push(
+                encode(&record[j], entry.categorical.get(&header[j]))
+                    .map_err(|e| bad(format!("line {line}, column `{}`: {e}", header[j])))?,
+            );
+        }
+        let t = &record[target_col];
+        y.push(
+            match entry.target.task {
+                Task::Regression => encode(t, None),
+                Task::Classification => encode(t, Some(&entry.target.classes)),
+            }
+            .map_err(|e| {
+                bad(format!(
+                    "line {line}, target `{}`: {e}",
+                    entry.target.column
+                ))
+            })?,
+        );
+    }
+    let n = y.len();
+    let names: Vec<String> = features.iter().map(|&j| header[j].clone()).collect();
+    let kinds = names
+        .iter()
+        .map(|c| match entry.categorical.get(c) {
+            Some(levels) => FeatureKind::Categorical {
+                levels: levels.clone(),
+            },
+            None => FeatureKind::Continuous,
+        })
+        .collect();
+    let x = Array2::from_shape_vec((n, names.len()), x).expect("n·d values");
+    let target = match entry.target.task {
+        Task::Regression => Target::Continuous(Array1::from(y)),
+        Task::Classification => Target::Classes {
+            labels: y.iter().map(|&v| v as usize).collect(),
+            n_classes: entry.target.classes.len(),
+        },
+    };
+    let data = Dataset::with_kinds(x, target, names, kinds).map_err(|e| bad(e.to_string()))?;
+    Ok(Loaded {
+        data,
+        missing_cells,
+        file_rows,
+        file_class_counts,
+    })
+}
+
+/// A number, or the level's code among `levels`.
+fn encode(v: &str, levels: Option<&Vec<String>>) -> std::result::Result<f64, String> {
+    match levels {
+        Some(levels) => levels
+            .iter()
+            .position(|l| l == v)
+            .map(|c| c as f64)
+            .ok_or_else(|| {
+                format!(
+                    "`{v}` is not one of the declared levels {}",
+                    levels.join(", ")
+                )
+            }),
+        None => v
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{v}` is not a number")),
+    }
+}
+
+/// Checks a loaded dataset against the registry: rows, class counts, missing cells.
+/// Returns one line describing it.
+pub fn verify(name: &str, entry: &DatasetEntry, loaded: &Loaded) -> Result<String> {
+    let mut problems = Vec::new();
+    if loaded.file_rows != entry.rows {
+        problems.push(format!(
+            "{} rows, expected {}",
+            loaded.file_rows, entry.rows
+        ));
+    }
+    if loaded.missing_cells != entry.expected.missing_cells {
+        problems.push(format!(
+            "{} missing cells, expected {}",
+            loaded.missing_cells, entry.expected.missing_cells
+        ));
+    }
+    let counts = &loaded.file_class_counts;
+    if counts != &entry.expected.class_counts {
+        problems.push(format!(
+            "class counts {counts:?}, expected {:?}",
+            entry.expected.class_counts
+        ));
+    }
+    if problems.is_empty() {
+        Ok(format!(
+            "{name}: {} rows x {} features, classes {counts:?}, {} missing cells: ok",
+            loaded.file_rows,
+            loaded.data.n_features(),
+            loaded.missing_cells
+        ))
+    } else {
+        Err(BenchError::Other(format!(
+            "dataset `{name}`: {}",
+            problems.join("; ")
+        )))
+    }
+}

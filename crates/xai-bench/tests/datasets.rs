@@ -1,0 +1,148 @@
+//! The dataset loader on a small committed fixture (no real dataset needed).
+
+use std::path::{Path, PathBuf};
+
+use xai_bench::datasets::{MissingPolicy, Registry, load, verify};
+use xai_core::{FeatureKind, Target};
+
+const SHA: &str = "1fed83efe94d7dcf90ea21d3949afab64273538fa917f1502ea00249ac6f1e71";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/data")
+}
+
+/// A registry with one dataset `tiny` whose sha256 is `sha`, in its own file.
+fn registry(sha: &str) -> Registry {
+    let text = format!(
+        "tiny:
+  file: tiny/tiny.csv
+  sha256: {sha}
+  rows: 5
+  drop: [Id]
+  missing: [\"?\"]
+  categorical:
+    color: [red, blue, green]
+  target: {{ column: label, task: classification, classes: [\"no\", \"yes\"] }}
+  expected: {{ class_counts: [2, 3], missing_cells: 2 }}
+  source: test fixture
+  citation: none
+  license: none
+"
+    );
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let path = std::env::temp_dir().join(format!("xai-registry-{}-{k}.yaml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    Registry::load(&path).unwrap()
+}
+
+#[test]
+fn loads_encodes_and_drops_rows_with_missing_cells() {
+    let reg = registry(SHA);
+    let entry = reg.get("tiny").unwrap();
+    let loaded = load("tiny", entry, &[fixtures()], MissingPolicy::DropRows).unwrap();
+    let d = &loaded.data;
+    assert_eq!(d.feature_names(), &["a", "color", "b"]);
+    assert_eq!(
+        d.feature_kinds()[1],
+        FeatureKind::Categorical {
+            levels: vec!["red".into(), "blue".into(), "green".into()]
+        }
+    );
+    // Rows 2 and 4 hold a missing cell; rows 1, 3, 5 remain.
+    assert_eq!(d.x().column(1).to_vec(), vec![0.0, 0.0, 2.0]);
+    assert_eq!(d.x().column(2).to_vec(), vec![2.0, 4.0, 7.0]);
+    assert_eq!(
+        d.y(),
+        &Target::Classes {
+            labels: vec![1, 1, 1].into(),
+            n_classes: 2
+        }
+    );
+    assert_eq!((loaded.missing_cells, loaded.file_rows), (2, 5));
+    assert!(verify("tiny", entry, &loaded).unwrap().contains("ok"));
+}
+
+#[test]
+fn missing_cell_is_an_error_naming_line_and_column_by_default() {
+    let reg = registry(SHA);
+    let err = load(
+        "tiny",
+        reg.get("tiny").unwrap(),
+        &[fixtures()],
+        MissingPolicy::Error,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("line 3") && err.contains("column `b`") && err.contains("drop_rows"),
+        "{err}"
+    );
+}
+
+#[test]
+fn wrong_checksum_names_expected_and_found() {
+    let wrong = "0".repeat(64);
+    let reg = registry(&wrong);
+    let err = load(
+        "tiny",
+        reg.get("tiny").unwrap(),
+        &[fixtures()],
+        MissingPolicy::DropRows,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains(SHA) && err.contains(&wrong) && err.contains("tiny/tiny.csv"),
+        "{err}"
+    );
+}
+
+#[test]
+fn absent_file_names_the_dataset_the_paths_and_the_variable() {
+    let reg = registry(SHA);
+    let nowhere = std::env::temp_dir().join("xai-no-such-dir");
+    let err = load(
+        "tiny",
+        reg.get("tiny").unwrap(),
+        std::slice::from_ref(&nowhere),
+        MissingPolicy::DropRows,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("dataset `tiny`")
+            && err.contains(&nowhere.join("tiny/tiny.csv").display().to_string())
+            && err.contains("XAI_DATA_DIR"),
+        "{err}"
+    );
+}
+
+#[test]
+fn verify_reports_a_wrong_expectation() {
+    let reg = registry(SHA);
+    let entry = reg.get("tiny").unwrap();
+    let loaded = load("tiny", entry, &[fixtures()], MissingPolicy::DropRows).unwrap();
+    let mut wrong = entry.clone();
+    wrong.expected.class_counts = vec![3, 2];
+    assert!(
+        verify("tiny", &wrong, &loaded)
+            .unwrap_err()
+            .to_string()
+            .contains("class counts [2, 3]")
+    );
+}
+
+#[test]
+fn unknown_dataset_lists_the_registered_ones() {
+    let err = registry(SHA).get("nope").unwrap_err().to_string();
+    assert!(err.contains("nope") && err.contains("tiny"), "{err}");
+}
+
+#[test]
+fn the_project_registry_parses_and_names_nine_datasets() {
+    let reg =
+        Registry::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/datasets.yaml"))
+            .unwrap();
+    assert_eq!(reg.names().len(), 9);
+}
