@@ -189,7 +189,7 @@ impl Experiment {
                 ))
             })?;
             let variant = Variant { labels, spec };
-            self.validate(&variant)?;
+            self.validate_with(&variant, None)?;
             out.push(variant);
         }
         Ok(out)
@@ -237,8 +237,15 @@ impl Experiment {
         }
     }
 
-    /// Checks what types cannot: positive sizes, known feature and quantity names.
-    fn validate(&self, v: &Variant) -> Result<()> {
+    /// Checks the experiment's feature references against the loaded data's names.
+    pub fn check_features(&self, variant: &Variant, names: &[String]) -> Result<()> {
+        self.validate_with(variant, Some(names))
+    }
+
+    /// Checks what types cannot: positive sizes, known quantity names, and feature
+    /// names against `known_names` (a DGP's own names; for a dataset those of the
+    /// loaded file, checked again at run time with [`Experiment::check_features`]).
+    fn validate_with(&self, v: &Variant, known_names: Option<&[String]>) -> Result<()> {
         let s = &v.spec;
         let fail = |field: &str, msg: String| {
             Err(self.err(format!(
@@ -247,20 +254,51 @@ impl Experiment {
                 v.describe()
             )))
         };
-        if s.data.n_train < 2 || s.data.n_test < 2 {
-            let field = if s.data.n_train < 2 {
-                "n_train"
-            } else {
-                "n_test"
-            };
-            return fail(
-                field,
-                format!(
-                    "n_train and n_test must be at least 2, got {} and {}",
-                    s.data.n_train, s.data.n_test
-                ),
-            );
-        }
+        let names = match (&s.data.dgp, &s.data.dataset) {
+            (Some(dgp), None) => {
+                if s.data.n_train < 2 || s.data.n_test < 2 {
+                    let field = if s.data.n_train < 2 {
+                        "n_train"
+                    } else {
+                        "n_test"
+                    };
+                    return fail(
+                        field,
+                        format!(
+                            "n_train and n_test must be at least 2, got {} and {}",
+                            s.data.n_train, s.data.n_test
+                        ),
+                    );
+                }
+                if let Err(m) = dgp.dgp().validate() {
+                    return fail(dgp.name(), m);
+                }
+                Some(dgp.dgp().feature_names())
+            }
+            (None, Some(d)) => {
+                if !(d.test_fraction > 0.0 && d.test_fraction < 1.0) {
+                    return fail(
+                        "test_fraction",
+                        format!("test_fraction must lie in (0, 1), got {}", d.test_fraction),
+                    );
+                }
+                let registry = crate::datasets::Registry::load(
+                    &crate::catalog::workspace_root()
+                        .join("data")
+                        .join("datasets.yaml"),
+                )?;
+                if let Err(e) = registry.get(&d.name) {
+                    return fail("dataset", e.to_string());
+                }
+                known_names.map(<[String]>::to_vec)
+            }
+            _ => {
+                return fail(
+                    "data",
+                    "under `data:` give exactly one of `dgp:` (with n_train and n_test) or `dataset:`".into(),
+                );
+            }
+        };
         for scale in [&s.scales.smoke, &s.scales.ci, &s.scales.paper] {
             if scale.replicates == 0 {
                 return fail("replicates", "replicates must be at least 1".into());
@@ -272,9 +310,14 @@ impl Experiment {
                 format!("level must lie in (0, 1), got {}", s.level),
             );
         }
-        if let Err(m) = s.data.dgp.dgp().validate() {
-            return fail(s.data.dgp.name(), m);
-        }
+        let known_feature = |f: &String| match &names {
+            Some(n) if !n.contains(f) => fail(
+                f,
+                format!("unknown feature `{f}`; the data has {}", n.join(", ")),
+            ),
+            _ => Ok(()),
+        };
+        let two_features = names.as_ref().is_none_or(|n| n.len() == 2);
         if s.models.is_empty() {
             return fail("models", "list at least one model under `models:`".into());
         }
@@ -283,7 +326,6 @@ impl Experiment {
                 return fail(name, format!("model `{name}`: {m}"));
             }
         }
-        let names = s.data.dgp.dgp().feature_names();
         let mut quantities = Vec::new();
         for m in &s.methods {
             if m.statistics.is_empty() {
@@ -314,20 +356,13 @@ impl Experiment {
                     "`curves` keeps ICE curves and needs aggregation `ice`".into(),
                 );
             }
-            if m.curves > s.data.n_test {
+            if s.data.dgp.is_some() && m.curves > s.data.n_test {
                 return fail(
                     "curves",
                     format!("curves = {} exceeds n_test = {}", m.curves, s.data.n_test),
                 );
             }
-            for f in m.features.iter().flatten() {
-                if !names.contains(f) {
-                    return fail(
-                        f,
-                        format!("unknown feature `{f}`; the data has {}", names.join(", ")),
-                    );
-                }
-            }
+            m.features.iter().flatten().try_for_each(known_feature)?;
             quantities.extend(m.quantities());
         }
         let known = |q: &String, field: &str| {
@@ -353,24 +388,15 @@ impl Experiment {
                     .map(|st| format!("{}_ice", st.quantity_prefix()))
             })
             .collect();
-        let known_feature = |f: &String| {
-            if names.contains(f) {
-                Ok(())
-            } else {
-                fail(
-                    f,
-                    format!("unknown feature `{f}`; the data has {}", names.join(", ")),
-                )
-            }
-        };
         for p in &s.plots {
             let panels = match p {
                 PlotSpec::Bars {
                     quantities: qs,
                     panels,
+                    order_by,
                     ..
                 } => {
-                    for q in qs {
+                    for q in qs.iter().chain(order_by) {
                         known(q, q)?;
                     }
                     panels
@@ -395,7 +421,7 @@ impl Experiment {
                         );
                     }
                     match color_by.as_deref() {
-                        Some("other") if names.len() != 2 => {
+                        Some("other") if !two_features => {
                             return fail(
                                 "color_by",
                                 "`color_by: other` needs data with exactly two features".into(),
@@ -417,7 +443,7 @@ impl Experiment {
                     ..
                 } => {
                     known_feature(feature)?;
-                    if names.len() != 2 || *resolution < 2 {
+                    if !two_features || *resolution < 2 {
                         return fail(
                             "permutation_map",
                             "permutation_map needs data with exactly two features and resolution >= 2".into(),

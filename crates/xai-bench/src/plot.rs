@@ -50,7 +50,11 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
             quantities,
             panels,
             y_unit,
-        } => draw_bars(&title, name, quantities, panels, y_unit, out, dir),
+            order_by,
+        } => {
+            let order = feature_order(out, order_by.as_deref());
+            draw_bars(&title, name, quantities, panels, y_unit, &order, out, dir)
+        }
         PlotSpec::Curves { name, .. }
         | PlotSpec::Scatter { name, .. }
         | PlotSpec::PermutationMap { name, .. } => {
@@ -79,12 +83,31 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
     }
 }
 
+/// Features by decreasing estimate of `quantity` in its first panel (model and grid
+/// values of its first summary row); empty when no order is asked for.
+fn feature_order(out: &RunOutput, quantity: Option<&str>) -> Vec<String> {
+    let Some(q) = quantity else { return Vec::new() };
+    let rows: Vec<&SummaryRow> = out.summary.iter().filter(|r| r.quantity == q).collect();
+    let Some(first) = rows.first() else {
+        return Vec::new();
+    };
+    let mut panel: Vec<&SummaryRow> = rows
+        .iter()
+        .copied()
+        .filter(|r| r.model == first.model && r.labels == first.labels)
+        .collect();
+    panel.sort_by(|a, b| b.value.estimate.total_cmp(&a.value.estimate));
+    panel.iter().map(|r| r.feature.clone()).collect()
+}
+
+#[allow(clippy::too_many_arguments)]
 fn draw_bars(
     title: &str,
     name: &str,
     quantities: &[String],
     panels: &Option<String>,
     y_unit: &str,
+    order: &[String],
     out: &RunOutput,
     dir: &Path,
 ) -> Result<()> {
@@ -110,7 +133,7 @@ fn draw_bars(
         }
     }
     let size = (
-        440 * list.len().max(1) as u32 + 40,
+        (440 * list.len().max(1) as u32 + 40).max(10 * title.chars().count() as u32 + 40),
         300 * quantities.len().max(1) as u32 + 50,
     );
     let svg = dir.join(format!("{name}.svg"));
@@ -125,6 +148,7 @@ fn draw_bars(
         &list,
         quantities,
         y_unit,
+        order,
     )
     .map_err(err(&svg))?;
     bars(
@@ -133,6 +157,7 @@ fn draw_bars(
         &list,
         quantities,
         y_unit,
+        order,
     )
     .map_err(err(&png))
 }
@@ -146,6 +171,7 @@ fn bars<DB: DrawingBackend>(
     panels: &[Panel<'_>],
     quantities: &[String],
     y_unit: &str,
+    order: &[String],
 ) -> std::result::Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
@@ -174,6 +200,8 @@ fn bars<DB: DrawingBackend>(
                     features.push(&r.feature);
                 }
             }
+            let rank = |f: &str| order.iter().position(|o| o == f).unwrap_or(usize::MAX);
+            features.sort_by_key(|f| rank(f));
             let nf = features.len();
             let area = &areas[qi * panels.len() + pi];
             let mut chart = ChartBuilder::on(area)

@@ -55,6 +55,7 @@ pub struct RunOutput {
 /// on a terminal when `progress` is set.
 pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Result<RunOutput> {
     let variants = exp.variants(scale)?;
+    let data = load_datasets(exp, &variants)?;
     let replicates = exp.scale(scale).replicates;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -84,7 +85,7 @@ pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Re
         tasks
             .par_iter()
             .map(|&(v, r)| {
-                let rows = replicate(&variants[v], v, r);
+                let rows = replicate(&variants[v], v, r, data[v].as_deref());
                 bar.inc(1);
                 if let Some(log) = &log {
                     log.tick();
@@ -109,9 +110,9 @@ pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Re
         tidy,
         summary,
         curves,
-        feature_names: variants
-            .first()
-            .map(|v| v.spec.data.dgp.dgp().feature_names())
+        feature_names: train_sample
+            .as_ref()
+            .map(|d| d.feature_names().to_vec())
             .unwrap_or_default(),
         train_sample,
         snapshot,
@@ -266,12 +267,69 @@ fn snapshot(
     })
 }
 
-fn replicate(variant: &Variant, v: usize, r: usize) -> Result<Replicate> {
+/// Each variant's real dataset (loaded and verified once per distinct dataset), or
+/// `None` for a DGP; the experiment's feature names are checked against the data.
+fn load_datasets(
+    exp: &Experiment,
+    variants: &[Variant],
+) -> Result<Vec<Option<std::sync::Arc<Dataset>>>> {
+    use crate::datasets::{Registry, load, search_dirs};
+    let root = crate::catalog::workspace_root();
+    let mut cache: Vec<(
+        String,
+        crate::datasets::MissingPolicy,
+        std::sync::Arc<Dataset>,
+    )> = Vec::new();
+    let mut out = Vec::with_capacity(variants.len());
+    for v in variants {
+        let Some(d) = &v.spec.data.dataset else {
+            out.push(None);
+            continue;
+        };
+        let data = match cache
+            .iter()
+            .find(|(n, m, _)| *n == d.name && *m == d.missing)
+        {
+            Some((_, _, data)) => data.clone(),
+            None => {
+                let registry = Registry::load(&root.join("data").join("datasets.yaml"))?;
+                let loaded = load(
+                    &d.name,
+                    registry.get(&d.name)?,
+                    &search_dirs(&root),
+                    d.missing,
+                )?;
+                let data = std::sync::Arc::new(loaded.data);
+                cache.push((d.name.clone(), d.missing, data.clone()));
+                data
+            }
+        };
+        exp.check_features(v, data.feature_names())?;
+        out.push(Some(data));
+    }
+    Ok(out)
+}
+
+fn replicate(variant: &Variant, v: usize, r: usize, data: Option<&Dataset>) -> Result<Replicate> {
     let spec = &variant.spec;
     let mut rng = stream_rng(spec.seed, ((v as u64) << 32) | r as u64);
-    let dgp = spec.data.dgp.dgp();
-    let train = dgp.sample(spec.data.n_train, &mut rng);
-    let test = dgp.sample(spec.data.n_test, &mut rng);
+    let (train, test) = match (data, &spec.data.dataset, &spec.data.dgp) {
+        (Some(full), Some(d), _) => {
+            let (tr, te) = xai_core::resample::train_test_split(
+                full.y(),
+                d.test_fraction,
+                d.stratify,
+                &mut rng,
+            );
+            (full.select_rows(&tr), full.select_rows(&te))
+        }
+        (_, _, Some(dgp)) => {
+            let dgp = dgp.dgp();
+            let train = dgp.sample(spec.data.n_train, &mut rng);
+            (train, dgp.sample(spec.data.n_test, &mut rng))
+        }
+        _ => unreachable!("validated at load: data has a dgp or a loaded dataset"),
+    };
     let model_seed = rng.next_u64();
     let labels: Vec<String> = variant.labels.iter().map(|(_, l)| l.clone()).collect();
     let mut rows = Vec::new();

@@ -81,16 +81,48 @@ pub struct ScaleSpec {
     pub set: BTreeMap<String, serde_json::Value>,
 }
 
-/// Synthetic data: a registered DGP, a training and a test sample.
+/// The data of every replicate: a registered DGP with fresh training and test
+/// samples, or a registered real dataset split afresh (give exactly one).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DataSpec {
     /// The DGP and its parameters.
-    pub dgp: DgpSpec,
-    /// Training rows per replicate.
+    #[serde(default)]
+    pub dgp: Option<DgpSpec>,
+    /// A dataset of `data/datasets.yaml` with its split.
+    #[serde(default)]
+    pub dataset: Option<DatasetRef>,
+    /// Training rows per replicate (DGP).
+    #[serde(default)]
     pub n_train: usize,
-    /// Test rows per replicate (the rows explained).
+    /// Test rows per replicate, the rows explained (DGP).
+    #[serde(default)]
     pub n_test: usize,
+}
+
+/// A registered dataset and how each replicate splits it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatasetRef {
+    /// Name in `data/datasets.yaml`.
+    pub name: String,
+    /// Share of rows in the test set (wood2024: 0.25).
+    #[serde(default = "default_test_fraction")]
+    pub test_fraction: f64,
+    /// Keep the class shares in both parts (classification).
+    #[serde(default = "default_true")]
+    pub stratify: bool,
+    /// Rows with a missing cell: `error` (default) or `drop_rows`.
+    #[serde(default)]
+    pub missing: crate::datasets::MissingPolicy,
+}
+
+fn default_test_fraction() -> f64 {
+    0.25
+}
+
+fn default_true() -> bool {
+    true
 }
 
 /// How the rows of an explanation are aggregated.
@@ -161,6 +193,10 @@ pub enum PlotSpec {
         /// Unit shown after the quantity on each y-axis.
         #[serde(default = "default_y_unit")]
         y_unit: String,
+        /// Order the features by this quantity's estimate, largest first (as in the
+        /// first panel).
+        #[serde(default)]
+        order_by: Option<String>,
     },
     /// Partial-dependence curves with their interval bands, one panel per model (and
     /// value of `panels`) holding every feature; or, with `ice`, one panel per feature

@@ -27,6 +27,7 @@ pub mod perturbation;
 pub mod perturbed;
 pub mod pfi;
 pub mod predictions;
+pub mod resample;
 pub mod rng;
 pub mod statistic;
 pub mod tree;
