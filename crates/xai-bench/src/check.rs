@@ -53,6 +53,8 @@ pub fn quantities(a: &Assertion) -> Vec<&String> {
         | Assertion::Negligible { quantity, .. } => vec![quantity],
         Assertion::Monotone { quantities, .. } => quantities.iter().collect(),
         Assertion::InteriorPeak { quantity, .. }
+        | Assertion::ArgmaxWithin { quantity, .. }
+        | Assertion::Trend { quantity, .. }
         | Assertion::RisesTowardsEdges { quantity, .. }
         | Assertion::SimilarCurves { quantity, .. } => vec![quantity],
         Assertion::BelowPdPeak { quantity, pd, .. } => vec![quantity, pd],
@@ -225,6 +227,48 @@ pub fn evaluate(check: &CheckSpec, keys: &[String], out: &RunOutput, level: f64)
         } => each_curve(&curves(keys, out, quantity, sel, rows_with.as_ref()), |c| {
             rises(c, *lower, *upper)
         }),
+        Assertion::ArgmaxWithin {
+            quantity,
+            rows: sel,
+            rows_with,
+            lower,
+            upper,
+        } => each_curve(&curves(keys, out, quantity, sel, rows_with.as_ref()), |c| {
+            let at = c.xs[argmax(&c.ys)];
+            (
+                (*lower..=*upper).contains(&at),
+                format!("maximum at {}", short(at)),
+            )
+        }),
+        Assertion::Trend {
+            quantity,
+            rows: sel,
+            rows_with,
+            from,
+            to,
+            direction,
+            share,
+        } => {
+            let list = curves(keys, out, quantity, sel, rows_with.as_ref());
+            let follows: Vec<bool> = list
+                .iter()
+                .map(|c| trend(c, *from, *to, *direction))
+                .collect();
+            let k = follows.iter().filter(|&&f| f).count();
+            let needed = (share * list.len() as f64).ceil() as usize;
+            (
+                !list.is_empty() && k >= needed,
+                format!(
+                    "{k} of {} curves go {} from {from} to {to} (at least {needed} required)",
+                    list.len(),
+                    if *direction == Direction::Increasing {
+                        "up"
+                    } else {
+                        "down"
+                    }
+                ),
+            )
+        }
         Assertion::SimilarCurves {
             quantity,
             this,
@@ -329,10 +373,14 @@ fn curves<'a>(
             .filter(|c| c.quantity == quantity)
             .filter(|c| {
                 filter.is_none_or(|f| {
-                    index(&f.feature).is_some_and(|j| {
-                        let v = c.row_values[j].abs();
-                        f.abs_below.is_none_or(|b| v < b) && f.abs_above.is_none_or(|b| v > b)
-                    })
+                    f.class.is_none_or(|k| c.row_class == Some(k))
+                        && f.feature.as_ref().is_none_or(|name| {
+                            index(name).is_some_and(|j| {
+                                let v = c.row_values[j].abs();
+                                f.abs_below.is_none_or(|b| v < b)
+                                    && f.abs_above.is_none_or(|b| v > b)
+                            })
+                        })
                 })
             })
             .map(|c| {
@@ -463,6 +511,25 @@ fn rises(c: &Curve<'_>, lower: f64, upper: f64) -> (bool, String) {
             format!("rise {} (left), {} (right)", short(dl), short(dr)),
         ),
         _ => (false, "the grid does not reach beyond the interval".into()),
+    }
+}
+
+/// Whether the curve moves in `direction` from x = `from` to x = `to` by more than the
+/// combined standard error of the nearest grid points (0 for ICE).
+fn trend(c: &Curve<'_>, from: f64, to: f64, direction: Direction) -> bool {
+    let nearest = |x: f64| {
+        (0..c.xs.len())
+            .min_by(|&a, &b| (c.xs[a] - x).abs().total_cmp(&(c.xs[b] - x).abs()))
+            .unwrap_or(0)
+    };
+    let (a, b) = (
+        interpolate(&c.xs, &c.ys, from),
+        interpolate(&c.xs, &c.ys, to),
+    );
+    let margin = (c.se[nearest(from)].powi(2) + c.se[nearest(to)].powi(2)).sqrt();
+    match direction {
+        Direction::Increasing => b - a > margin,
+        Direction::Decreasing => a - b > margin,
     }
 }
 

@@ -54,13 +54,18 @@ fn pd_panels<'a>(out: &'a RunOutput, pd: &str, panels: &Option<String>) -> Vec<P
 pub fn size(plot: &PlotSpec, out: &RunOutput) -> (u32, u32) {
     match plot {
         PlotSpec::Curves {
-            pd, ice, panels, ..
+            pd,
+            ice,
+            panels,
+            histogram,
+            ..
         } => {
             let p = pd_panels(out, pd, panels);
-            let cols = if ice.is_some() {
-                p.iter().map(|p| p.features.len()).sum::<usize>()
-            } else {
-                p.len()
+            let features: usize = p.iter().map(|p| p.features.len()).sum();
+            let cols = match (ice.is_some(), histogram) {
+                (true, true) => 2 * features,
+                (true, false) => features,
+                (false, _) => p.len(),
             };
             (520 * cols.max(1) as u32 + 40, 470)
         }
@@ -87,6 +92,8 @@ pub fn draw<DB: DrawingBackend>(
             vlines,
             panels,
             y_unit,
+            rug,
+            histogram,
             ..
         } => {
             let list = pd_panels(out, pd, panels);
@@ -95,18 +102,20 @@ pub fn draw<DB: DrawingBackend>(
                     .iter()
                     .flat_map(|p| (0..p.features.len()).map(move |f| (p, f)))
                     .collect();
-                let areas = root.split_evenly((1, cells.len().max(1)));
-                for (area, (panel, f)) in areas.iter().zip(cells) {
-                    ice_panel(
-                        area,
-                        panel,
-                        f,
-                        out,
-                        ice,
-                        color_by.as_deref(),
-                        vlines,
-                        &format!("{pd} ({y_unit})"),
-                    )?;
+                let per_cell = if *histogram { 2 } else { 1 };
+                let areas = root.split_evenly((1, (per_cell * cells.len()).max(1)));
+                let style = IceStyle {
+                    ice,
+                    color_by: color_by.as_deref(),
+                    vlines,
+                    rug: *rug,
+                    y_desc: format!("{pd} ({y_unit})"),
+                };
+                for (k, (panel, f)) in cells.into_iter().enumerate() {
+                    ice_panel(&areas[per_cell * k], panel, f, out, &style)?;
+                    if *histogram {
+                        class_histogram(&areas[per_cell * k + 1], out, &panel.features[f].0)?;
+                    }
                 }
             } else {
                 let areas = root.split_evenly((1, list.len().max(1)));
@@ -234,17 +243,37 @@ fn draw_vlines<DB: DrawingBackend>(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// How ICE panels are drawn.
+struct IceStyle<'a> {
+    ice: &'a str,
+    color_by: Option<&'a str>,
+    vlines: &'a [f64],
+    rug: bool,
+    y_desc: String,
+}
+
+/// Red for class 1, blue for class 0.
+fn class_color(class: Option<usize>) -> RGBColor {
+    if class == Some(1) {
+        COLORS[3]
+    } else {
+        COLORS[0]
+    }
+}
+
 fn ice_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: &PdPanel<'_>,
     f: usize,
     out: &RunOutput,
-    ice: &str,
-    color_by: Option<&str>,
-    vlines: &[f64],
-    y_desc: &str,
+    style: &IceStyle<'_>,
 ) -> Result<(), String> {
+    let (ice, color_by, vlines, y_desc) = (
+        style.ice,
+        style.color_by,
+        style.vlines,
+        style.y_desc.as_str(),
+    );
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (feature, pd) = &panel.features[f];
     let curves: Vec<_> = out
@@ -262,12 +291,17 @@ fn ice_panel<DB: DrawingBackend>(
         .iter()
         .position(|n| n == feature)
         .unwrap_or(0);
+    let by_class = color_by == Some("class");
     let by = match color_by {
         Some("other") => Some(1 - own.min(1)),
         Some(b) => out.feature_names.iter().position(|n| n == b),
         None => None,
     };
-    let color_by = by.map(|b| out.feature_names[b].as_str());
+    let color_by = if by_class {
+        Some("class (red = 1, blue = 0)")
+    } else {
+        by.map(|b| out.feature_names[b].as_str())
+    };
     let (c0, c1) = range(curves.iter().filter_map(|c| by.map(|b| c.row_values[b])));
     let (x0, x1) = range(pd.iter().filter_map(|r| r.x));
     let (y0, y1) = range(
@@ -296,6 +330,7 @@ fn ice_panel<DB: DrawingBackend>(
         .map_err(e)?;
     for c in &curves {
         let color = match by {
+            _ if by_class => class_color(c.row_class),
             Some(b) => ViridisRGB::get_color_normalized(c.row_values[b], c0, c1),
             None => RGBColor(128, 128, 128),
         };
@@ -306,13 +341,23 @@ fn ice_panel<DB: DrawingBackend>(
             ))
             .map_err(e)?;
         let x = c.row_values[own];
-        chart
-            .draw_series(std::iter::once(Circle::new(
-                (x, interpolate(&c.grid, &c.values, x)),
-                3,
-                color.filled(),
-            )))
-            .map_err(e)?;
+        if style.rug {
+            let tick = 0.03 * (y1 - y0);
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(x, y0), (x, y0 + tick)],
+                    color.stroke_width(1),
+                )))
+                .map_err(e)?;
+        } else {
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    (x, interpolate(&c.grid, &c.values, x)),
+                    3,
+                    color.filled(),
+                )))
+                .map_err(e)?;
+        }
     }
     chart
         .draw_series(LineSeries::new(
@@ -503,6 +548,66 @@ fn histograms<DB: DrawingBackend>(
             }))
             .map_err(e)?
             .label(format!("{label} (mean {:.3})", mean(values)))
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+    }
+    legend(&mut chart).map_err(e)
+}
+
+/// Histogram of `feature` in the first replicate's training sample, one colour per
+/// class (red = 1, blue = 0), bars overlaid.
+fn class_histogram<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    out: &RunOutput,
+    feature: &str,
+) -> Result<(), String> {
+    const BINS: usize = 25;
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let Some(data) = &out.train_sample else {
+        return Err("no training sample to draw".into());
+    };
+    let j = data
+        .feature_names()
+        .iter()
+        .position(|n| n == feature)
+        .ok_or("feature not in the data")?;
+    let x = data.x().column(j).to_vec();
+    let classes: Vec<Option<usize>> = match data.y() {
+        xai_core::Target::Classes { labels, .. } => labels.iter().map(|&c| Some(c)).collect(),
+        xai_core::Target::Continuous(_) => vec![None; x.len()],
+    };
+    let (lo, hi) = range(x.iter().copied());
+    let width = (hi - lo) / BINS as f64;
+    let mut counts = [[0usize; BINS]; 2];
+    for (v, c) in x.iter().zip(&classes) {
+        counts[usize::from(*c == Some(1))][(((v - lo) / width) as usize).min(BINS - 1)] += 1;
+    }
+    let top = counts.iter().flatten().copied().max().unwrap_or(1) as f64 * 1.1;
+    let mut chart = ChartBuilder::on(area)
+        .caption(format!("training {feature} by class"), ("sans-serif", 15))
+        .margin(12)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(lo..hi, 0.0..top)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc(feature)
+        .y_desc("rows")
+        .label_style(("sans-serif", 13))
+        .draw()
+        .map_err(e)?;
+    for (k, class_counts) in counts.iter().enumerate() {
+        let color = class_color(Some(k));
+        chart
+            .draw_series(class_counts.iter().enumerate().map(|(b, &n)| {
+                let x0 = lo + b as f64 * width;
+                Rectangle::new(
+                    [(x0, 0.0), (x0 + width, n as f64)],
+                    color.mix(0.45).filled(),
+                )
+            }))
+            .map_err(e)?
+            .label(format!("class {k}"))
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
     legend(&mut chart).map_err(e)

@@ -427,7 +427,7 @@ impl Experiment {
                                 "`color_by: other` needs data with exactly two features".into(),
                             );
                         }
-                        Some("other") | None => {}
+                        Some("other") | Some("class") | None => {}
                         Some(_) => color_by.iter().try_for_each(known_feature)?,
                     }
                     panels

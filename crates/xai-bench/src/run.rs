@@ -455,6 +455,10 @@ fn explain(
                         grid: f.grid.clone(),
                         values: f.curves.row(row).to_vec(),
                         row_values: test.x().row(row).to_vec(),
+                        row_class: match test.y() {
+                            xai_core::Target::Classes { labels, .. } => Some(labels[row]),
+                            xai_core::Target::Continuous(_) => None,
+                        },
                     }));
                 }
             }

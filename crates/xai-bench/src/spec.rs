@@ -211,12 +211,19 @@ pub enum PlotSpec {
         #[serde(default)]
         ice: Option<String>,
         /// Feature whose original value colours each ICE curve; `other` (two-feature
-        /// data only) colours each panel by the feature it does not vary.
+        /// data only) colours each panel by the feature it does not vary; `class`
+        /// colours by the row's class (red = class 1, blue = class 0).
         #[serde(default)]
         color_by: Option<String>,
         /// Vertical dotted lines at these x values.
         #[serde(default)]
         vlines: Vec<f64>,
+        /// Mark each ICE row's own value by a rug tick at the bottom instead of a dot.
+        #[serde(default)]
+        rug: bool,
+        /// Add a panel with the training-set histogram of the feature by class.
+        #[serde(default)]
+        histogram: bool,
         /// Grid key whose values get a panel each.
         #[serde(default)]
         panels: Option<String>,
@@ -262,6 +269,10 @@ impl PlotSpec {
             | PlotSpec::PermutationMap { name, .. } => name,
         }
     }
+}
+
+fn default_share() -> f64 {
+    1.0
 }
 
 fn default_resolution() -> usize {
@@ -405,6 +416,43 @@ pub enum Assertion {
         /// Upper end of the inner interval.
         upper: f64,
     },
+    /// Every selected curve reaches its maximum over the whole grid inside
+    /// [lower, upper].
+    ArgmaxWithin {
+        /// The quantity.
+        quantity: String,
+        /// The curves.
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// ICE only: which rows' curves.
+        #[serde(default)]
+        rows_with: Option<RowFilter>,
+        /// Lower end.
+        lower: f64,
+        /// Upper end.
+        upper: f64,
+    },
+    /// At least `share` of the selected curves move in `direction` from x = `from` to
+    /// x = `to` (values interpolated; for PD by more than the combined standard error).
+    Trend {
+        /// The quantity.
+        quantity: String,
+        /// The curves.
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// ICE only: which rows' curves.
+        #[serde(default)]
+        rows_with: Option<RowFilter>,
+        /// Start of the comparison.
+        from: f64,
+        /// End of the comparison.
+        to: f64,
+        /// `increasing` or `decreasing`.
+        direction: Direction,
+        /// Share of curves that must follow the trend (default 1).
+        #[serde(default = "default_share")]
+        share: f64,
+    },
     /// Two PD curves agree point by point (matched grid index):
     /// max |a − b| ≤ tolerance · (max a − min a).
     SimilarCurves {
@@ -441,13 +489,17 @@ pub enum Assertion {
     },
 }
 
-/// Keeps the ICE curves of rows whose original value of `feature` has |value| below
-/// `abs_below` and/or above `abs_above`.
+/// Keeps the ICE curves of rows of class `class`, and/or rows whose original value
+/// of `feature` has |value| below `abs_below` and/or above `abs_above`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RowFilter {
+    /// The row's class.
+    #[serde(default)]
+    pub class: Option<usize>,
     /// The feature whose original value is tested.
-    pub feature: String,
+    #[serde(default)]
+    pub feature: Option<String>,
     /// Keep rows with |value| < this.
     #[serde(default)]
     pub abs_below: Option<f64>,

@@ -52,6 +52,8 @@ pub struct CurveRow {
     pub values: Vec<f64>,
     /// The row's original feature values, in column order.
     pub row_values: Vec<f64>,
+    /// The row's class (classification).
+    pub row_class: Option<usize>,
 }
 
 /// Writes `ice.csv`: grid keys, replicate, model, quantity, feature, row, x, value,
@@ -76,6 +78,7 @@ pub fn write_curves(
         .map(String::from),
     );
     header.extend(features.iter().map(|f| format!("at_{f}")));
+    header.push("class".into());
     write_csv(
         path,
         header,
@@ -92,6 +95,7 @@ pub fn write_curves(
                     num(*v),
                 ]);
                 rec.extend(c.row_values.iter().map(|v| num(*v)));
+                rec.push(c.row_class.map(|k| k.to_string()).unwrap_or_default());
                 rec
             })
         }),
