@@ -55,6 +55,8 @@ pub fn quantities(a: &Assertion) -> Vec<&String> {
         Assertion::InteriorPeak { quantity, .. }
         | Assertion::ArgmaxWithin { quantity, .. }
         | Assertion::Trend { quantity, .. }
+        | Assertion::Varies { quantity, .. }
+        | Assertion::ShapesDiffer { quantity, .. }
         | Assertion::RisesTowardsEdges { quantity, .. }
         | Assertion::SimilarCurves { quantity, .. } => vec![quantity],
         Assertion::BelowPdPeak { quantity, pd, .. } => vec![quantity, pd],
@@ -269,6 +271,24 @@ pub fn evaluate(check: &CheckSpec, keys: &[String], out: &RunOutput, level: f64)
                 ),
             )
         }
+        Assertion::Varies {
+            quantity,
+            rows: sel,
+            bound,
+        } => each_curve(&curves(keys, out, quantity, sel, None), |c| {
+            let (hi, lo) = (argmax(&c.ys), argmin(&c.ys));
+            let range = c.ys[hi] - c.ys[lo];
+            let margin = (c.se[hi].powi(2) + c.se[lo].powi(2)).sqrt().max(*bound);
+            (
+                range > margin,
+                format!("range {} vs {}", short(range), short(margin)),
+            )
+        }),
+        Assertion::ShapesDiffer {
+            quantity,
+            rows: sel,
+            bound,
+        } => shapes_differ(&curves(keys, out, quantity, sel, None), *bound),
         Assertion::SimilarCurves {
             quantity,
             this,
@@ -344,6 +364,43 @@ struct Curve<'a> {
     se: Vec<f64>,
     /// ICE: the row's own value of the varied feature.
     own: Option<f64>,
+}
+
+fn argmin(v: &[f64]) -> usize {
+    (0..v.len()).fold(0, |best, i| if v[i] < v[best] { i } else { best })
+}
+
+/// The largest across-curve standard deviation of the centred curves (each minus its
+/// own mean) over the grid, against `bound`.
+fn shapes_differ(curves: &[Curve<'_>], bound: f64) -> (bool, String) {
+    if curves.len() < 2 || curves.iter().any(|c| c.ys.len() != curves[0].ys.len()) {
+        return (
+            false,
+            format!("need at least two curves on one grid, got {}", curves.len()),
+        );
+    }
+    let centred: Vec<Vec<f64>> = curves
+        .iter()
+        .map(|c| {
+            let m = c.ys.iter().sum::<f64>() / c.ys.len() as f64;
+            c.ys.iter().map(|y| y - m).collect()
+        })
+        .collect();
+    let n = centred.len() as f64;
+    let spread = (0..centred[0].len())
+        .map(|g| {
+            let mean = centred.iter().map(|c| c[g]).sum::<f64>() / n;
+            (centred.iter().map(|c| (c[g] - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+        })
+        .fold(0.0, f64::max);
+    (
+        spread > bound,
+        format!(
+            "largest spread of centred curves {} vs bound {bound} ({} curves)",
+            short(spread),
+            curves.len()
+        ),
+    )
 }
 
 fn argmax(v: &[f64]) -> usize {

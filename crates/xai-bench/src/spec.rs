@@ -453,6 +453,30 @@ pub enum Assertion {
         #[serde(default = "default_share")]
         share: f64,
     },
+    /// Every selected curve varies: its range max − min exceeds `bound` and (for PD)
+    /// the combined standard error of its highest and lowest points.
+    Varies {
+        /// The quantity.
+        quantity: String,
+        /// The curves.
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// Smallest range that counts.
+        #[serde(default)]
+        bound: f64,
+    },
+    /// The selected ICE curves differ in shape, not only in level: after subtracting
+    /// each curve's own mean, the standard deviation across curves exceeds `bound` at
+    /// some grid point.
+    ShapesDiffer {
+        /// The ICE quantity.
+        quantity: String,
+        /// The curves (one feature and model).
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// Smallest spread that counts.
+        bound: f64,
+    },
     /// Two PD curves agree point by point (matched grid index):
     /// max |a − b| ≤ tolerance · (max a − min a).
     SimilarCurves {
