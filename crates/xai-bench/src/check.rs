@@ -48,6 +48,11 @@ pub struct Outcome {
 /// The quantities an assertion reads.
 pub fn quantities(a: &Assertion) -> Vec<&String> {
     match a {
+        Assertion::Greater {
+            quantity,
+            than_quantity: Some(other),
+            ..
+        } => vec![quantity, other],
         Assertion::Greater { quantity, .. }
         | Assertion::Positive { quantity, .. }
         | Assertion::Negligible { quantity, .. } => vec![quantity],
@@ -172,7 +177,15 @@ pub fn evaluate(check: &CheckSpec, keys: &[String], out: &RunOutput, level: f64)
             quantity,
             this,
             than,
-        } => greater(&rows(keys, out, true), quantity, this, than, level),
+            than_quantity,
+        } => greater(
+            &rows(keys, out, true),
+            quantity,
+            than_quantity.as_deref(),
+            this,
+            than,
+            level,
+        ),
         Assertion::Positive {
             quantity,
             rows: sel,
@@ -656,14 +669,19 @@ struct Pair {
 fn greater(
     tidy: &[Row<'_>],
     q: &str,
+    than_q: Option<&str>,
     this: &Selector,
     than: &Selector,
     level: f64,
 ) -> (bool, String) {
+    let mut skip: Vec<&str> = this.keys().chain(than.keys()).map(String::as_str).collect();
+    if than_q.is_some() {
+        skip.push("quantity");
+    }
     let rows = of_quantity(tidy, q);
-    let skip: Vec<&str> = this.keys().chain(than.keys()).map(String::as_str).collect();
+    let other = of_quantity(tidy, than_q.unwrap_or(q));
     let a: Vec<_> = rows.iter().filter(|r| r.matches(this)).collect();
-    let b: Vec<_> = rows.iter().filter(|r| r.matches(than)).collect();
+    let b: Vec<_> = other.iter().filter(|r| r.matches(than)).collect();
     let mut pairs: Vec<Pair> = Vec::new();
     for ra in &a {
         for rb in b

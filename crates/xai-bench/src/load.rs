@@ -327,6 +327,24 @@ impl Experiment {
             }
         }
         let mut quantities = Vec::new();
+        if let Some(p) = &s.predictability {
+            if p.folds < 2 {
+                return fail(
+                    "folds",
+                    format!("predictability folds must be at least 2, got {}", p.folds),
+                );
+            }
+            quantities.extend([
+                "r2_without_target".to_string(),
+                "r2_with_target".to_string(),
+            ]);
+        }
+        if s.methods.is_empty() && s.predictability.is_none() {
+            return fail(
+                "methods",
+                "list at least one method under `methods:` (or a `predictability:` study)".into(),
+            );
+        }
         for m in &s.methods {
             if m.statistics.is_empty() {
                 return fail("statistics", "a method needs at least one statistic".into());

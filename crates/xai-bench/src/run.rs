@@ -343,6 +343,47 @@ fn replicate(variant: &Variant, v: usize, r: usize, data: Option<&Dataset>) -> R
             source,
         };
         let mut model_rng = stream_rng(model_seed, fnv(name));
+        if let Some(p) = &spec.predictability {
+            let all = data.unwrap_or(&train);
+            let built = learner.build();
+            for j in 0..all.n_features() {
+                for (with_target, quantity) in
+                    [(false, "r2_without_target"), (true, "r2_with_target")]
+                {
+                    let r2 = xai_core::predictability::cv_r2(
+                        built.as_ref(),
+                        all,
+                        j,
+                        with_target,
+                        p.folds,
+                        &mut model_rng,
+                    )
+                    .map_err(fail)?;
+                    rows.push(TidyRow {
+                        labels: labels.clone(),
+                        replicate: r,
+                        model: name.clone(),
+                        quantity: quantity.into(),
+                        feature: all.feature_names()[j].clone(),
+                        x: None,
+                        value: xai_core::Estimate {
+                            estimate: r2,
+                            se: f64::NAN,
+                            lower: f64::NAN,
+                            upper: f64::NAN,
+                            n: all.n_rows(),
+                        },
+                    });
+                }
+            }
+        }
+        let wants_map = spec
+            .plots
+            .iter()
+            .any(|p| matches!(p, crate::spec::PlotSpec::PermutationMap { .. }));
+        if spec.methods.is_empty() && !wants_map {
+            continue;
+        }
         let model = learner.build().fit(&train, &mut model_rng).map_err(fail)?;
         if (v, r, snap.is_none()) == (0, 0, true) {
             for plot in &spec.plots {

@@ -35,7 +35,11 @@ pub struct ExperimentSpec {
     /// The models, by name (the `model` column of the outputs).
     pub models: BTreeMap<String, LearnerSpec>,
     /// The explanation methods (perturbation × statistics × aggregation).
+    #[serde(default)]
     pub methods: Vec<MethodSpec>,
+    /// How well each feature is predicted from the others (wood2024 Fig. 9).
+    #[serde(default)]
+    pub predictability: Option<PredictabilitySpec>,
     /// Confidence level of every interval.
     #[serde(default = "default_level")]
     pub level: f64,
@@ -123,6 +127,17 @@ fn default_test_fraction() -> f64 {
 
 fn default_true() -> bool {
     true
+}
+
+/// Cross-validated R² of each model's learner predicting each feature from the other
+/// features (`r2_without_target`) and from the others plus the target
+/// (`r2_with_target`), on all rows of the replicate: R² = 1 − Σ(x_j − x̂_j)²/Σ(x_j − x̄_j)²
+/// with out-of-fold predictions x̂_j.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PredictabilitySpec {
+    /// Number of cross-validation folds (≥ 2).
+    pub folds: usize,
 }
 
 /// How the rows of an explanation are aggregated.
@@ -348,6 +363,9 @@ pub enum Assertion {
         this: Selector,
         /// The rows expected to be smaller.
         than: Selector,
+        /// Take the `than` rows from this quantity instead.
+        #[serde(default)]
+        than_quantity: Option<String>,
     },
     /// Every selected row's interval lies above 0 (lower > 0).
     Positive {

@@ -26,6 +26,7 @@ pub mod model;
 pub mod perturbation;
 pub mod perturbed;
 pub mod pfi;
+pub mod predictability;
 pub mod predictions;
 pub mod resample;
 pub mod rng;
