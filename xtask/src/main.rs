@@ -93,6 +93,19 @@ enum DataAction {
         /// Dataset names (default: all).
         names: Vec<String>,
     },
+    /// Download registered datasets (default: all that have a pinned source) into
+    /// data/cache/, checking every sha256.
+    Fetch {
+        /// Dataset names (default: all).
+        names: Vec<String>,
+        /// Fetch the verified files from a mirror laid out like ../shared/data
+        /// (`<base-url>/<file>`) instead of the pinned upstream sources.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Directory to write into (default: data/cache).
+        #[arg(long)]
+        cache: Option<PathBuf>,
+    },
 }
 
 fn print_outcomes(id: &str, outcomes: &[Outcome]) -> bool {
@@ -239,6 +252,39 @@ fn real_main() -> Result<bool, BenchError> {
                     .and_then(|l| verify(name, entry, &l))
                 {
                     Ok(line) => println!("{line}"),
+                    Err(e) => {
+                        ok = false;
+                        println!("FAILED {e}");
+                    }
+                }
+            }
+            Ok(ok)
+        }
+        Command::Data {
+            action:
+                DataAction::Fetch {
+                    names,
+                    base_url,
+                    cache,
+                },
+        } => {
+            let registry =
+                xai_bench::datasets::Registry::load(&root.join("data").join("datasets.yaml"))?;
+            let cache = cache.unwrap_or_else(|| root.join("data").join("cache"));
+            let names = if names.is_empty() {
+                registry.names()
+            } else {
+                names
+            };
+            let mut ok = true;
+            for name in &names {
+                match xai_bench::fetch::fetch(
+                    name,
+                    registry.get(name)?,
+                    &cache,
+                    base_url.as_deref(),
+                ) {
+                    Ok(path) => println!("{name}: {}", path.display()),
                     Err(e) => {
                         ok = false;
                         println!("FAILED {e}");

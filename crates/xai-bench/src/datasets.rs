@@ -79,6 +79,10 @@ pub struct DatasetEntry {
     pub expected: Expected,
     /// Where the verified copy came from.
     pub source: String,
+    /// How `cargo xtask data fetch` downloads it (absent: no pinned source yields the
+    /// verified file without a format conversion).
+    #[serde(default)]
+    pub fetch: Option<crate::fetch::FetchSpec>,
     /// How to cite the data.
     pub citation: String,
     /// License.
@@ -173,7 +177,7 @@ pub fn locate(name: &str, entry: &DatasetEntry, dirs: &[PathBuf]) -> Result<Path
         return Err(BenchError::Other(format!(
             "dataset `{name}`: {} not found (looked for {}). Put the verified file there, or set \
              {DATA_DIR_VAR} to a directory holding {} (e.g. the project's ../shared/data). \
-             Downloading (`cargo xtask data fetch`) is not implemented yet.",
+             Or download it: cargo xtask data fetch {name}",
             entry.file,
             tried.join(" and "),
             entry.file

@@ -9,6 +9,7 @@ pub mod check;
 pub mod curves;
 pub mod datasets;
 pub mod error;
+pub mod fetch;
 pub mod load;
 pub mod manifest;
 pub mod plot;
