@@ -276,6 +276,9 @@ impl Experiment {
                 Some(dgp.dgp().feature_names())
             }
             (None, Some(d)) => {
+                if d.folds.is_some_and(|k| k < 2) {
+                    return fail("folds", "folds must be at least 2".into());
+                }
                 if !(d.test_fraction > 0.0 && d.test_fraction < 1.0) {
                     return fail(
                         "test_fraction",

@@ -310,17 +310,37 @@ fn load_datasets(
     Ok(out)
 }
 
+/// The (train, test) rows of replicate `r` of variant `v`: a random split drawn from
+/// the replicate's stream, or with `folds: k` the complement of and fold r mod k of a
+/// k-fold partition drawn once per variant from stream (seed, v·2³² + 2³² − 1).
+pub fn split_rows(
+    full: &Dataset,
+    d: &crate::spec::DatasetRef,
+    seed: u64,
+    v: usize,
+    r: usize,
+    rng: &mut xai_core::rng::StreamRng,
+) -> (Vec<usize>, Vec<usize>) {
+    match d.folds {
+        Some(k) => {
+            let mut fold_rng = stream_rng(seed, ((v as u64) << 32) | 0xFFFF_FFFF);
+            let fold = xai_core::resample::k_fold(full.y(), k, d.stratify, &mut fold_rng);
+            let f = r % k;
+            (
+                (0..fold.len()).filter(|&i| fold[i] != f).collect(),
+                (0..fold.len()).filter(|&i| fold[i] == f).collect(),
+            )
+        }
+        None => xai_core::resample::train_test_split(full.y(), d.test_fraction, d.stratify, rng),
+    }
+}
+
 fn replicate(variant: &Variant, v: usize, r: usize, data: Option<&Dataset>) -> Result<Replicate> {
     let spec = &variant.spec;
     let mut rng = stream_rng(spec.seed, ((v as u64) << 32) | r as u64);
     let (train, test) = match (data, &spec.data.dataset, &spec.data.dgp) {
         (Some(full), Some(d), _) => {
-            let (tr, te) = xai_core::resample::train_test_split(
-                full.y(),
-                d.test_fraction,
-                d.stratify,
-                &mut rng,
-            );
+            let (tr, te) = split_rows(full, d, spec.seed, v, r, &mut rng);
             (full.select_rows(&tr), full.select_rows(&te))
         }
         (_, _, Some(dgp)) => {
@@ -536,4 +556,50 @@ pub fn write_outputs(exp: &Experiment, out: &RunOutput, dir: &Path) -> Result<()
         crate::plot::draw(exp, plot, out, dir)?;
     }
     crate::manifest::write(exp, out, &dir.join("manifest.json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::DatasetRef;
+    use xai_core::Target;
+
+    #[test]
+    fn k_fold_replicates_test_every_row_exactly_once() {
+        let n = 23;
+        let data = Dataset::new(
+            ndarray::Array2::zeros((n, 1)),
+            Target::Classes {
+                labels: (0..n).map(|i| i % 3 % 2).collect(),
+                n_classes: 2,
+            },
+            vec!["a".into()],
+        )
+        .unwrap();
+        let d = DatasetRef {
+            name: "x".into(),
+            test_fraction: 0.25,
+            stratify: true,
+            missing: Default::default(),
+            folds: Some(4),
+        };
+        let mut seen = vec![0; n];
+        for r in 0..4 {
+            let (train, test) = split_rows(&data, &d, 7, 0, r, &mut stream_rng(7, r as u64));
+            assert_eq!(train.len() + test.len(), n);
+            assert!(train.iter().all(|i| !test.contains(i)));
+            for i in test {
+                seen[i] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&c| c == 1), "{seen:?}");
+        // Without folds: a random split of round(0.25 · 23) = 6 test rows.
+        let random = DatasetRef { folds: None, ..d };
+        assert_eq!(
+            split_rows(&data, &random, 7, 0, 0, &mut stream_rng(7, 0))
+                .1
+                .len(),
+            6
+        );
+    }
 }

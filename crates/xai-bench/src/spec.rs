@@ -119,6 +119,11 @@ pub struct DatasetRef {
     /// Rows with a missing cell: `error` (default) or `drop_rows`.
     #[serde(default)]
     pub missing: crate::datasets::MissingPolicy,
+    /// k-fold instead of a random split: replicate r is tested on fold r mod k (folds
+    /// drawn once per variant, stratified when `stratify`), so k replicates use every
+    /// row once as a test row; `test_fraction` is then unused.
+    #[serde(default)]
+    pub folds: Option<usize>,
 }
 
 fn default_test_fraction() -> f64 {
