@@ -66,7 +66,7 @@ enum Command {
     },
     /// Run a benchmark workload of ../shared/BENCH.md on a peer dump; prints one JSON line.
     Bench {
-        /// Workload name (w1_pfi, w2_pdp_ice, w3_gp, w7_rf_calib).
+        /// Workload name (w1_pfi, w2_pdp_ice, w3_gp, w6_glasso, w7_rf_calib).
         workload: String,
         /// Peer dump directory (holding <workload>/train.csv, ...).
         #[arg(long)]

@@ -7,6 +7,7 @@
 //!   (CART in [`cart`]), with impurity importance and a [`xai_core::TreeEnsembleView`];
 //! - [`calibration`]: sigmoid (Platt) and isotonic calibration, and the cross-fitted
 //!   calibrated classifier of wood2024 (Fig. 3, 11–15);
+//! - [`glasso`]: the graphical lasso (cid2021);
 //! - [`gp`]: Gaussian process regression with an ARD RBF kernel, signal and noise
 //!   variance, fitted by maximising the log marginal likelihood (wood2024 Fig. 4–8).
 
@@ -14,6 +15,7 @@ pub mod calibration;
 pub mod cart;
 pub mod flat;
 pub mod forest;
+pub mod glasso;
 pub mod gp;
 pub mod optim;
 pub mod registry;
