@@ -88,7 +88,7 @@ pub fn graphical_lasso(s: ArrayView2<'_, f64>, params: &GlassoParams) -> Result<
             s.dim()
         )));
     }
-    if !(params.alpha >= 0.0) {
+    if params.alpha.is_nan() || params.alpha < 0.0 {
         return Err(CoreError::Invalid(format!(
             "alpha must be >= 0, got {}",
             params.alpha
