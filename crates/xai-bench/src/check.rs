@@ -8,7 +8,9 @@ use xai_core::{Estimate, t_interval};
 
 use crate::load::format_number;
 use crate::run::RunOutput;
-use crate::spec::{Assertion, CheckSpec, Direction, RowFilter, Scalar, Selector, Tolerance};
+use crate::spec::{
+    Assertion, CheckSpec, CurveInterval, Direction, RowFilter, Scalar, Selector, Tolerance,
+};
 use crate::table::{CsvTable, read_csv, summary_table};
 use xai_core::interpolate;
 
@@ -57,12 +59,12 @@ pub fn quantities(a: &Assertion) -> Vec<&String> {
         | Assertion::Positive { quantity, .. }
         | Assertion::Negligible { quantity, .. } => vec![quantity],
         Assertion::Monotone { quantities, .. } => quantities.iter().collect(),
-        Assertion::InteriorPeak { quantity, .. }
-        | Assertion::ArgmaxWithin { quantity, .. }
+        Assertion::InteriorPeak(CurveInterval { quantity, .. })
+        | Assertion::ArgmaxWithin(CurveInterval { quantity, .. })
         | Assertion::Trend { quantity, .. }
         | Assertion::Varies { quantity, .. }
         | Assertion::ShapesDiffer { quantity, .. }
-        | Assertion::RisesTowardsEdges { quantity, .. }
+        | Assertion::RisesTowardsEdges(CurveInterval { quantity, .. })
         | Assertion::SimilarCurves { quantity, .. } => vec![quantity],
         Assertion::BelowPdPeak { quantity, pd, .. } => vec![quantity, pd],
     }
@@ -224,34 +226,16 @@ pub fn evaluate(check: &CheckSpec, keys: &[String], out: &RunOutput, level: f64)
             *direction,
             level,
         ),
-        Assertion::InteriorPeak {
-            quantity,
-            rows: sel,
-            rows_with,
-            lower,
-            upper,
-        } => each_curve(&curves(keys, out, quantity, sel, rows_with.as_ref()), |c| {
-            bump(c, *lower, *upper)
-        }),
-        Assertion::RisesTowardsEdges {
-            quantity,
-            rows: sel,
-            rows_with,
-            lower,
-            upper,
-        } => each_curve(&curves(keys, out, quantity, sel, rows_with.as_ref()), |c| {
-            rises(c, *lower, *upper)
-        }),
-        Assertion::ArgmaxWithin {
-            quantity,
-            rows: sel,
-            rows_with,
-            lower,
-            upper,
-        } => each_curve(&curves(keys, out, quantity, sel, rows_with.as_ref()), |c| {
+        Assertion::InteriorPeak(ci) => {
+            each_curve(&ci.curves(keys, out), |c| bump(c, ci.lower, ci.upper))
+        }
+        Assertion::RisesTowardsEdges(ci) => {
+            each_curve(&ci.curves(keys, out), |c| rises(c, ci.lower, ci.upper))
+        }
+        Assertion::ArgmaxWithin(ci) => each_curve(&ci.curves(keys, out), |c| {
             let at = c.xs[argmax(&c.ys)];
             (
-                (*lower..=*upper).contains(&at),
+                (ci.lower..=ci.upper).contains(&at),
                 format!("maximum at {}", short(at)),
             )
         }),
@@ -495,6 +479,19 @@ fn curves<'a>(
         });
     }
     list
+}
+
+impl CurveInterval {
+    /// The curves this assertion selects.
+    fn curves<'a>(&self, keys: &'a [String], out: &RunOutput) -> Vec<Curve<'a>> {
+        curves(
+            keys,
+            out,
+            &self.quantity,
+            &self.rows,
+            self.rows_with.as_ref(),
+        )
+    }
 }
 
 fn describe(c: &Curve<'_>) -> String {

@@ -160,13 +160,7 @@ fn pd_panel<DB: DrawingBackend>(
     let rows = panel.features.iter().flat_map(|(_, r)| r.iter());
     let (x0, x1) = range(rows.clone().filter_map(|r| r.x));
     let (y0, y1) = range(rows.flat_map(|r| [r.value.lower, r.value.upper, r.value.estimate]));
-    let mut chart = ChartBuilder::on(area)
-        .caption(&panel.title, ("sans-serif", 15))
-        .margin(12)
-        .x_label_area_size(35)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(e)?;
+    let mut chart = chart_on(area, &panel.title, (x0, x1), (y0, y1)).map_err(e)?;
     chart
         .configure_mesh()
         .x_desc("feature value")
@@ -205,6 +199,21 @@ fn pd_panel<DB: DrawingBackend>(
     }
     draw_vlines(&mut chart, vlines, (y0, y1)).map_err(e)?;
     legend(&mut chart).map_err(e)
+}
+
+/// A captioned line-chart area over [x0, x1] × [y0, y1].
+fn chart_on<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 15))
+        .margin(12)
+        .x_label_area_size(35)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x0..x1, y0..y1)
 }
 
 /// The series legend in the upper right corner.
@@ -314,13 +323,7 @@ fn ice_panel<DB: DrawingBackend>(
         Some(b) => format!("{}: ICE of {feature}, colour = {b}", panel.title),
         None => format!("{}: ICE of {feature}", panel.title),
     };
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 15))
-        .margin(12)
-        .x_label_area_size(35)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(e)?;
+    let mut chart = chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
     chart
         .configure_mesh()
         .x_desc(feature.as_str())

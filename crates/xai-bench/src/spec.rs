@@ -408,53 +408,14 @@ pub enum Assertion {
     /// has a bump inside [lower, upper]: its maximum over the interval exceeds its
     /// values at both ends of the interval by more than the combined standard error
     /// (0 for ICE curves).
-    InteriorPeak {
-        /// The quantity.
-        quantity: String,
-        /// The curves.
-        #[serde(rename = "where")]
-        rows: Selector,
-        /// ICE only: which rows' curves.
-        #[serde(default)]
-        rows_with: Option<RowFilter>,
-        /// Lower end.
-        lower: f64,
-        /// Upper end.
-        upper: f64,
-    },
+    InteriorPeak(CurveInterval),
     /// On each side of [lower, upper] every selected curve's value at the grid end
     /// exceeds the curve's minimum on that side (for PD, by more than the combined
     /// standard error of the two points).
-    RisesTowardsEdges {
-        /// The quantity.
-        quantity: String,
-        /// The curves.
-        #[serde(rename = "where")]
-        rows: Selector,
-        /// ICE only: which rows' curves.
-        #[serde(default)]
-        rows_with: Option<RowFilter>,
-        /// Lower end of the inner interval.
-        lower: f64,
-        /// Upper end of the inner interval.
-        upper: f64,
-    },
+    RisesTowardsEdges(CurveInterval),
     /// Every selected curve reaches its maximum over the whole grid inside
     /// [lower, upper].
-    ArgmaxWithin {
-        /// The quantity.
-        quantity: String,
-        /// The curves.
-        #[serde(rename = "where")]
-        rows: Selector,
-        /// ICE only: which rows' curves.
-        #[serde(default)]
-        rows_with: Option<RowFilter>,
-        /// Lower end.
-        lower: f64,
-        /// Upper end.
-        upper: f64,
-    },
+    ArgmaxWithin(CurveInterval),
     /// At least `share` of the selected curves move in `direction` from x = `from` to
     /// x = `to` (values interpolated; for PD by more than the combined standard error).
     Trend {
@@ -534,6 +495,25 @@ pub enum Assertion {
         #[serde(default)]
         within: Option<(f64, f64)>,
     },
+}
+
+/// Curves (PD `*_pd` from the summary, or kept ICE curves `*_ice`) and an interval
+/// of the grid, as the curve-shape assertions take them.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurveInterval {
+    /// The quantity.
+    pub quantity: String,
+    /// The curves.
+    #[serde(rename = "where")]
+    pub rows: Selector,
+    /// ICE only: which rows' curves.
+    #[serde(default)]
+    pub rows_with: Option<RowFilter>,
+    /// Lower end.
+    pub lower: f64,
+    /// Upper end.
+    pub upper: f64,
 }
 
 /// Keeps the ICE curves of rows of class `class`, and/or rows whose original value
