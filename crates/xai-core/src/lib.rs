@@ -23,6 +23,7 @@ pub mod ice;
 pub mod inference;
 pub mod interp;
 pub mod model;
+pub mod mutual_info;
 pub mod perturbation;
 pub mod perturbed;
 pub mod pfi;
