@@ -17,6 +17,7 @@
 //! The crate does no file I/O and no plotting; every stochastic function takes a seed
 //! or an RNG argument, never a global generator.
 
+pub mod cid;
 pub mod dataset;
 pub mod error;
 pub mod ice;
