@@ -522,13 +522,7 @@ fn histograms<DB: DrawingBackend>(
     let (before, after) = (count(&snap.before), count(&snap.after));
     let top = before.iter().chain(&after).copied().max().unwrap_or(1) as f64 * 1.1;
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let mut chart = ChartBuilder::on(area)
-        .caption("entropy of the test rows", ("sans-serif", 15))
-        .margin(12)
-        .x_label_area_size(35)
-        .y_label_area_size(45)
-        .build_cartesian_2d(lo..hi, 0.0..top)
-        .map_err(e)?;
+    let mut chart = chart_on(area, "entropy of the test rows", (lo, hi), (0.0, top)).map_err(e)?;
     chart
         .configure_mesh()
         .x_desc("entropy (nats)")
@@ -585,13 +579,8 @@ fn class_histogram<DB: DrawingBackend>(
         counts[usize::from(*c == Some(1))][(((v - lo) / width) as usize).min(BINS - 1)] += 1;
     }
     let top = counts.iter().flatten().copied().max().unwrap_or(1) as f64 * 1.1;
-    let mut chart = ChartBuilder::on(area)
-        .caption(format!("training {feature} by class"), ("sans-serif", 15))
-        .margin(12)
-        .x_label_area_size(35)
-        .y_label_area_size(45)
-        .build_cartesian_2d(lo..hi, 0.0..top)
-        .map_err(e)?;
+    let caption = format!("training {feature} by class");
+    let mut chart = chart_on(area, &caption, (lo, hi), (0.0, top)).map_err(e)?;
     chart
         .configure_mesh()
         .x_desc(feature)

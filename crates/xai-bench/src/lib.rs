@@ -3,6 +3,8 @@
 //!
 //! `xtask` is the command-line front end; everything it does is a function here.
 
+#![warn(missing_docs)]
+
 pub mod bench;
 pub mod catalog;
 pub mod check;

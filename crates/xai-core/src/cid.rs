@@ -12,6 +12,19 @@
 
 use ndarray::{ArrayView1, ArrayView2};
 
+/// The covariance of cid2021's Gaussian toy (Fig. 2; PAPERS.md §5.4) over X0..X6, Y
+/// (last); also the covariance of benchmark workload W6.
+pub const CID2021_SIGMA: [[f64; 8]; 8] = [
+    [1.0, 0.4, 0.1, 0.1, 0.1, 0.0, 0.0, 0.3],
+    [0.4, 1.0, 0.1, 0.1, 0.1, 0.0, 0.0, 0.3],
+    [0.1, 0.1, 1.0, 0.7, 0.7, 0.0, 0.0, 0.4],
+    [0.1, 0.1, 0.7, 1.0, 0.7, 0.0, 0.0, 0.4],
+    [0.1, 0.1, 0.7, 0.7, 1.0, 0.0, 0.0, 0.4],
+    [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.9, 0.0],
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.9, 1.0, 0.0],
+    [0.3, 0.3, 0.4, 0.4, 0.4, 0.0, 0.0, 1.0],
+];
+
 /// Equal-width bins over [lo, hi]: their centres, and the bin of a value (values
 /// outside fall into the end bins).
 #[derive(Debug, Clone, PartialEq)]
@@ -113,49 +126,21 @@ mod tests {
     use crate::test_models::standard_normal;
     use ndarray::Array2;
 
-    /// Σ of cid2021 Fig. 2 (X0..X6, Y).
-    fn sigma() -> Array2<f64> {
-        let rows = [
-            [1.0, 0.4, 0.1, 0.1, 0.1, 0.0, 0.0, 0.3],
-            [0.4, 1.0, 0.1, 0.1, 0.1, 0.0, 0.0, 0.3],
-            [0.1, 0.1, 1.0, 0.7, 0.7, 0.0, 0.0, 0.4],
-            [0.1, 0.1, 0.7, 1.0, 0.7, 0.0, 0.0, 0.4],
-            [0.1, 0.1, 0.7, 0.7, 1.0, 0.0, 0.0, 0.4],
-            [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.9, 0.0],
-            [0.0, 0.0, 0.0, 0.0, 0.0, 0.9, 1.0, 0.0],
-            [0.3, 0.3, 0.4, 0.4, 0.4, 0.0, 0.0, 1.0],
-        ];
-        Array2::from_shape_fn((8, 8), |(i, j)| rows[i][j])
-    }
-
-    /// Σ⁻¹ and n draws of N(0, Σ), both by a textbook Cholesky (p = 8).
+    /// Σ⁻¹ and n draws of N(0, Σ) for Σ = [`CID2021_SIGMA`] (x = L·z, Σ = LLᵀ).
     fn precision_and_sample(n: usize) -> (Array2<f64>, Array2<f64>) {
-        let s = sigma();
-        let p = 8;
-        let mut l = Array2::<f64>::zeros((p, p));
-        for i in 0..p {
-            for j in 0..=i {
-                let v: f64 = s[[i, j]] - (0..j).map(|k| l[[i, k]] * l[[j, k]]).sum::<f64>();
-                l[[i, j]] = if i == j { v.sqrt() } else { v / l[[j, j]] };
-            }
-        }
-        // Σ⁻¹ column by column: solve L·Lᵀ·x = e_c.
-        let mut inv = Array2::<f64>::zeros((p, p));
-        for c in 0..p {
-            let mut w = vec![0.0; p];
-            for i in 0..p {
-                w[i] = (f64::from(u8::from(i == c))
-                    - (0..i).map(|k| l[[i, k]] * w[k]).sum::<f64>())
-                    / l[[i, i]];
-            }
-            for i in (0..p).rev() {
-                inv[[i, c]] =
-                    (w[i] - (i + 1..p).map(|k| l[[k, i]] * inv[[k, c]]).sum::<f64>()) / l[[i, i]];
-            }
-        }
+        use faer::linalg::solvers::DenseSolveCore;
+        let sigma = faer::Mat::<f64>::from_fn(8, 8, |i, j| CID2021_SIGMA[i][j]);
+        let llt = sigma
+            .llt(faer::Side::Lower)
+            .expect("Σ is positive definite");
+        let inv = llt.inverse();
+        let l = Array2::from_shape_fn((8, 8), |(i, j)| llt.L()[(i, j)]);
         let mut rng = stream_rng(12, 0);
-        let z = Array2::from_shape_fn((n, p), |_| standard_normal(&mut rng));
-        (inv, z.dot(&l.t()))
+        let z = Array2::from_shape_fn((n, 8), |_| standard_normal(&mut rng));
+        (
+            Array2::from_shape_fn((8, 8), |(i, j)| inv[(i, j)]),
+            z.dot(&l.t()),
+        )
     }
 
     #[test]

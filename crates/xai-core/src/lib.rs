@@ -17,6 +17,8 @@
 //! The crate does no file I/O and no plotting; every stochastic function takes a seed
 //! or an RNG argument, never a global generator.
 
+#![warn(missing_docs)]
+
 pub mod cid;
 pub mod dataset;
 pub mod error;

@@ -181,31 +181,18 @@ mod tests {
     use rand_distr::StandardNormal;
     use xai_core::rng::stream_rng;
 
-    /// The covariance of W6 (../shared/peers/README.md).
+    /// The covariance of W6 (../shared/peers/README.md), cid2021's Σ.
     fn w6_sigma() -> Array2<f64> {
-        let rows = [
-            [1.0, 0.4, 0.1, 0.1, 0.1, 0.0, 0.0, 0.3],
-            [0.4, 1.0, 0.1, 0.1, 0.1, 0.0, 0.0, 0.3],
-            [0.1, 0.1, 1.0, 0.7, 0.7, 0.0, 0.0, 0.4],
-            [0.1, 0.1, 0.7, 1.0, 0.7, 0.0, 0.0, 0.4],
-            [0.1, 0.1, 0.7, 0.7, 1.0, 0.0, 0.0, 0.4],
-            [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.9, 0.0],
-            [0.0, 0.0, 0.0, 0.0, 0.0, 0.9, 1.0, 0.0],
-            [0.3, 0.3, 0.4, 0.4, 0.4, 0.0, 0.0, 1.0],
-        ];
-        Array2::from_shape_fn((8, 8), |(i, j)| rows[i][j])
+        Array2::from_shape_fn((8, 8), |(i, j)| xai_core::cid::CID2021_SIGMA[i][j])
     }
 
+    /// n draws of N(0, Σ): x = L·z with Σ = LLᵀ.
     fn sample(sigma: &Array2<f64>, n: usize) -> Array2<f64> {
-        // x = L·z with L the Cholesky factor of Σ (written out; p = 8).
         let p = sigma.nrows();
-        let mut l = Array2::<f64>::zeros((p, p));
-        for i in 0..p {
-            for j in 0..=i {
-                let s: f64 = sigma[[i, j]] - (0..j).map(|k| l[[i, k]] * l[[j, k]]).sum::<f64>();
-                l[[i, j]] = if i == j { s.sqrt() } else { s / l[[j, j]] };
-            }
-        }
+        let llt = faer::Mat::<f64>::from_fn(p, p, |i, j| sigma[[i, j]])
+            .llt(faer::Side::Lower)
+            .expect("Σ is positive definite");
+        let l = Array2::from_shape_fn((p, p), |(i, j)| llt.L()[(i, j)]);
         let mut rng = stream_rng(6, 0);
         let z = Array2::from_shape_fn((n, p), |_| rng.sample::<f64, _>(StandardNormal));
         z.dot(&l.t())

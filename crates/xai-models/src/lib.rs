@@ -11,6 +11,8 @@
 //! - [`gp`]: Gaussian process regression with an ARD RBF kernel, signal and noise
 //!   variance, fitted by maximising the log marginal likelihood (wood2024 Fig. 4–8).
 
+#![warn(missing_docs)]
+
 pub mod calibration;
 pub mod cart;
 pub mod flat;

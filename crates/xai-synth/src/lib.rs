@@ -4,6 +4,8 @@
 //! Adding a DGP: one file with a params struct implementing [`Dgp`], one variant in
 //! [`DgpSpec`] and one arm in each of its two `match`es.
 
+#![warn(missing_docs)]
+
 pub mod border;
 pub mod correlated_gaussian;
 pub mod mease_wyner;
