@@ -27,6 +27,13 @@ pub enum Statistic {
     /// Entropy of q(· | x): Gaussian ½ + ½·log(2πσ²), categorical −Σ_c q(c)·log q(c)
     /// (wood2024 §3.2, Eq. 8–10). Needs no label.
     Entropy,
+    /// Squared error over the variance of y in the rows scored, (y − μ)²/Var(y)
+    /// (Var with divisor n): its mean is 1 − R², so its PFI is the drop in R², the
+    /// score scikit-learn's permutation importance reports for regressors (cid2021).
+    R2Loss,
+    /// Misclassification 1[argmax_c q(c) ≠ y] (ties to the lowest class): its mean is
+    /// 1 − accuracy, so its PFI is the drop in accuracy (cid2021, classifiers).
+    Misclassification,
 }
 
 impl Statistic {
@@ -38,6 +45,8 @@ impl Statistic {
             Statistic::SquaredError => "loss",
             Statistic::Nll => "likelihood",
             Statistic::Entropy => "entropy",
+            Statistic::R2Loss => "r2",
+            Statistic::Misclassification => "accuracy",
         }
     }
 
@@ -47,6 +56,8 @@ impl Statistic {
             Statistic::SquaredError => "squared_error",
             Statistic::Nll => "nll",
             Statistic::Entropy => "entropy",
+            Statistic::R2Loss => "r2_loss",
+            Statistic::Misclassification => "misclassification",
         }
     }
 
@@ -94,6 +105,28 @@ impl Statistic {
                 Predictions::Gaussian { mean: m, .. },
                 Target::Continuous(y),
             ) => Ok(Zip::from(m).and(y).map_collect(|&m, &y| (y - m).powi(2))),
+            (Statistic::R2Loss, Predictions::Point(m), Target::Continuous(y))
+            | (Statistic::R2Loss, Predictions::Gaussian { mean: m, .. }, Target::Continuous(y)) => {
+                let var = y.var(0.0);
+                if !(var > 0.0) {
+                    return Err(CoreError::Invalid(
+                        "r2_loss needs a target that varies over the rows scored".into(),
+                    ));
+                }
+                Ok(Zip::from(m)
+                    .and(y)
+                    .map_collect(|&m, &y| (y - m).powi(2) / var))
+            }
+            (
+                Statistic::Misclassification,
+                Predictions::Probabilities(p),
+                Target::Classes { labels, .. },
+            ) => Ok(Array1::from_iter(p.rows().into_iter().zip(labels).map(
+                |(q, &c)| {
+                    let best = (0..q.len()).fold(0, |b, k| if q[k] > q[b] { k } else { b });
+                    f64::from(u8::from(best != c))
+                },
+            ))),
             (Statistic::Nll, Predictions::Gaussian { mean, var }, Target::Continuous(y)) => {
                 Ok(Zip::from(mean)
                     .and(var)
@@ -118,6 +151,13 @@ impl Statistic {
             )),
             (Statistic::Nll | Statistic::Entropy, Predictions::Point(_), _) => Err(unsupported(
                 "use a model with a predictive distribution (Gaussian or class probabilities)",
+            )),
+            (
+                Statistic::Misclassification,
+                Predictions::Point(_) | Predictions::Gaussian { .. },
+                _,
+            ) => Err(unsupported(
+                "misclassification needs a classifier's class probabilities",
             )),
             _ => Err(unsupported(
                 "the target kind does not match the predictions (regression vs classification)",
@@ -179,6 +219,28 @@ mod tests {
         assert!((nll[2] + 0.75f64.ln()).abs() < 1e-15);
         let pr = Statistic::Prediction.per_row(&p, &y).unwrap();
         assert_eq!(pr.to_vec(), vec![0.5, 0.0, 0.75]);
+    }
+
+    #[test]
+    fn score_drops_average_to_one_minus_r2_and_one_minus_accuracy() {
+        let y = Target::Continuous(array![1.0, 2.0, 3.0, 6.0]);
+        let mu = Predictions::Point(array![1.5, 2.0, 2.0, 5.0]);
+        // R² = 1 − SS_res/SS_tot = 1 − 2.25/14.
+        let l = Statistic::R2Loss.per_row(&mu, &y).unwrap();
+        assert!((l.mean().unwrap() - 2.25 / 14.0).abs() < 1e-15);
+        let p = Predictions::Probabilities(array![[0.4, 0.6], [0.5, 0.5], [0.9, 0.1]]);
+        let c = Target::Classes {
+            labels: array![1, 1, 0],
+            n_classes: 2,
+        };
+        let m = Statistic::Misclassification.per_row(&p, &c).unwrap();
+        assert_eq!(m.to_vec(), vec![0.0, 1.0, 0.0], "a tie goes to class 0");
+        let flat = Target::Continuous(array![2.0, 2.0]);
+        assert!(
+            Statistic::R2Loss
+                .per_row(&Predictions::Point(array![1.0, 2.0]), &flat)
+                .is_err()
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! need (split feature and threshold, children, weighted node size, node value),
 //! independent of how a forest was fitted.
 
-use ndarray::ArrayView1;
+use ndarray::{Array1, ArrayView1};
 
 /// Marks a leaf in [`TreeNode::left`] / [`TreeNode::right`].
 pub const LEAF: u32 = u32::MAX;
@@ -101,4 +101,35 @@ impl Tree {
 pub trait TreeEnsembleView {
     /// The trees.
     fn trees(&self) -> &[Tree];
+}
+
+/// Mean decrease in impurity per feature of one tree, unnormalised:
+/// Σ_splits on j [w·I(node) − w_l·I(left) − w_r·I(right)] (w = weighted row counts).
+fn tree_impurity_decrease(tree: &Tree, n_features: usize) -> Array1<f64> {
+    let mut imp = Array1::zeros(n_features);
+    let nodes = tree.nodes();
+    for n in nodes.iter().filter(|n| !n.is_leaf()) {
+        let (l, r) = (&nodes[n.left as usize], &nodes[n.right as usize]);
+        imp[n.feature as usize] +=
+            n.weight * n.impurity - l.weight * l.impurity - r.weight * r.impurity;
+    }
+    imp
+}
+
+/// Mean over trees of each tree's unnormalised impurity decrease per feature.
+pub fn impurity_decrease(trees: &[Tree], n_features: usize) -> Array1<f64> {
+    trees.iter().fold(Array1::zeros(n_features), |acc, t| {
+        acc + tree_impurity_decrease(t, n_features)
+    }) / trees.len() as f64
+}
+
+/// Impurity (MDI, "Gini") importance as scikit-learn reports it: each tree's
+/// decreases normalised to sum to 1 (a tree without splits adds nothing), averaged
+/// over trees, so the importances of a forest with a split sum to 1.
+pub fn impurity_importance(trees: &[Tree], n_features: usize) -> Array1<f64> {
+    trees.iter().fold(Array1::zeros(n_features), |acc, t| {
+        let single = tree_impurity_decrease(t, n_features);
+        let s = single.sum();
+        if s > 0.0 { acc + single / s } else { acc }
+    }) / trees.len() as f64
 }

@@ -6,7 +6,7 @@
 //! classification predicts the mean of the trees' leaf class frequencies
 //! (`Predictions::Probabilities`).
 
-use ndarray::{Array1, Array2, ArrayView2};
+use ndarray::{Array2, ArrayView2};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -216,36 +216,6 @@ impl Forest {
             });
         Array2::from_shape_vec((n, out), acc).expect("n·outputs values")
     }
-
-    /// Mean decrease in impurity per feature, unnormalised: the mean over trees of
-    /// Σ_splits on j [w·I(node) − w_l·I(left) − w_r·I(right)] (weights = row counts).
-    pub fn impurity_decrease(&self) -> Array1<f64> {
-        let mut imp = Array1::zeros(self.n_features);
-        for t in &self.trees {
-            let nodes = t.nodes();
-            for n in nodes.iter().filter(|n| !n.is_leaf()) {
-                let (l, r) = (&nodes[n.left as usize], &nodes[n.right as usize]);
-                imp[n.feature as usize] +=
-                    n.weight * n.impurity - l.weight * l.impurity - r.weight * r.impurity;
-            }
-        }
-        imp / self.trees.len() as f64
-    }
-
-    /// Impurity (MDI) importance as scikit-learn reports it: each tree's decreases
-    /// normalised to sum to 1, averaged over trees.
-    pub fn impurity_importance(&self) -> Array1<f64> {
-        let mut total = Array1::zeros(self.n_features);
-        for t in &self.trees {
-            let single = Forest::from_trees(vec![t.clone()], self.n_features, self.n_classes)
-                .impurity_decrease();
-            let s = single.sum();
-            if s > 0.0 {
-                total = total + single / s;
-            }
-        }
-        total / self.trees.len() as f64
-    }
 }
 
 impl TreeEnsembleView for Forest {
@@ -255,6 +225,10 @@ impl TreeEnsembleView for Forest {
 }
 
 impl Model for Forest {
+    fn tree_ensemble(&self) -> Option<&dyn TreeEnsembleView> {
+        Some(self)
+    }
+
     fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
         let m = self.leaf_means(x);
         match self.n_classes {
@@ -269,6 +243,7 @@ mod tests {
     use super::*;
     use ndarray::{array, s};
     use rand::RngExt;
+    use xai_core::tree::{impurity_decrease, impurity_importance};
 
     fn single_tree(depth: usize) -> ForestLearner {
         ForestLearner {
@@ -303,9 +278,12 @@ mod tests {
         assert_eq!((root.feature, root.threshold), (0, 3.5));
         assert_eq!(t.value(root.left as usize), &[2.0]);
         assert_eq!(t.value(root.right as usize), &[11.0]);
-        let imp = f.impurity_decrease();
+        let imp = impurity_decrease(f.trees(), f.n_features);
         assert!((imp[0] - 121.5).abs() < 1e-9 && imp[1] == 0.0, "{imp}");
-        assert_eq!(f.impurity_importance().to_vec(), vec![1.0, 0.0]);
+        assert_eq!(
+            impurity_importance(f.trees(), f.n_features).to_vec(),
+            vec![1.0, 0.0]
+        );
     }
 
     #[test]
@@ -318,7 +296,7 @@ mod tests {
         assert_eq!((t.nodes()[0].feature, t.nodes()[0].threshold), (0, 2.5));
         assert_eq!(t.nodes().len(), 3);
         // Root Gini 0.5 on 4 rows, children pure: decrease 2.
-        assert!((f.impurity_decrease()[0] - 2.0).abs() < 1e-12);
+        assert!((impurity_decrease(f.trees(), f.n_features)[0] - 2.0).abs() < 1e-12);
         let p = f.leaf_means(array![[1.5, 0.0], [3.5, 0.0]].view());
         assert_eq!(p, array![[1.0, 0.0], [0.0, 1.0]]);
     }
@@ -359,9 +337,9 @@ mod tests {
             })
             .sum::<f64>()
             / 7.0;
-        let sum = f.impurity_decrease().sum();
+        let sum = impurity_decrease(f.trees(), f.n_features).sum();
         assert!((sum - total).abs() < 1e-9 * total, "{sum} vs {total}");
-        assert!((f.impurity_importance().sum() - 1.0).abs() < 1e-12);
+        assert!((impurity_importance(f.trees(), f.n_features).sum() - 1.0).abs() < 1e-12);
     }
 
     #[test]
