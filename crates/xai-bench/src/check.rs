@@ -57,7 +57,15 @@ pub fn quantities(a: &Assertion) -> Vec<&String> {
         } => vec![quantity, other],
         Assertion::Greater { quantity, .. }
         | Assertion::Positive { quantity, .. }
+        | Assertion::Near { quantity, .. }
+        | Assertion::RankedAbove { quantity, .. }
+        | Assertion::InTop { quantity, .. }
         | Assertion::Negligible { quantity, .. } => vec![quantity],
+        Assertion::RankAgreement {
+            quantity,
+            than_quantity,
+            reference,
+        } => vec![quantity, than_quantity, reference],
         Assertion::Monotone { quantities, .. } => quantities.iter().collect(),
         Assertion::InteriorPeak(CurveInterval { quantity, .. })
         | Assertion::ArgmaxWithin(CurveInterval { quantity, .. })
@@ -200,6 +208,36 @@ pub fn evaluate(check: &CheckSpec, keys: &[String], out: &RunOutput, level: f64)
                 "lower > 0",
             )
         }
+        Assertion::Near {
+            quantity,
+            rows: sel,
+            value,
+            tolerance,
+        } => {
+            let summary = rows(keys, out, false);
+            every(
+                of_quantity(&summary, quantity),
+                sel,
+                |r| (r.value.estimate - value).abs() <= *tolerance,
+                &format!("within {tolerance} of {value}"),
+            )
+        }
+        Assertion::RankedAbove {
+            quantity,
+            this,
+            than,
+            share,
+        } => ranked_above(&rows(keys, out, true), quantity, this, than, *share),
+        Assertion::InTop {
+            quantity,
+            rows: sel,
+            k,
+        } => in_top(&rows(keys, out, false), quantity, sel, *k),
+        Assertion::RankAgreement {
+            quantity,
+            than_quantity,
+            reference,
+        } => rank_agreement(&rows(keys, out, false), quantity, than_quantity, reference),
         Assertion::Negligible {
             quantity,
             rows: sel,
@@ -652,6 +690,177 @@ fn every(
     }
 }
 
+/// `rows` grouped by their context without the columns `skip` (and per replicate
+/// for tidy rows), in order of first appearance.
+fn grouped<'r, 'a>(rows: &[&'r Row<'a>], skip: &[&str]) -> Vec<(String, Vec<&'r Row<'a>>)> {
+    let mut groups: Vec<(String, Vec<&Row<'_>>)> = Vec::new();
+    for r in rows {
+        let mut key = r.context(skip).join(",");
+        if let Some(rep) = r.replicate {
+            key = format!("{key},replicate={rep}");
+        }
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(r),
+            None => groups.push((key, vec![r])),
+        }
+    }
+    groups
+}
+
+/// Per replicate and context: min over `this` > max over `than`; passes when, in every
+/// context, at least `share` of the replicates order so.
+fn ranked_above(
+    tidy: &[Row<'_>],
+    q: &str,
+    this: &Selector,
+    than: &Selector,
+    share: f64,
+) -> (bool, String) {
+    let skip: Vec<&str> = this
+        .keys()
+        .chain(than.keys())
+        .map(String::as_str)
+        .chain(["feature"])
+        .collect();
+    let rows = of_quantity(tidy, q);
+    // (context, replicates ordered as claimed, replicates compared)
+    let mut tally: Vec<(String, usize, usize)> = Vec::new();
+    for (_, g) in grouped(&rows, &skip) {
+        let min_this = g
+            .iter()
+            .filter(|r| r.matches(this))
+            .map(|r| r.value.estimate)
+            .fold(f64::INFINITY, f64::min);
+        let max_than = g
+            .iter()
+            .filter(|r| r.matches(than))
+            .map(|r| r.value.estimate)
+            .fold(f64::NEG_INFINITY, f64::max);
+        if min_this.is_infinite() || max_than.is_infinite() {
+            continue;
+        }
+        let context = g[0].context(&skip).join(",");
+        let hit = usize::from(min_this > max_than);
+        match tally.iter_mut().find(|(c, _, _)| *c == context) {
+            Some(t) => {
+                t.1 += hit;
+                t.2 += 1;
+            }
+            None => tally.push((context, hit, 1)),
+        }
+    }
+    if tally.is_empty() {
+        return (false, "no replicate has both `this` and `than` rows".into());
+    }
+    let ok = tally.iter().all(|(_, k, n)| *k as f64 >= share * *n as f64);
+    let detail = tally
+        .iter()
+        .map(|(c, k, n)| format!("{c}: {k} of {n} replicates (at least {share} required)"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    (ok, detail)
+}
+
+/// Every selected row ranks within the top `k` of its context (1 + the number of
+/// rows of the context with a larger estimate).
+fn in_top(summary: &[Row<'_>], q: &str, sel: &Selector, k: usize) -> (bool, String) {
+    let rows = of_quantity(summary, q);
+    let mut ok = true;
+    let mut parts = Vec::new();
+    for (_, g) in grouped(&rows, &["feature"]) {
+        for r in g.iter().filter(|r| r.matches(sel)) {
+            let rank = 1 + g
+                .iter()
+                .filter(|o| o.value.estimate > r.value.estimate)
+                .count();
+            ok &= rank <= k;
+            parts.push(format!(
+                "{} rank {rank} of {}",
+                r.get("feature").unwrap_or(""),
+                g.len()
+            ));
+        }
+    }
+    if parts.is_empty() {
+        return (false, "no rows match the selection".into());
+    }
+    (ok, format!("top {k} required: {}", parts.join("; ")))
+}
+
+/// Ranks 1..n of `v` (ties share their mean rank).
+fn ranks(v: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+    let mut out = vec![0.0; v.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && v[order[j + 1]] == v[order[i]] {
+            j += 1;
+        }
+        for &o in &order[i..=j] {
+            out[o] = (i + j) as f64 / 2.0 + 1.0;
+        }
+        i = j + 1;
+    }
+    out
+}
+
+/// Spearman's rank correlation: the Pearson correlation of the ranks.
+fn spearman(a: &[f64], b: &[f64]) -> f64 {
+    let (ra, rb) = (ranks(a), ranks(b));
+    let n = ra.len() as f64;
+    let (ma, mb) = (ra.iter().sum::<f64>() / n, rb.iter().sum::<f64>() / n);
+    let cov: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = ra.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = rb.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+/// Spearman(q, reference) > Spearman(than, reference) over the features of each
+/// context.
+fn rank_agreement(summary: &[Row<'_>], q: &str, than: &str, reference: &str) -> (bool, String) {
+    let all: Vec<&Row<'_>> = summary.iter().collect();
+    let mut ok = true;
+    let mut parts = Vec::new();
+    for (context, g) in grouped(&all, &["quantity", "feature"]) {
+        let of = |name: &str| -> Vec<(&str, f64)> {
+            g.iter()
+                .filter(|r| r.get("quantity") == Some(name))
+                .map(|r| (r.get("feature").unwrap_or(""), r.value.estimate))
+                .collect()
+        };
+        let ref_values = of(reference);
+        let paired = |name: &str| {
+            let values = of(name);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for (f, v) in &values {
+                if let Some((_, r)) = ref_values.iter().find(|(g, _)| g == f) {
+                    a.push(*v);
+                    b.push(*r);
+                }
+            }
+            (a.len() >= 3).then(|| spearman(&a, &b))
+        };
+        let (Some(rq), Some(rt)) = (paired(q), paired(than)) else {
+            continue;
+        };
+        ok &= rq > rt;
+        parts.push(format!(
+            "{context}: Spearman with {reference} {} ({q}) vs {} ({than})",
+            short(rq),
+            short(rt),
+        ));
+    }
+    if parts.is_empty() {
+        return (
+            false,
+            "need at least three features with all three quantities".into(),
+        );
+    }
+    (ok, parts.join("; "))
+}
+
 /// One `this` > `than` comparison, accumulated over replicates.
 struct Pair {
     key: String,
@@ -840,7 +1049,7 @@ pub fn regression(
     }
 }
 
-const NUMERIC: [&str; 3] = ["estimate", "lower", "upper"];
+const NUMERIC: [&str; 4] = ["estimate", "lower", "upper", "sd"];
 
 fn compare(old: &CsvTable, new: &CsvTable, tol: Tolerance) -> Result<String, String> {
     if old.header != new.header {
@@ -873,7 +1082,11 @@ fn compare(old: &CsvTable, new: &CsvTable, tol: Tolerance) -> Result<String, Str
                             "row {} ({} {}): {col} {a} -> {b}, beyond abs {} + rel {}",
                             i + 2,
                             o[0],
-                            o.get(old.header.len() - 6).map_or("", String::as_str),
+                            old.header
+                                .iter()
+                                .position(|h| h == "feature")
+                                .and_then(|f| o.get(f))
+                                .map_or("", String::as_str),
                             tol.abs,
                             tol.rel
                         ));

@@ -11,7 +11,8 @@ use serde_json::Value;
 use xai_core::PerturbationSpec;
 
 use crate::error::{BenchError, Result, io_err};
-use crate::spec::{Aggregation, ExperimentSpec, PlotSpec, ScaleSpec};
+use crate::spec::{Aggregation, ExperimentSpec, PlotSpec, Sampling, ScaleSpec};
+use xai_models::LearnerSpec;
 
 /// Run size: `smoke` (seconds), `ci` (under a minute), `paper` (the paper's size).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -342,10 +343,30 @@ impl Experiment {
                 "r2_with_target".to_string(),
             ]);
         }
-        if s.methods.is_empty() && s.predictability.is_none() {
+        if s.impurity_importance {
+            if let Some((name, l)) = s.models.iter().find(|(_, l)| {
+                !matches!(l, LearnerSpec::RandomForest(_) | LearnerSpec::ExtraTrees(_))
+            }) {
+                return fail(
+                    "impurity_importance",
+                    format!(
+                        "impurity_importance needs tree-ensemble models (random_forest, extra_trees); model `{name}` is {}",
+                        l.name()
+                    ),
+                );
+            }
+            quantities.push("impurity_importance".to_string());
+        }
+        if s.data.sampling == Sampling::ShuffleSplits && s.data.dgp.is_none() {
+            return fail(
+                "sampling",
+                "`sampling: shuffle_splits` applies to a DGP; a dataset is split afresh per replicate already".into(),
+            );
+        }
+        if s.methods.is_empty() && s.predictability.is_none() && !s.impurity_importance {
             return fail(
                 "methods",
-                "list at least one method under `methods:` (or a `predictability:` study)".into(),
+                "list at least one method under `methods:` (or a `predictability:` study, or `impurity_importance: true`)".into(),
             );
         }
         for m in &s.methods {
@@ -384,7 +405,28 @@ impl Experiment {
                 );
             }
             m.features.iter().flatten().try_for_each(known_feature)?;
-            quantities.extend(m.quantities());
+            if let Some(c) = &m.cid {
+                if m.aggregation != Aggregation::Pfi {
+                    return fail(
+                        "cid",
+                        "`cid` corrects a PFI and needs aggregation `pfi`".into(),
+                    );
+                }
+                if !(c.alpha >= 0.0 && c.alpha.is_finite()) {
+                    return fail("alpha", format!("cid alpha must be >= 0, got {}", c.alpha));
+                }
+                let bins_ok = match c.mi {
+                    xai_core::cid::MiEstimator::Ksg { k } => k >= 1,
+                    xai_core::cid::MiEstimator::Plugin { bins } => bins >= 2,
+                };
+                if c.bins < 2 || !bins_ok {
+                    return fail(
+                        "cid",
+                        "cid needs bins >= 2, and mi with ksg k >= 1 or plugin bins >= 2".into(),
+                    );
+                }
+            }
+            quantities.extend(m.reported_quantities());
         }
         let known = |q: &String, field: &str| {
             if quantities.contains(q) {
@@ -415,10 +457,14 @@ impl Experiment {
                     quantities: qs,
                     panels,
                     order_by,
+                    top,
                     ..
                 } => {
                     for q in qs.iter().chain(order_by) {
                         known(q, q)?;
+                    }
+                    if *top == Some(0) {
+                        return fail("top", "bars `top` must be at least 1".into());
                     }
                     panels
                 }

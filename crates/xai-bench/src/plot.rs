@@ -51,8 +51,14 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
             panels,
             y_unit,
             order_by,
+            rank,
+            top,
         } => {
-            let order = feature_order(out, order_by.as_deref());
+            let order = BarOrder {
+                features: feature_order(out, order_by.as_deref()),
+                rank: *rank,
+                top: *top,
+            };
             draw_bars(&title, name, quantities, panels, y_unit, &order, out, dir)
         }
         PlotSpec::Curves { name, .. }
@@ -83,6 +89,16 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
     }
 }
 
+/// Which features a bar panel shows, in which order.
+struct BarOrder {
+    /// A fixed order (features not in it go last); empty for the data's order.
+    features: Vec<String>,
+    /// Each panel by its own estimates instead, largest first.
+    rank: bool,
+    /// Only the first `top` features.
+    top: Option<usize>,
+}
+
 /// Features by decreasing estimate of `quantity` in its first panel (model and grid
 /// values of its first summary row); empty when no order is asked for.
 fn feature_order(out: &RunOutput, quantity: Option<&str>) -> Vec<String> {
@@ -107,7 +123,7 @@ fn draw_bars(
     quantities: &[String],
     panels: &Option<String>,
     y_unit: &str,
-    order: &[String],
+    order: &BarOrder,
     out: &RunOutput,
     dir: &Path,
 ) -> Result<()> {
@@ -132,8 +148,21 @@ fn draw_bars(
             }),
         }
     }
+    // Wide enough that the longest feature name fits under its bar (7 px a character).
+    let shown: Vec<&str> = list
+        .iter()
+        .flat_map(|p| p.rows.iter().map(|r| r.feature.as_str()))
+        .fold(Vec::new(), |mut seen, f| {
+            if !seen.contains(&f) {
+                seen.push(f);
+            }
+            seen
+        });
+    let longest = shown.iter().map(|f| f.chars().count()).max().unwrap_or(0) as u32;
+    let bars_per_panel = order.top.unwrap_or(usize::MAX).min(shown.len()) as u32;
+    let panel_width = 440.max(bars_per_panel * (7 * longest + 12) + 90);
     let size = (
-        (440 * list.len().max(1) as u32 + 40).max(10 * title.chars().count() as u32 + 40),
+        (panel_width * list.len().max(1) as u32 + 40).max(10 * title.chars().count() as u32 + 40),
         300 * quantities.len().max(1) as u32 + 50,
     );
     let svg = dir.join(format!("{name}.svg"));
@@ -171,7 +200,7 @@ fn bars<DB: DrawingBackend>(
     panels: &[Panel<'_>],
     quantities: &[String],
     y_unit: &str,
-    order: &[String],
+    order: &BarOrder,
 ) -> std::result::Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
@@ -193,15 +222,28 @@ fn bars<DB: DrawingBackend>(
         }
         let pad = 0.08 * (hi - lo).max(1e-9);
         for (pi, panel) in panels.iter().enumerate() {
-            let rows = of_q(panel, q);
+            let mut rows = of_q(panel, q);
             let mut features: Vec<&str> = Vec::new();
+            if order.rank {
+                rows.sort_by(|a, b| b.value.estimate.total_cmp(&a.value.estimate));
+            }
             for r in &rows {
                 if !features.contains(&r.feature.as_str()) {
                     features.push(&r.feature);
                 }
             }
-            let rank = |f: &str| order.iter().position(|o| o == f).unwrap_or(usize::MAX);
-            features.sort_by_key(|f| rank(f));
+            if !order.rank {
+                let place = |f: &str| {
+                    order
+                        .features
+                        .iter()
+                        .position(|o| o == f)
+                        .unwrap_or(usize::MAX)
+                };
+                features.sort_by_key(|f| place(f));
+            }
+            features.truncate(order.top.unwrap_or(usize::MAX));
+            rows.retain(|r| features.contains(&r.feature.as_str()));
             let nf = features.len();
             let area = &areas[qi * panels.len() + pi];
             let mut chart = ChartBuilder::on(area)
@@ -225,7 +267,11 @@ fn bars<DB: DrawingBackend>(
                         String::new()
                     }
                 })
-                .y_desc(format!("{q} ({y_unit})"))
+                .y_desc(if y_unit.is_empty() {
+                    q.clone()
+                } else {
+                    format!("{q} ({y_unit})")
+                })
                 .label_style(("sans-serif", 13))
                 .draw()
                 .map_err(e)?;

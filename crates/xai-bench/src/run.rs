@@ -17,7 +17,7 @@ use xai_core::{Dataset, Model, PerturbationSpec, ice, pfi};
 
 use crate::error::{BenchError, Result, io_err};
 use crate::load::{Experiment, Scale, Variant};
-use crate::spec::{Aggregation, MethodSpec};
+use crate::spec::{Aggregation, MethodSpec, Sampling};
 use crate::table::{
     CurveRow, SummaryRow, TidyRow, summarize, write_curves, write_summary, write_tidy,
 };
@@ -55,7 +55,7 @@ pub struct RunOutput {
 /// on a terminal when `progress` is set.
 pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Result<RunOutput> {
     let variants = exp.variants(scale)?;
-    let data = load_datasets(exp, &variants)?;
+    let data = load_data(exp, &variants)?;
     let replicates = exp.scale(scale).replicates;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -267,9 +267,11 @@ fn snapshot(
     })
 }
 
-/// Each variant's real dataset (loaded and verified once per distinct dataset), or
-/// `None` for a DGP; the experiment's feature names are checked against the data.
-fn load_datasets(
+/// Each variant's rows to split: its real dataset (loaded and verified once per
+/// distinct dataset), the one sample of a DGP with `sampling: shuffle_splits`, or
+/// `None` for a DGP sampled afresh per replicate; the experiment's feature names are
+/// checked against the data.
+fn load_data(
     exp: &Experiment,
     variants: &[Variant],
 ) -> Result<Vec<Option<std::sync::Arc<Dataset>>>> {
@@ -281,9 +283,16 @@ fn load_datasets(
         std::sync::Arc<Dataset>,
     )> = Vec::new();
     let mut out = Vec::with_capacity(variants.len());
-    for v in variants {
+    for (i, v) in variants.iter().enumerate() {
         let Some(d) = &v.spec.data.dataset else {
-            out.push(None);
+            out.push(match (&v.spec.data.dgp, v.spec.data.sampling) {
+                (Some(dgp), Sampling::ShuffleSplits) => {
+                    let n = v.spec.data.n_train + v.spec.data.n_test;
+                    let mut rng = stream_rng(v.spec.seed, sample_stream(i));
+                    Some(std::sync::Arc::new(dgp.dgp().sample(n, &mut rng)))
+                }
+                _ => None,
+            });
             continue;
         };
         let data = match cache
@@ -310,9 +319,15 @@ fn load_datasets(
     Ok(out)
 }
 
+/// The stream of what is drawn once per variant v (a k-fold partition, a
+/// shuffle-split sample): (seed, v·2³² + 2³² − 1), never a replicate's stream.
+fn sample_stream(v: usize) -> u64 {
+    ((v as u64) << 32) | 0xFFFF_FFFF
+}
+
 /// The (train, test) rows of replicate `r` of variant `v`: a random split drawn from
 /// the replicate's stream, or with `folds: k` the complement of and fold r mod k of a
-/// k-fold partition drawn once per variant from stream (seed, v·2³² + 2³² − 1).
+/// k-fold partition drawn once per variant from stream [`sample_stream`].
 pub fn split_rows(
     full: &Dataset,
     d: &crate::spec::DatasetRef,
@@ -323,7 +338,7 @@ pub fn split_rows(
 ) -> (Vec<usize>, Vec<usize>) {
     match d.folds {
         Some(k) => {
-            let mut fold_rng = stream_rng(seed, ((v as u64) << 32) | 0xFFFF_FFFF);
+            let mut fold_rng = stream_rng(seed, sample_stream(v));
             let fold = xai_core::resample::k_fold(full.y(), k, d.stratify, &mut fold_rng);
             let f = r % k;
             (
@@ -343,7 +358,13 @@ fn replicate(variant: &Variant, v: usize, r: usize, data: Option<&Dataset>) -> R
             let (tr, te) = split_rows(full, d, spec.seed, v, r, &mut rng);
             (full.select_rows(&tr), full.select_rows(&te))
         }
-        (_, _, Some(dgp)) => {
+        (Some(sample), None, Some(_)) => {
+            let fraction = spec.data.n_test as f64 / sample.n_rows() as f64;
+            let (tr, te) =
+                xai_core::resample::train_test_split(sample.y(), fraction, false, &mut rng);
+            (sample.select_rows(&tr), sample.select_rows(&te))
+        }
+        (None, _, Some(dgp)) => {
             let dgp = dgp.dgp();
             let train = dgp.sample(spec.data.n_train, &mut rng);
             (train, dgp.sample(spec.data.n_test, &mut rng))
@@ -386,13 +407,7 @@ fn replicate(variant: &Variant, v: usize, r: usize, data: Option<&Dataset>) -> R
                         quantity: quantity.into(),
                         feature: all.feature_names()[j].clone(),
                         x: None,
-                        value: xai_core::Estimate {
-                            estimate: r2,
-                            se: f64::NAN,
-                            lower: f64::NAN,
-                            upper: f64::NAN,
-                            n: all.n_rows(),
-                        },
+                        value: point(r2, all.n_rows()),
                     });
                 }
             }
@@ -401,10 +416,32 @@ fn replicate(variant: &Variant, v: usize, r: usize, data: Option<&Dataset>) -> R
             .plots
             .iter()
             .any(|p| matches!(p, crate::spec::PlotSpec::PermutationMap { .. }));
-        if spec.methods.is_empty() && !wants_map {
+        if spec.methods.is_empty() && !wants_map && !spec.impurity_importance {
             continue;
         }
         let model = learner.build().fit(&train, &mut model_rng).map_err(fail)?;
+        if spec.impurity_importance {
+            let trees = model.tree_ensemble().ok_or_else(|| {
+                fail(xai_core::CoreError::Invalid(
+                    "impurity_importance needs a tree-ensemble model".into(),
+                ))
+            })?;
+            let importance = xai_core::tree::impurity_importance(trees.trees(), train.n_features());
+            rows.extend(
+                importance
+                    .iter()
+                    .zip(train.feature_names())
+                    .map(|(&v, f)| TidyRow {
+                        labels: labels.clone(),
+                        replicate: r,
+                        model: name.clone(),
+                        quantity: "impurity_importance".into(),
+                        feature: f.clone(),
+                        x: None,
+                        value: point(v, train.n_rows()),
+                    }),
+            );
+        }
         if (v, r, snap.is_none()) == (0, 0, true) {
             for plot in &spec.plots {
                 if let crate::spec::PlotSpec::PermutationMap {
@@ -455,6 +492,39 @@ fn replicate(variant: &Variant, v: usize, r: usize, data: Option<&Dataset>) -> R
 
 type Explained = (String, String, Option<f64>, xai_core::Estimate);
 
+/// A number without an interval, computed from `n` rows.
+fn point(estimate: f64, n: usize) -> xai_core::Estimate {
+    xai_core::Estimate {
+        estimate,
+        se: f64::NAN,
+        lower: f64::NAN,
+        upper: f64::NAN,
+        n,
+    }
+}
+
+/// The CID terms of every feature (PAPERS.md §5.3): Λ̂ by the graphical lasso on the
+/// standardised training rows, MI on the training rows, the binned conditional MI
+/// over the test rows.
+fn covered(
+    train: &Dataset,
+    test: &Dataset,
+    cid: &crate::spec::CidSpec,
+) -> xai_core::error::Result<Vec<xai_core::cid::CoveredInformation>> {
+    let params = xai_models::glasso::GlassoParams {
+        alpha: cid.alpha,
+        ..Default::default()
+    };
+    let settings = xai_core::cid::CidSettings {
+        bins: cid.bins,
+        mi: cid.mi,
+    };
+    xai_core::cid::covered_information(train, test, settings, &|z| {
+        let s = xai_models::glasso::empirical_covariance(z);
+        Ok(xai_models::glasso::graphical_lasso(s.view(), &params)?.precision)
+    })
+}
+
 /// Runs one method on the test rows (samplers estimated on the training rows):
 /// (quantity, feature, grid point, estimate) rows.
 fn explain(
@@ -492,9 +562,48 @@ fn explain(
                 seed,
                 level,
             )?;
+            let terms = method
+                .cid
+                .as_ref()
+                .map(|c| covered(train, test, c))
+                .transpose()?;
             for (q, per_feature) in quantities.iter().zip(res) {
                 for f in per_feature {
                     out.push((q.clone(), names[f.feature].clone(), None, f.estimate));
+                    if let Some(t) = &terms {
+                        // PI/(1 − C) (cid2021 Eq. 8); the interval is the PFI's,
+                        // scaled by the same factor (conditional on Ĉ).
+                        let scale = 1.0 / (1.0 - t[f.feature].covered);
+                        let e = f.estimate;
+                        let corrected = xai_core::Estimate {
+                            estimate: xai_core::cid::corrected_importance(
+                                e.estimate,
+                                t[f.feature].covered,
+                            ),
+                            se: e.se * scale,
+                            lower: e.lower * scale,
+                            upper: e.upper * scale,
+                            n: e.n,
+                        };
+                        let cid_q = format!("{}_cid", q.trim_end_matches("_pfi"));
+                        out.push((cid_q, names[f.feature].clone(), None, corrected));
+                    }
+                }
+            }
+            for (j, t) in terms
+                .iter()
+                .flat_map(|t| features.iter().map(move |&j| (j, t[j])))
+            {
+                for (q, v) in crate::spec::CID_TERMS
+                    .iter()
+                    .zip([t.mi, t.conditional_mi, t.covered])
+                {
+                    out.push((
+                        q.to_string(),
+                        names[j].clone(),
+                        None,
+                        point(v, test.n_rows()),
+                    ));
                 }
             }
         }

@@ -40,6 +40,12 @@ pub struct ExperimentSpec {
     /// How well each feature is predicted from the others (wood2024 Fig. 9).
     #[serde(default)]
     pub predictability: Option<PredictabilitySpec>,
+    /// Report each tree-ensemble model's impurity ("Gini", MDI) importance per
+    /// feature as `impurity_importance`: per tree the decrease
+    /// Σ_splits on j [w·I(node) − w_l·I(left) − w_r·I(right)] normalised to sum 1,
+    /// averaged over trees (scikit-learn's `feature_importances_`; cid2021 Fig. 2-3).
+    #[serde(default)]
+    pub impurity_importance: bool,
     /// Confidence level of every interval.
     #[serde(default = "default_level")]
     pub level: f64,
@@ -102,6 +108,23 @@ pub struct DataSpec {
     /// Test rows per replicate, the rows explained (DGP).
     #[serde(default)]
     pub n_test: usize,
+    /// How replicates get their DGP rows (default `fresh`).
+    #[serde(default)]
+    pub sampling: Sampling,
+}
+
+/// How the replicates of a DGP experiment get their rows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sampling {
+    /// Each replicate draws fresh training and test samples.
+    #[default]
+    Fresh,
+    /// Shuffle splits (cid2021 §3.1): one sample of n_train + n_test rows per variant
+    /// (from stream (seed, v·2³² + 2³² − 1)); replicate r splits it at random into
+    /// n_train training and n_test test rows. The spread over replicates is then the
+    /// spread over splits of one sample, not over samples.
+    ShuffleSplits,
 }
 
 /// A registered dataset and how each replicate splits it.
@@ -183,7 +206,45 @@ pub struct MethodSpec {
     /// drawn at random without replacement (written to `ice.csv`).
     #[serde(default)]
     pub curves: usize,
+    /// With `pfi`: correct each PFI by the information the other features cover
+    /// (cid2021 Eq. 8), reporting `<statistic>_cid` = PFI/(1 − C) and the terms
+    /// `mi`, `conditional_mi` and `covered` per feature.
+    #[serde(default)]
+    pub cid: Option<CidSpec>,
 }
+
+/// Settings of the CID correction (PAPERS.md §5.3): Λ̂ by the graphical lasso with
+/// penalty `alpha` on the standardised training rows of [X | y], the binned
+/// conditional MI with `bins` bins per continuous variable over the test rows, and
+/// Î(X_i; Y) by `mi` on the training rows.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CidSpec {
+    /// Graphical-lasso penalty ρ (default 0.01, scikit-learn's).
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// Bins per continuous variable (default 20).
+    #[serde(default = "default_bins")]
+    pub bins: usize,
+    /// The estimator of I(X_i; Y) (default `ksg: {k: 3}`).
+    #[serde(default = "default_mi")]
+    pub mi: xai_core::cid::MiEstimator,
+}
+
+fn default_alpha() -> f64 {
+    0.01
+}
+
+fn default_bins() -> usize {
+    20
+}
+
+fn default_mi() -> xai_core::cid::MiEstimator {
+    xai_core::cid::MiEstimator::Ksg { k: 3 }
+}
+
+/// The per-feature terms a CID correction reports besides the corrected PFIs.
+pub const CID_TERMS: [&str; 3] = ["mi", "conditional_mi", "covered"];
 
 impl MethodSpec {
     /// The quantity names this method reports, one per statistic
@@ -193,6 +254,21 @@ impl MethodSpec {
             .iter()
             .map(|s| format!("{}_{}", s.quantity_prefix(), self.aggregation.suffix()))
             .collect()
+    }
+
+    /// Every quantity the method reports: [`Self::quantities`], then with `cid` the
+    /// corrected `<statistic>_cid` and the [`CID_TERMS`].
+    pub fn reported_quantities(&self) -> Vec<String> {
+        let mut q = self.quantities();
+        if self.cid.is_some() {
+            q.extend(
+                self.statistics
+                    .iter()
+                    .map(|s| format!("{}_cid", s.quantity_prefix())),
+            );
+            q.extend(CID_TERMS.map(String::from));
+        }
+        q
     }
 }
 
@@ -210,13 +286,20 @@ pub enum PlotSpec {
         /// Grid key whose values get a panel each.
         #[serde(default)]
         panels: Option<String>,
-        /// Unit shown after the quantity on each y-axis.
+        /// Unit shown after the quantity on each y-axis (none when empty).
         #[serde(default = "default_y_unit")]
         y_unit: String,
         /// Order the features by this quantity's estimate, largest first (as in the
         /// first panel).
         #[serde(default)]
         order_by: Option<String>,
+        /// Order each panel's features by its own estimates, largest first (a ranking
+        /// per quantity, as cid2021 Fig. 2-3 draw them); overrides `order_by`.
+        #[serde(default)]
+        rank: bool,
+        /// Draw only the first `top` features of each panel's order.
+        #[serde(default)]
+        top: Option<usize>,
     },
     /// Partial-dependence curves with their interval bands, one panel per model (and
     /// value of `panels`) holding every feature; or, with `ice`, one panel per feature
@@ -379,6 +462,52 @@ pub enum Assertion {
         /// The rows.
         #[serde(rename = "where")]
         rows: Selector,
+    },
+    /// Every selected row's estimate lies within `tolerance` of `value`.
+    Near {
+        /// The quantity.
+        quantity: String,
+        /// The rows.
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// The expected value (e.g. a population value derived in PAPERS.md).
+        value: f64,
+        /// The largest |estimate − value| accepted.
+        tolerance: f64,
+    },
+    /// In at least `share` of the replicates (e.g. shuffle splits), every `this` row
+    /// exceeds every `than` row of the same replicate and context.
+    RankedAbove {
+        /// The quantity.
+        quantity: String,
+        /// The rows expected to rank higher.
+        this: Selector,
+        /// The rows expected to rank lower.
+        than: Selector,
+        /// Share of replicates required: at least share·(replicates).
+        share: f64,
+    },
+    /// Every selected row's estimate is among the `k` largest estimates of its
+    /// quantity in its context (model and grid values), over all features.
+    InTop {
+        /// The quantity.
+        quantity: String,
+        /// The rows.
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// How many top places count.
+        k: usize,
+    },
+    /// Spearman's rank correlation over features between the estimates of `quantity`
+    /// and of `reference` exceeds that between `than_quantity` and `reference`, in
+    /// every context (model and grid values).
+    RankAgreement {
+        /// The quantity expected to agree better with the reference.
+        quantity: String,
+        /// The quantity expected to agree less.
+        than_quantity: String,
+        /// The reference ranking.
+        reference: String,
     },
     /// Every selected row is negligible: its interval covers 0 or |estimate| ≤ bound.
     Negligible {

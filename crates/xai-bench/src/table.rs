@@ -118,6 +118,9 @@ pub struct SummaryRow {
     /// Mean over replicates with the t-interval over replicates (molnar2023 Eq. 8
     /// applied to replicates); with one replicate, that replicate's own interval.
     pub value: Estimate,
+    /// Standard deviation over replicates (divisor R − 1; e.g. over shuffle splits,
+    /// the "mean ± sd" cid2021 reports); NaN with one replicate.
+    pub sd: f64,
 }
 
 /// Summarises tidy rows over replicates, keeping the order of first appearance.
@@ -145,11 +148,12 @@ pub fn summarize(rows: &[TidyRow], level: f64) -> Vec<SummaryRow> {
         .into_iter()
         .map(|key| {
             let g = &groups[&key];
-            let value = if g.len() == 1 {
-                g[0].value
+            let (value, sd) = if g.len() == 1 {
+                (g[0].value, f64::NAN)
             } else {
                 let v: Vec<f64> = g.iter().map(|r| r.value.estimate).collect();
-                t_interval(&v, level)
+                let e = t_interval(&v, level);
+                (e, e.se * (v.len() as f64).sqrt())
             };
             SummaryRow {
                 quantity: key.0,
@@ -158,6 +162,7 @@ pub fn summarize(rows: &[TidyRow], level: f64) -> Vec<SummaryRow> {
                 feature: key.3,
                 x: g[0].x,
                 value,
+                sd,
             }
         })
         .collect()
@@ -240,12 +245,18 @@ pub fn write_tidy(path: &Path, keys: &[String], rows: &[TidyRow]) -> Result<()> 
 pub fn summary_header(keys: &[String]) -> Vec<String> {
     let mut header = vec!["quantity".to_string()];
     header.extend(keys.iter().cloned());
-    header.extend(["model", "feature", "x", "estimate", "lower", "upper", "n"].map(String::from));
+    header.extend(
+        [
+            "model", "feature", "x", "estimate", "lower", "upper", "n", "sd",
+        ]
+        .map(String::from),
+    );
     header
 }
 
 /// The summary as it is written to `summary.csv`: quantity, grid keys, model,
-/// feature, x, estimate, lower, upper, n (ARCHITECTURE.md, Outputs).
+/// feature, x, estimate, lower, upper, n (ARCHITECTURE.md, Outputs), and sd over
+/// replicates.
 pub fn summary_table(keys: &[String], rows: &[SummaryRow]) -> CsvTable {
     let rows = rows
         .iter()
@@ -260,6 +271,7 @@ pub fn summary_table(keys: &[String], rows: &[SummaryRow]) -> CsvTable {
                 num(r.value.lower),
                 num(r.value.upper),
                 r.value.n.to_string(),
+                num(r.sd),
             ]);
             rec
         })

@@ -198,7 +198,7 @@ fn standardised_joint(data: &Dataset, reference: &Dataset) -> Result<Array2<f64>
     let r = joint(reference);
     let mean = r.mean_axis(Axis(0)).expect("at least one row");
     let sd = r.std_axis(Axis(0), 0.0);
-    if let Some(j) = sd.iter().position(|&s| !(s > 0.0)) {
+    if let Some(j) = sd.iter().position(|&s| s.is_nan() || s <= 0.0) {
         let name = reference
             .feature_names()
             .get(j)

@@ -108,7 +108,7 @@ impl Statistic {
             (Statistic::R2Loss, Predictions::Point(m), Target::Continuous(y))
             | (Statistic::R2Loss, Predictions::Gaussian { mean: m, .. }, Target::Continuous(y)) => {
                 let var = y.var(0.0);
-                if !(var > 0.0) {
+                if var.is_nan() || var <= 0.0 {
                     return Err(CoreError::Invalid(
                         "r2_loss needs a target that varies over the rows scored".into(),
                     ));

@@ -8,6 +8,7 @@
 
 pub mod border;
 pub mod correlated_gaussian;
+pub mod joint_gaussian;
 pub mod mease_wyner;
 pub mod registry;
 pub mod three_clusters;
@@ -18,6 +19,7 @@ use xai_core::Dataset;
 
 pub use border::Border;
 pub use correlated_gaussian::CorrelatedGaussian;
+pub use joint_gaussian::JointGaussian;
 pub use mease_wyner::MeaseWyner;
 pub use registry::DgpSpec;
 pub use three_clusters::ThreeClusters;

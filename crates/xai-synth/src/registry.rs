@@ -5,6 +5,7 @@ use serde::Deserialize;
 use crate::Dgp;
 use crate::border::Border;
 use crate::correlated_gaussian::CorrelatedGaussian;
+use crate::joint_gaussian::JointGaussian;
 use crate::mease_wyner::MeaseWyner;
 use crate::three_clusters::ThreeClusters;
 
@@ -20,6 +21,8 @@ pub enum DgpSpec {
     MeaseWyner(MeaseWyner),
     /// wood2024 Fig. 2 ([`crate::three_clusters`]).
     ThreeClusters(ThreeClusters),
+    /// cid2021 Fig. 2: (X, Y) ~ N(0, Σ), Σ given ([`crate::joint_gaussian`]).
+    JointGaussian(JointGaussian),
 }
 
 impl DgpSpec {
@@ -30,6 +33,7 @@ impl DgpSpec {
             DgpSpec::Border(_) => "border",
             DgpSpec::MeaseWyner(_) => "mease_wyner",
             DgpSpec::ThreeClusters(_) => "three_clusters",
+            DgpSpec::JointGaussian(_) => "joint_gaussian",
         }
     }
 
@@ -40,6 +44,7 @@ impl DgpSpec {
             DgpSpec::Border(d) => d,
             DgpSpec::MeaseWyner(d) => d,
             DgpSpec::ThreeClusters(d) => d,
+            DgpSpec::JointGaussian(d) => d,
         }
     }
 }
