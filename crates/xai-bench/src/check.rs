@@ -1130,3 +1130,125 @@ pub fn write_outcomes(path: &Path, outcomes: &[Outcome]) -> crate::error::Result
     }
     w.flush().map_err(crate::error::io_err(path))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::Scale;
+    use crate::table::{TidyRow, summarize};
+
+    /// A run of one model whose replicate r has `values[r]` = (quantity, feature, value).
+    fn run(values: &[Vec<(&str, &str, f64)>]) -> RunOutput {
+        let tidy: Vec<TidyRow> = values
+            .iter()
+            .enumerate()
+            .flat_map(|(r, rows)| {
+                rows.iter().map(move |&(q, f, v)| TidyRow {
+                    labels: Vec::new(),
+                    replicate: r,
+                    model: "m".into(),
+                    quantity: q.into(),
+                    feature: f.into(),
+                    x: None,
+                    value: Estimate {
+                        estimate: v,
+                        se: f64::NAN,
+                        lower: f64::NAN,
+                        upper: f64::NAN,
+                        n: 1,
+                    },
+                })
+            })
+            .collect();
+        RunOutput {
+            scale: Scale::Ci,
+            keys: Vec::new(),
+            summary: summarize(&tidy, 0.95),
+            tidy,
+            curves: Vec::new(),
+            feature_names: Vec::new(),
+            train_sample: None,
+            snapshot: None,
+            variants: 1,
+            replicates: values.len(),
+            threads: 1,
+            wall_seconds: 0.0,
+        }
+    }
+
+    fn check(yaml: &str, out: &RunOutput) -> Status {
+        let spec = CheckSpec {
+            claim: "c".into(),
+            assert: serde_saphyr::from_str(yaml).unwrap(),
+            expected_to_differ: None,
+        };
+        evaluate(&spec, &[], out, 0.95).status
+    }
+
+    #[test]
+    fn ranked_above_counts_the_replicates_that_order_as_claimed() {
+        // A above both B and C in replicates 0 and 1 only.
+        let out = run(&[
+            vec![("q", "A", 3.0), ("q", "B", 2.0), ("q", "C", 1.0)],
+            vec![("q", "A", 3.0), ("q", "B", 1.0), ("q", "C", 2.0)],
+            vec![("q", "A", 1.5), ("q", "B", 2.0), ("q", "C", 1.0)],
+        ]);
+        let claim = |share: f64| {
+            format!(
+                "ranked_above: {{ quantity: q, this: {{ feature: A }}, than: {{ feature: [B, C] }}, share: {share} }}"
+            )
+        };
+        assert_eq!(check(&claim(0.6), &out), Status::Pass);
+        assert_eq!(check(&claim(0.7), &out), Status::Fail);
+    }
+
+    #[test]
+    fn in_top_and_near_read_the_mean_over_replicates() {
+        let out = run(&[
+            vec![("q", "A", 1.0), ("q", "B", 3.0), ("q", "C", 2.0)],
+            vec![("q", "A", 1.0), ("q", "B", 5.0), ("q", "C", 2.0)],
+        ]);
+        let top = |f: &str, k: usize| {
+            format!("in_top: {{ quantity: q, where: {{ feature: {f} }}, k: {k} }}")
+        };
+        assert_eq!(check(&top("C", 2), &out), Status::Pass);
+        assert_eq!(check(&top("A", 2), &out), Status::Fail);
+        let near = |tol: f64| {
+            format!(
+                "near: {{ quantity: q, where: {{ feature: B }}, value: 4.5, tolerance: {tol} }}"
+            )
+        };
+        assert_eq!(check(&near(0.5), &out), Status::Pass);
+        assert_eq!(check(&near(0.4), &out), Status::Fail);
+    }
+
+    #[test]
+    fn rank_agreement_compares_spearman_correlations_with_the_reference() {
+        let out = run(&[vec![
+            ("mi", "A", 0.3),
+            ("mi", "B", 0.2),
+            ("mi", "C", 0.1),
+            ("mi", "D", 0.0),
+            ("cid", "A", 9.0),
+            ("cid", "B", 5.0),
+            ("cid", "C", 4.0),
+            ("cid", "D", 1.0),
+            ("pfi", "A", 1.0),
+            ("pfi", "B", 2.0),
+            ("pfi", "C", 4.0),
+            ("pfi", "D", 3.0),
+        ]]);
+        let claim = |a: &str, b: &str| {
+            format!("rank_agreement: {{ quantity: {a}, than_quantity: {b}, reference: mi }}")
+        };
+        assert_eq!(check(&claim("cid", "pfi"), &out), Status::Pass);
+        assert_eq!(check(&claim("pfi", "cid"), &out), Status::Fail);
+    }
+
+    #[test]
+    fn spearman_uses_mean_ranks_for_ties() {
+        assert_eq!(ranks(&[2.0, 1.0, 2.0, 3.0]), vec![2.5, 1.0, 2.5, 4.0]);
+        assert!((spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]) - 1.0).abs() < 1e-15);
+        assert!((spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]) + 1.0).abs() < 1e-15);
+    }
+}

@@ -166,3 +166,21 @@ fn unknown_id_lists_the_known_ones() {
         &["no-such-id", "wood2024-fig4", "wood2024-fig5"],
     );
 }
+
+#[test]
+fn impurity_importance_needs_a_tree_ensemble() {
+    let msg = error_of("models:", "impurity_importance: true\nmodels:");
+    assert_has(
+        &msg,
+        &[
+            "impurity_importance needs tree-ensemble models",
+            "`gp` is gaussian_process",
+        ],
+    );
+}
+
+#[test]
+fn cid_settings_are_checked_at_load() {
+    let msg = error_of("aggregation: pfi", "aggregation: pfi\n    cid: { bins: 1 }");
+    assert_has(&msg, &["cid needs bins >= 2"]);
+}
