@@ -419,6 +419,16 @@ impl Experiment {
                     xai_core::cid::MiEstimator::Ksg { k } => k >= 1,
                     xai_core::cid::MiEstimator::Plugin { bins } => bins >= 2,
                 };
+                if let Some(cv) = &c.alpha_cv
+                    && (cv.candidates.is_empty()
+                        || cv.folds < 2
+                        || cv.candidates.iter().any(|a| !(a.is_finite() && *a >= 0.0)))
+                {
+                    return fail(
+                        "alpha_cv",
+                        "alpha_cv needs candidates >= 0 and folds >= 2".into(),
+                    );
+                }
                 if c.bins < 2 || !bins_ok {
                     return fail(
                         "cid",

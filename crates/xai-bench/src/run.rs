@@ -504,8 +504,8 @@ fn point(estimate: f64, n: usize) -> xai_core::Estimate {
 }
 
 /// The CID terms of every feature (PAPERS.md §5.3): Λ̂ by the graphical lasso on the
-/// standardised training rows, MI on the training rows, the binned conditional MI
-/// over the test rows.
+/// standardised training rows (ρ fixed or cross-validated), MI on the training rows,
+/// the binned conditional MI over the test rows.
 fn covered(
     train: &Dataset,
     test: &Dataset,
@@ -520,7 +520,14 @@ fn covered(
         mi: cid.mi,
     };
     xai_core::cid::covered_information(train, test, settings, &|z| {
+        let alpha = match &cid.alpha_cv {
+            Some(cv) => {
+                xai_models::glasso::cross_validated_alpha(z, &cv.candidates, cv.folds, &params)?.0
+            }
+            None => params.alpha,
+        };
         let s = xai_models::glasso::empirical_covariance(z);
+        let params = xai_models::glasso::GlassoParams { alpha, ..params };
         Ok(xai_models::glasso::graphical_lasso(s.view(), &params)?.precision)
     })
 }

@@ -229,6 +229,26 @@ pub struct CidSpec {
     /// The estimator of I(X_i; Y) (default `ksg: {k: 3}`).
     #[serde(default = "default_mi")]
     pub mi: xai_core::cid::MiEstimator,
+    /// Choose ρ per split by cross-validated Gaussian likelihood on the standardised
+    /// training rows instead of using `alpha` (PAPERS.md §5.3 variant).
+    #[serde(default)]
+    pub alpha_cv: Option<AlphaCv>,
+}
+
+/// Cross-validated choice of the graphical-lasso penalty
+/// ([`xai_models::glasso::cross_validated_alpha`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlphaCv {
+    /// The candidate penalties (each ≥ 0).
+    pub candidates: Vec<f64>,
+    /// Contiguous folds (default 5).
+    #[serde(default = "default_cv_folds")]
+    pub folds: usize,
+}
+
+fn default_cv_folds() -> usize {
+    5
 }
 
 fn default_alpha() -> f64 {

@@ -184,3 +184,12 @@ fn cid_settings_are_checked_at_load() {
     let msg = error_of("aggregation: pfi", "aggregation: pfi\n    cid: { bins: 1 }");
     assert_has(&msg, &["cid needs bins >= 2"]);
 }
+
+#[test]
+fn cross_validated_penalty_needs_candidates() {
+    let msg = error_of(
+        "aggregation: pfi",
+        "aggregation: pfi\n    cid: { alpha_cv: { candidates: [] } }",
+    );
+    assert_has(&msg, &["alpha_cv needs candidates"]);
+}
