@@ -574,26 +574,18 @@ fn explain(
                 .as_ref()
                 .map(|c| covered(train, test, c))
                 .transpose()?;
-            for (q, per_feature) in quantities.iter().zip(res) {
+            for ((q, stat), per_feature) in quantities.iter().zip(&method.statistics).zip(res) {
                 for f in per_feature {
                     out.push((q.clone(), names[f.feature].clone(), None, f.estimate));
                     if let Some(t) = &terms {
-                        // PI/(1 − C) (cid2021 Eq. 8); the interval is the PFI's,
-                        // scaled by the same factor (conditional on Ĉ).
-                        let scale = 1.0 / (1.0 - t[f.feature].covered);
-                        let e = f.estimate;
-                        let corrected = xai_core::Estimate {
-                            estimate: xai_core::cid::corrected_importance(
-                                e.estimate,
-                                t[f.feature].covered,
-                            ),
-                            se: e.se * scale,
-                            lower: e.lower * scale,
-                            upper: e.upper * scale,
-                            n: e.n,
-                        };
-                        let cid_q = format!("{}_cid", q.trim_end_matches("_pfi"));
-                        out.push((cid_q, names[f.feature].clone(), None, corrected));
+                        let corrected =
+                            xai_core::cid::corrected_estimate(f.estimate, t[f.feature].covered);
+                        out.push((
+                            crate::spec::cid_quantity(*stat),
+                            names[f.feature].clone(),
+                            None,
+                            corrected,
+                        ));
                     }
                 }
             }

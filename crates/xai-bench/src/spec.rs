@@ -263,6 +263,11 @@ fn default_mi() -> xai_core::cid::MiEstimator {
     xai_core::cid::MiEstimator::Ksg { k: 3 }
 }
 
+/// The quantity of a statistic's CID-corrected PFI: `<statistic prefix>_cid`.
+pub fn cid_quantity(statistic: Statistic) -> String {
+    format!("{}_cid", statistic.quantity_prefix())
+}
+
 /// The per-feature terms a CID correction reports besides the corrected PFIs.
 pub const CID_TERMS: [&str; 3] = ["mi", "conditional_mi", "covered"];
 
@@ -281,11 +286,7 @@ impl MethodSpec {
     pub fn reported_quantities(&self) -> Vec<String> {
         let mut q = self.quantities();
         if self.cid.is_some() {
-            q.extend(
-                self.statistics
-                    .iter()
-                    .map(|s| format!("{}_cid", s.quantity_prefix())),
-            );
+            q.extend(self.statistics.iter().map(|&s| cid_quantity(s)));
             q.extend(CID_TERMS.map(String::from));
         }
         q

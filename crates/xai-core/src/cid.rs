@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 use crate::dataset::{Dataset, Target};
 use crate::error::{CoreError, Result};
+use crate::inference::Estimate;
 use crate::mutual_info::{ksg_mi, plugin_mi};
 
 /// The covariance of cid2021's Gaussian toy (Fig. 2; PAPERS.md §5.4) over X0..X6, Y
@@ -257,6 +258,19 @@ pub fn corrected_importance(pi: f64, covered: f64) -> f64 {
     pi / (1.0 - covered)
 }
 
+/// A PFI estimate corrected by [`corrected_importance`]: the estimate, its standard
+/// error and its interval all scaled by 1/(1 − C), i.e. an interval conditional on Ĉ.
+pub fn corrected_estimate(pi: Estimate, covered: f64) -> Estimate {
+    let scale = |v: f64| corrected_importance(v, covered);
+    Estimate {
+        estimate: scale(pi.estimate),
+        se: scale(pi.se),
+        lower: scale(pi.lower),
+        upper: scale(pi.upper),
+        n: pi.n,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -380,6 +394,17 @@ mod tests {
         let c = covered_fraction(0.0472, 0.0191);
         assert!((c - 0.595).abs() < 1e-3);
         assert!((corrected_importance(0.0661, c) - 0.163).abs() < 1e-3);
+        let pi = crate::t_interval(&[0.05, 0.07, 0.08], 0.95);
+        let e = corrected_estimate(pi, 0.5);
+        assert_eq!(
+            (e.estimate, e.se, e.lower, e.upper),
+            (
+                2.0 * pi.estimate,
+                2.0 * pi.se,
+                2.0 * pi.lower,
+                2.0 * pi.upper
+            )
+        );
         assert_eq!(covered_fraction(0.0005, 0.0), 0.0);
         assert_eq!(covered_fraction(0.05, 0.06), 0.0);
         assert_eq!(covered_fraction(0.05, 0.0), 0.99);
