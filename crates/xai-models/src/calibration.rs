@@ -19,6 +19,7 @@ use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
 
 use crate::cart::Response;
+use crate::error::ParamError;
 use crate::forest::{Forest, ForestLearner, ForestParams};
 use crate::optim::{LbfgsOptions, minimize_box};
 
@@ -55,12 +56,21 @@ impl Default for CalibratedParams {
 }
 
 impl CalibratedParams {
-    /// Checks the settings before any work starts.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the settings before any work starts: `folds` ≥ 2 and the `forest`
+    /// block's settings ([`ForestParams::validate`], reported as
+    /// [`ParamError::Nested`] within `forest`).
+    pub fn validate(&self) -> Result<(), ParamError> {
         if self.folds < 2 {
-            return Err(format!("folds must be at least 2, got {}", self.folds));
+            return Err(ParamError::out_of_range(
+                "folds",
+                self.folds,
+                "at least 2 (k cross-fitting folds)",
+            ));
         }
-        self.forest.validate()
+        self.forest.validate().map_err(|e| ParamError::Nested {
+            within: "forest",
+            error: Box::new(e),
+        })
     }
 }
 
@@ -214,7 +224,7 @@ impl CalibratedForestLearner {
         seed: u64,
     ) -> xai_core::error::Result<CalibratedForest> {
         let p = &self.0;
-        p.validate().map_err(CoreError::Invalid)?;
+        p.validate()?;
         let Target::Classes { labels, n_classes } = data.y() else {
             return Err(CoreError::Fit(
                 "the calibrated forest is a classifier; the target is continuous".into(),
@@ -392,5 +402,45 @@ mod tests {
                 assert!((row.sum() - 1.0).abs() < 1e-12, "{row}");
             }
         }
+    }
+
+    #[test]
+    fn invalid_settings_name_the_parameter() {
+        let e = CalibratedParams {
+            folds: 1,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(
+            matches!(&e, ParamError::OutOfRange { param: "folds", value, .. } if value == "1"),
+            "{e:?}"
+        );
+        // A bad setting of the nested forest names the block and the setting.
+        let e = CalibratedParams {
+            forest: ForestParams {
+                n_trees: 0,
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                ParamError::Nested {
+                    within: "forest",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(e.param(), "n_trees");
+        assert_eq!(
+            e.to_string(),
+            "in `forest`: `n_trees` = 0 is invalid: must be at least 1"
+        );
+        CalibratedParams::default().validate().unwrap();
     }
 }

@@ -11,9 +11,10 @@ use rand::Rng;
 use rayon::prelude::*;
 use serde::Deserialize;
 use xai_core::rng::stream_rng;
-use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target, Tree, TreeEnsembleView};
+use xai_core::{Dataset, Learner, Model, Predictions, Target, Tree, TreeEnsembleView};
 
 use crate::cart::{Response, SortedColumns, TreeSettings, grow};
+use crate::error::ParamError;
 use crate::flat::FlatTree;
 
 /// A rule for the number of features tried per split.
@@ -85,16 +86,32 @@ impl Default for ForestParams {
 }
 
 impl ForestParams {
-    /// Checks the settings before any work starts.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the settings before any work starts: `n_trees` ≥ 1,
+    /// `min_samples_split` ≥ 2, `min_samples_leaf` ≥ 1, a count `mtry` ≥ 1.
+    pub fn validate(&self) -> Result<(), ParamError> {
         if self.n_trees == 0 {
-            return Err("n_trees must be at least 1".into());
+            return Err(ParamError::out_of_range("n_trees", 0, "at least 1"));
         }
-        if self.min_samples_leaf == 0 || self.min_samples_split < 2 {
-            return Err("min_samples_leaf must be >= 1 and min_samples_split >= 2".into());
+        if self.min_samples_split < 2 {
+            return Err(ParamError::out_of_range(
+                "min_samples_split",
+                self.min_samples_split,
+                "at least 2",
+            ));
+        }
+        if self.min_samples_leaf == 0 {
+            return Err(ParamError::out_of_range(
+                "min_samples_leaf",
+                0,
+                "at least 1",
+            ));
         }
         if let Some(Mtry::Count(0)) = self.mtry {
-            return Err("mtry must be at least 1".into());
+            return Err(ParamError::out_of_range(
+                "mtry",
+                0,
+                "a count of at least 1, or one of all, sqrt, third",
+            ));
         }
         Ok(())
     }
@@ -153,7 +170,7 @@ impl ForestLearner {
 
 impl Learner for ForestLearner {
     fn fit(&self, data: &Dataset, rng: &mut dyn Rng) -> xai_core::error::Result<Box<dyn Model>> {
-        self.params.validate().map_err(CoreError::Invalid)?;
+        self.params.validate()?;
         let seed = rng.next_u64();
         Ok(Box::new(match data.y() {
             Target::Continuous(y) => {
@@ -382,5 +399,56 @@ mod tests {
             y[1000..].iter().map(|v| (v - m).powi(2)).sum::<f64>() / 500.0
         };
         assert!(mse < 0.15 * var, "test MSE {mse} vs variance {var}");
+    }
+
+    #[test]
+    fn invalid_settings_name_the_parameter() {
+        let bad = |p: ForestParams| p.validate().unwrap_err();
+        let cases = [
+            (
+                ForestParams {
+                    n_trees: 0,
+                    ..Default::default()
+                },
+                "n_trees",
+            ),
+            (
+                ForestParams {
+                    min_samples_split: 1,
+                    ..Default::default()
+                },
+                "min_samples_split",
+            ),
+            (
+                ForestParams {
+                    min_samples_leaf: 0,
+                    ..Default::default()
+                },
+                "min_samples_leaf",
+            ),
+            (
+                ForestParams {
+                    mtry: Some(Mtry::Count(0)),
+                    ..Default::default()
+                },
+                "mtry",
+            ),
+        ];
+        for (params, name) in cases {
+            let e = bad(params);
+            assert!(
+                matches!(&e, ParamError::OutOfRange { param, .. } if *param == name),
+                "{e:?}"
+            );
+        }
+        assert_eq!(
+            bad(ForestParams {
+                n_trees: 0,
+                ..Default::default()
+            })
+            .to_string(),
+            "`n_trees` = 0 is invalid: must be at least 1"
+        );
+        ForestParams::default().validate().unwrap();
     }
 }

@@ -29,6 +29,7 @@ use rand::{Rng, RngExt};
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
 
+use crate::error::ParamError;
 use crate::optim::{LbfgsOptions, minimize_box};
 
 /// Hyperparameter bounds exp(±11.51) = 1e∓5, scikit-learn's defaults.
@@ -76,21 +77,25 @@ impl Default for GpParams {
 }
 
 impl GpParams {
-    /// Checks the settings before any work starts.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the settings before any work starts: `jitter` finite and ≥ 0,
+    /// `max_iter` ≥ 1, `length_scale_bounds` = [lo, hi] with 0 < lo < hi < ∞.
+    pub fn validate(&self) -> Result<(), ParamError> {
         if !(self.jitter >= 0.0 && self.jitter.is_finite()) {
-            return Err(format!(
-                "jitter must be finite and >= 0, got {}",
-                self.jitter
+            return Err(ParamError::out_of_range(
+                "jitter",
+                self.jitter,
+                "finite and at least 0",
             ));
         }
         if self.max_iter == 0 {
-            return Err("max_iter must be at least 1".into());
+            return Err(ParamError::out_of_range("max_iter", 0, "at least 1"));
         }
         let (lo, hi) = self.length_scale_bounds;
         if !(lo > 0.0 && lo < hi && hi.is_finite()) {
-            return Err(format!(
-                "length_scale_bounds must satisfy 0 < lo < hi < inf, got [{lo}, {hi}]"
+            return Err(ParamError::out_of_range(
+                "length_scale_bounds",
+                format!("[{lo}, {hi}]"),
+                "[lo, hi] with 0 < lo < hi < inf",
             ));
         }
         Ok(())
@@ -181,7 +186,7 @@ impl GaussianProcess {
         params: &GpParams,
         rng: &mut R,
     ) -> Result<Self, CoreError> {
-        params.validate().map_err(CoreError::Invalid)?;
+        params.validate()?;
         if x.nrows() != y.len() || x.nrows() < 2 {
             return Err(CoreError::Shape(format!(
                 "GP fit needs at least 2 rows and one target per row; got {} rows, {} targets",
@@ -680,5 +685,50 @@ mod tests {
         assert!((mean[0] - 0.5f64.sin()).abs() < 0.05 && (mean[1] - 1.5f64.sin()).abs() < 0.05);
         // Predictive variance ≈ noise variance 0.01 inside the data.
         assert!(var[0] > 0.005 && var[0] < 0.02, "var {}", var[0]);
+    }
+
+    #[test]
+    fn invalid_settings_name_the_parameter() {
+        let cases = [
+            (
+                GpParams {
+                    jitter: f64::NAN,
+                    ..Default::default()
+                },
+                "jitter",
+            ),
+            (
+                GpParams {
+                    max_iter: 0,
+                    ..Default::default()
+                },
+                "max_iter",
+            ),
+            (
+                GpParams {
+                    length_scale_bounds: (1.0, 0.5),
+                    ..Default::default()
+                },
+                "length_scale_bounds",
+            ),
+        ];
+        for (params, name) in cases {
+            let e = params.validate().unwrap_err();
+            assert!(
+                matches!(&e, ParamError::OutOfRange { param, .. } if *param == name),
+                "{e:?}"
+            );
+        }
+        let e = GpParams {
+            length_scale_bounds: (1.0, 0.5),
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "`length_scale_bounds` = [1, 0.5] is invalid: must be [lo, hi] with 0 < lo < hi < inf"
+        );
+        GpParams::default().validate().unwrap();
     }
 }

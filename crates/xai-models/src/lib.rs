@@ -9,12 +9,14 @@
 //!   calibrated classifier of wood2024 (Fig. 3, 11–15);
 //! - [`glasso`]: the graphical lasso (cid2021);
 //! - [`gp`]: Gaussian process regression with an ARD RBF kernel, signal and noise
-//!   variance, fitted by maximising the log marginal likelihood (wood2024 Fig. 4–8).
+//!   variance, fitted by maximising the log marginal likelihood (wood2024 Fig. 4–8);
+//! - [`error`]: [`ParamError`], an invalid setting with its name and allowed range.
 
 #![warn(missing_docs)]
 
 pub mod calibration;
 pub mod cart;
+pub mod error;
 pub mod flat;
 pub mod forest;
 pub mod glasso;
@@ -22,6 +24,7 @@ pub mod gp;
 pub mod optim;
 pub mod registry;
 
+pub use error::ParamError;
 pub use forest::{Forest, ForestLearner, ForestParams, Mtry, MtryRule};
 pub use gp::{GaussianProcess, GaussianProcessLearner, GpHyperparameters, GpParams};
 pub use registry::LearnerSpec;

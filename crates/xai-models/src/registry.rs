@@ -8,6 +8,7 @@ use serde::Deserialize;
 use xai_core::Learner;
 
 use crate::calibration::{CalibratedForestLearner, CalibratedParams};
+use crate::error::ParamError;
 use crate::forest::{ForestLearner, ForestParams};
 use crate::gp::{GaussianProcessLearner, GpParams};
 
@@ -37,8 +38,9 @@ impl LearnerSpec {
         }
     }
 
-    /// Checks the hyperparameters before any work starts.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the hyperparameters before any work starts; the error names the
+    /// offending setting.
+    pub fn validate(&self) -> Result<(), ParamError> {
         match self {
             LearnerSpec::GaussianProcess(p) => p.validate(),
             LearnerSpec::RandomForest(p) | LearnerSpec::ExtraTrees(p) => p.validate(),
@@ -59,6 +61,43 @@ impl LearnerSpec {
                 random_thresholds: true,
             }),
             LearnerSpec::CalibratedForest(p) => Box::new(CalibratedForestLearner(p.clone())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validate_passes_the_learners_error_through() {
+        let spec = LearnerSpec::ExtraTrees(ForestParams {
+            min_samples_leaf: 0,
+            ..Default::default()
+        });
+        let e = spec.validate().unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                ParamError::OutOfRange {
+                    param: "min_samples_leaf",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let spec = LearnerSpec::GaussianProcess(GpParams {
+            max_iter: 0,
+            ..Default::default()
+        });
+        assert_eq!(spec.validate().unwrap_err().param(), "max_iter");
+        for spec in [
+            LearnerSpec::GaussianProcess(GpParams::default()),
+            LearnerSpec::RandomForest(ForestParams::default()),
+            LearnerSpec::ExtraTrees(ForestParams::default()),
+            LearnerSpec::CalibratedForest(CalibratedParams::default()),
+        ] {
+            spec.validate().unwrap();
         }
     }
 }

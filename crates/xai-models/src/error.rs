@@ -1,0 +1,56 @@
+//! The error type of the learners' settings: it names the setting, the value given and
+//! what is allowed, so that a YAML author knows what to change.
+
+use thiserror::Error;
+use xai_core::CoreError;
+
+/// A learner setting outside its allowed range.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ParamError {
+    /// `param` = `value` is not allowed: it must satisfy `allowed`.
+    #[error("`{param}` = {value} is invalid: must be {allowed}")]
+    OutOfRange {
+        /// The setting's YAML name (e.g. `n_trees`).
+        param: &'static str,
+        /// The value given, as text.
+        value: String,
+        /// What is allowed (e.g. `at least 1`).
+        allowed: &'static str,
+    },
+    /// A setting of a nested block is invalid, e.g. `forest: {n_trees: 0}` of the
+    /// calibrated forest.
+    #[error("in `{within}`: {error}")]
+    Nested {
+        /// The YAML name of the block (e.g. `forest`).
+        within: &'static str,
+        /// The error of the block's settings.
+        error: Box<ParamError>,
+    },
+}
+
+impl ParamError {
+    /// `param` = `value` is not `allowed` ([`ParamError::OutOfRange`]).
+    pub fn out_of_range(param: &'static str, value: impl ToString, allowed: &'static str) -> Self {
+        ParamError::OutOfRange {
+            param,
+            value: value.to_string(),
+            allowed,
+        }
+    }
+
+    /// The name of the offending setting itself (innermost for a nested block).
+    pub fn param(&self) -> &'static str {
+        match self {
+            ParamError::OutOfRange { param, .. } => param,
+            ParamError::Nested { error, .. } => error.param(),
+        }
+    }
+}
+
+/// A learner's fit reports invalid settings as [`CoreError::Invalid`] with the message
+/// of the [`ParamError`].
+impl From<ParamError> for CoreError {
+    fn from(e: ParamError) -> Self {
+        CoreError::Invalid(e.to_string())
+    }
+}
