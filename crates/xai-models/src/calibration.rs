@@ -74,6 +74,48 @@ impl CalibratedParams {
     }
 }
 
+impl CalibratedParams {
+    /// Peak bytes of [`CalibratedForestLearner::fit_calibrated`] on n rows and d
+    /// features, k = `folds`, n_t = n − ⌊n/k⌋ training and n_h = ⌈n/k⌉ held-out rows
+    /// per fold, o = [`crate::forest::ESTIMATE_OUTPUTS`]:
+    /// 24n + n_t·(8d + 16) + W(n_t) + n_h·(8d + 8o + 136) + k·T·B(n_t):
+    /// the labels, fold ids and row lists; the training rows' copy and labels; the
+    /// forest's working bytes W ([`ForestParams::grow_memory_bytes`]); the held-out
+    /// rows' copy, their raw probabilities and the calibrator's column, outcomes, sort
+    /// order, blocks and pools; the k fitted forests of T trees of B bytes
+    /// ([`ForestParams::tree_bytes`]). Folds run one after another; their forests stay.
+    pub(crate) fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        let k = self.folds.max(1) as u128;
+        let (train, held) = (n - n / k, n.div_ceil(k));
+        let outputs = crate::forest::ESTIMATE_OUTPUTS;
+        crate::memory::bytes(&[
+            &[24, n],
+            &[train, 8, d],
+            &[train, 16],
+            &[self.forest.grow_memory_bytes(train, d)],
+            &[held, 8, d],
+            &[held, 8, outputs],
+            &[held, 136],
+            &[
+                k,
+                self.forest.n_trees as u128,
+                self.forest.tree_bytes(train, outputs),
+            ],
+        ])
+    }
+}
+
+/// Peak bytes one [`CalibratedForest::predict_proba`] on m rows and d features
+/// allocates: one member's raw leaf means ([`crate::forest::predict_memory_bytes`],
+/// members run one after another) + 16mc (the sum over members and its mean, c = o
+/// classes).
+pub(crate) fn predict_memory_bytes(m: u128, d: u128) -> u128 {
+    crate::memory::bytes(&[
+        &[crate::forest::predict_memory_bytes(m, d)],
+        &[16, m, crate::forest::ESTIMATE_OUTPUTS],
+    ])
+}
+
 /// A fitted calibration map from a raw probability to a calibrated one.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Calibrator {

@@ -17,6 +17,9 @@ struct FlatNode {
     next: u32,
 }
 
+/// Bytes per node of a [`FlatTree`]: the node and its source index.
+pub(crate) const FLAT_NODE_BYTES: usize = size_of::<FlatNode>() + size_of::<u32>();
+
 /// A tree laid out for fast prediction; leaf values stay in the source [`Tree`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlatTree {

@@ -117,6 +117,83 @@ impl ForestParams {
     }
 }
 
+/// Values per tree node (and per predicted row) the memory estimates assume: 2, a
+/// binary classifier's class frequencies (a regression tree stores 1, a k-class one k).
+pub(crate) const ESTIMATE_OUTPUTS: u128 = 2;
+
+/// Rows per parallel chunk of [`Forest::leaf_means`].
+const CHUNK: usize = 4096;
+
+impl ForestParams {
+    /// N(n) = min(2⌈n/l⌉ − 1, 2^(D+1) − 1), l = `min_samples_leaf`, D = `max_depth`:
+    /// at most this many nodes in a tree grown on n rows (a leaf keeps at least l
+    /// distinct rows, a binary tree has 2·leaves − 1 nodes, and depth D allows
+    /// 2^(D+1) − 1).
+    pub(crate) fn max_nodes(&self, n: u128) -> u128 {
+        let by_rows = 2 * n.div_ceil(self.min_samples_leaf.max(1) as u128).max(1) - 1;
+        let by_depth = match self.max_depth {
+            Some(depth) if depth < 127 => (1u128 << (depth + 1)) - 1,
+            _ => u128::MAX,
+        };
+        by_rows.min(by_depth)
+    }
+
+    /// B(n) = N(n)·(2·(40 + 8o) + 20): one fitted tree on n rows with o values per
+    /// node: its 40-byte nodes and their values, counted twice for the growth slack of
+    /// the vectors they are pushed into, and the 20-byte nodes of its flat layout.
+    pub(crate) fn tree_bytes(&self, n: u128, outputs: u128) -> u128 {
+        let node = size_of::<xai_core::TreeNode>() as u128;
+        let flat = crate::flat::FLAT_NODE_BYTES as u128;
+        crate::memory::bytes(&[
+            &[self.max_nodes(n), 2, node],
+            &[self.max_nodes(n), 2, 8, outputs],
+            &[self.max_nodes(n), flat],
+        ])
+    }
+
+    /// Working bytes of [`ForestLearner::fit_forest`] on n rows and d features besides
+    /// the trees, T trees on P threads: 12nd + 4n + min(T, P)·(8nd + 13n + 8d) +
+    /// 8·N(n): the columns, their presorted row lists (u32) and the sort's scratch;
+    /// per tree in flight its filtered copy of the row lists (at most twice their
+    /// length in capacity), the bootstrap weights, the partition flags and buffer; the
+    /// queue of the flat re-layout.
+    pub(crate) fn grow_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        let in_flight = (self.n_trees as u128).min(crate::memory::threads());
+        crate::memory::bytes(&[
+            &[12, n, d],
+            &[4, n],
+            &[in_flight, 8, n, d],
+            &[in_flight, 13, n],
+            &[in_flight, 8, d],
+            &[8, self.max_nodes(n)],
+        ])
+    }
+
+    /// Peak bytes of fitting the forest on n rows and d features:
+    /// 8n (the target's copy) + [`Self::grow_memory_bytes`] + T·B(n)
+    /// ([`Self::tree_bytes`]) with o = [`ESTIMATE_OUTPUTS`].
+    pub(crate) fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        crate::memory::bytes(&[
+            &[8, n],
+            &[self.grow_memory_bytes(n, d)],
+            &[self.n_trees as u128, self.tree_bytes(n, ESTIMATE_OUTPUTS)],
+        ])
+    }
+}
+
+/// Peak bytes one [`Forest::predict`] on m rows and d features allocates:
+/// 8md (a row-major copy of rows that are not) + 8mo (the mean of the leaf values, o =
+/// [`ESTIMATE_OUTPUTS`]) + 8m (a regression's column) + 16384·P (each thread's leaf
+/// indices of a chunk of 4096 rows).
+pub(crate) fn predict_memory_bytes(m: u128, d: u128) -> u128 {
+    crate::memory::bytes(&[
+        &[8, m, d],
+        &[8, m, ESTIMATE_OUTPUTS],
+        &[8, m],
+        &[4, CHUNK as u128, crate::memory::threads()],
+    ])
+}
+
 /// A random forest (`random_thresholds = false`) or extra-trees learner.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ForestLearner {
@@ -210,7 +287,6 @@ impl Forest {
     /// cache while the chunk walks it). Each row sums its trees in the same order, so
     /// the result does not depend on the thread count.
     pub fn leaf_means(&self, x: ArrayView2<'_, f64>) -> Array2<f64> {
-        const CHUNK: usize = 4096;
         let out = self.trees.first().map_or(1, Tree::outputs);
         let (n, d) = x.dim();
         let x = x.as_standard_layout();

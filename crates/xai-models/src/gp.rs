@@ -102,6 +102,25 @@ impl GpParams {
     }
 }
 
+/// Peak bytes [`GaussianProcess::fit`] allocates on n rows and d inputs:
+/// 8·(4n² + 2nd + 4n). One log-likelihood evaluation holds four n × n matrices at once
+/// (K_f, the Cholesky factor L, K⁻¹ and faer's scratch L⁻¹ while it inverts; the
+/// kernel K = K_f + σ²I lives only during the factorisation, beside K_f and L); the
+/// standardised inputs and their row-major copy take 2nd, the target, α and the
+/// solves 4n. Evaluations run one after another, so this is also the peak of the fit.
+/// Not counted: the packing buffers faer's matrix products keep per thread (a few MiB,
+/// allocated once).
+pub(crate) fn fit_memory_bytes(n: u128, d: u128) -> u128 {
+    crate::memory::bytes(&[&[32, n, n], &[16, n, d], &[32, n]])
+}
+
+/// Peak bytes one [`GaussianProcess::predict_mean_var`] on m rows allocates, n training
+/// rows, d inputs: 8·(2mn + md + 4m): the m × n cross-kernel k* and its transposed
+/// copy v = L⁻¹k*ᵀ, the standardised rows, and the mean and variance vectors.
+pub(crate) fn predict_memory_bytes(n: u128, m: u128, d: u128) -> u128 {
+    crate::memory::bytes(&[&[16, m, n], &[8, m, d], &[32, m]])
+}
+
 /// Fitted hyperparameters: variances in standardised-target units (scikit-learn's
 /// convention), length scales in the units of the original inputs.
 #[derive(Debug, Clone, PartialEq)]

@@ -21,6 +21,7 @@ pub mod flat;
 pub mod forest;
 pub mod glasso;
 pub mod gp;
+mod memory;
 pub mod optim;
 pub mod registry;
 
