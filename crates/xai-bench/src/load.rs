@@ -272,7 +272,7 @@ impl Experiment {
                     );
                 }
                 if let Err(m) = dgp.dgp().validate() {
-                    return fail(dgp.name(), m);
+                    return fail(dgp.name(), m.to_string());
                 }
                 Some(dgp.dgp().feature_names())
             }

@@ -11,7 +11,7 @@ use rand_distr::StandardNormal;
 use serde::Deserialize;
 use xai_core::{Dataset, Target};
 
-use crate::Dgp;
+use crate::{Dgp, DgpError};
 
 /// Parameters of the border DGP.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -43,17 +43,31 @@ impl Dgp for Border {
         vec!["X1".into(), "X2".into()]
     }
 
-    fn validate(&self) -> Result<(), String> {
-        if !(self.sd > 0.0 && self.hole >= 0.0 && self.noise_sd >= 0.0) {
-            return Err(format!(
-                "need sd > 0, hole >= 0, noise_sd >= 0; got sd = {}, hole = {}, noise_sd = {}",
-                self.sd, self.hole, self.noise_sd
+    /// sd > 0, noise_sd ≥ 0, 0 ≤ hole ≤ 3·sd (a larger hole leaves almost no mass
+    /// outside it, and rejection sampling would stall).
+    fn validate(&self) -> Result<(), DgpError> {
+        if self.sd.is_nan() || self.sd <= 0.0 {
+            return Err(DgpError::out_of_range("sd", self.sd, "greater than 0"));
+        }
+        if self.hole.is_nan() || self.hole < 0.0 {
+            return Err(DgpError::out_of_range("hole", self.hole, "at least 0"));
+        }
+        if self.noise_sd.is_nan() || self.noise_sd < 0.0 {
+            return Err(DgpError::out_of_range(
+                "noise_sd",
+                self.noise_sd,
+                "at least 0",
             ));
         }
         if self.hole > 3.0 * self.sd {
-            return Err(format!(
-                "hole = {} leaves almost no mass outside it (sd = {}): use hole <= 3·sd",
-                self.hole, self.sd
+            return Err(DgpError::out_of_range(
+                "hole",
+                self.hole,
+                format!(
+                    "at most 3·sd = {} (sd = {}): a larger hole leaves almost no mass outside it",
+                    3.0 * self.sd,
+                    self.sd
+                ),
             ));
         }
         Ok(())
@@ -112,5 +126,25 @@ mod tests {
         assert!(m.iter().all(|&v| v >= 1.5));
         let band = |lo: f64, hi: f64| m.iter().filter(|&&v| v >= lo && v < hi).count();
         assert!(band(1.5, 2.5) > band(2.5, 3.5) && band(2.5, 3.5) > band(3.5, 4.5));
+    }
+
+    #[test]
+    fn invalid_parameters_are_named() {
+        let bad = |sd, hole, noise_sd| Border { sd, hole, noise_sd }.validate().unwrap_err();
+        assert!(matches!(
+            bad(0.0, 1.5, 0.1),
+            DgpError::OutOfRange { param: "sd", .. }
+        ));
+        assert_eq!(bad(2.0, -1.0, 0.1).param(), "hole");
+        assert_eq!(bad(2.0, 1.5, f64::NAN).param(), "noise_sd");
+        let e = bad(2.0, 7.0, 0.1);
+        assert!(
+            matches!(&e, DgpError::OutOfRange { param: "hole", value, .. } if value == "7"),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "`hole` = 7 is invalid: must be at most 3·sd = 6 (sd = 2): a larger hole leaves almost no mass outside it"
+        );
     }
 }

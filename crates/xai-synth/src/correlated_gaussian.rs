@@ -12,7 +12,7 @@ use rand_distr::StandardNormal;
 use serde::Deserialize;
 use xai_core::{Dataset, Target};
 
-use crate::Dgp;
+use crate::{Dgp, DgpError};
 
 /// Parameters of the correlated-Gaussian DGP.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -34,17 +34,20 @@ impl Dgp for CorrelatedGaussian {
         (1..=5).map(|j| format!("X{j}")).collect()
     }
 
-    fn validate(&self) -> Result<(), String> {
+    /// noise_var finite and ≥ 0, −1 < rho < 1.
+    fn validate(&self) -> Result<(), DgpError> {
         if !(self.noise_var >= 0.0 && self.noise_var.is_finite()) {
-            return Err(format!(
-                "noise_var must be finite and >= 0, got {}",
-                self.noise_var
+            return Err(DgpError::out_of_range(
+                "noise_var",
+                self.noise_var,
+                "finite and at least 0",
             ));
         }
         if self.rho.is_nan() || self.rho.abs() >= 1.0 {
-            return Err(format!(
-                "rho must lie strictly between -1 and 1, got {}",
-                self.rho
+            return Err(DgpError::out_of_range(
+                "rho",
+                self.rho,
+                "strictly between -1 and 1",
             ));
         }
         Ok(())
@@ -125,11 +128,22 @@ mod tests {
             noise_var: -1.0,
             rho: 0.8,
         };
-        assert!(bad.validate().unwrap_err().contains("noise_var"));
+        let e = bad.validate().unwrap_err();
+        assert!(
+            matches!(&e, DgpError::OutOfRange { param: "noise_var", value, .. } if value == "-1"),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "`noise_var` = -1 is invalid: must be finite and at least 0"
+        );
         let bad = CorrelatedGaussian {
             noise_var: 1.0,
             rho: 1.0,
         };
-        assert!(bad.validate().unwrap_err().contains("rho"));
+        assert!(matches!(
+            bad.validate().unwrap_err(),
+            DgpError::OutOfRange { param: "rho", .. }
+        ));
     }
 }

@@ -6,14 +6,14 @@
 //! Var(Y | x) = Σ_yy − Σ_yx Σ_xx⁻¹ Σ_xy (the same for every x).
 
 use faer::Mat;
-use faer::linalg::solvers::Solve;
+use faer::linalg::solvers::{LltError, Solve};
 use ndarray::{Array1, Array2, ArrayView2};
 use rand::{Rng, RngExt};
 use rand_distr::StandardNormal;
 use serde::Deserialize;
 use xai_core::{Dataset, Target};
 
-use crate::Dgp;
+use crate::{Dgp, DgpError};
 
 /// Parameters of the joint-Gaussian DGP.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -33,12 +33,18 @@ impl JointGaussian {
         Mat::from_fn(p, p, |i, j| self.covariance[i][j])
     }
 
-    /// The lower Cholesky factor L of Σ.
-    fn cholesky(&self) -> Result<Mat<f64>, String> {
+    /// The lower Cholesky factor L of Σ (Σ = LLᵀ), or the row whose pivot is ≤ 0.
+    fn cholesky(&self) -> Result<Mat<f64>, DgpError> {
         self.sigma()
             .llt(faer::Side::Lower)
             .map(|c| c.L().to_owned())
-            .map_err(|_| "covariance must be positive definite".to_string())
+            .map_err(|e| {
+                let LltError::NonPositivePivot { index } = e;
+                DgpError::NotPositiveDefinite {
+                    param: "covariance",
+                    pivot: index,
+                }
+            })
     }
 
     /// β = Σ_xx⁻¹ Σ_xy and Var(Y | X) = Σ_yy − Σ_yxβ.
@@ -66,35 +72,48 @@ impl Dgp for JointGaussian {
         }
     }
 
-    fn validate(&self) -> Result<(), String> {
+    /// `covariance` at least 2 × 2, square, finite, symmetric and positive definite;
+    /// `names`, if given, one per feature (p − 1 for a p × p Σ).
+    fn validate(&self) -> Result<(), DgpError> {
         let p = self.covariance.len();
         if p < 2 {
-            return Err("covariance must be at least 2 x 2 (a feature and the target)".into());
+            return Err(DgpError::out_of_range(
+                "covariance",
+                format!("a {p} x {p} matrix"),
+                "at least 2 x 2 (a feature and the target)",
+            ));
         }
         if let Some(i) = self.covariance.iter().position(|r| r.len() != p) {
-            return Err(format!(
-                "covariance must be square: row {i} has {} entries, expected {p}",
-                self.covariance[i].len()
-            ));
+            return Err(DgpError::NotSquare {
+                param: "covariance",
+                row: i,
+                len: self.covariance[i].len(),
+                expected: p,
+            });
         }
         for i in 0..p {
             for j in 0..i {
                 let (a, b) = (self.covariance[i][j], self.covariance[j][i]);
                 if !a.is_finite() || a != b {
-                    return Err(format!(
-                        "covariance must be finite and symmetric: entry ({i}, {j}) is {a}, ({j}, {i}) is {b}"
-                    ));
+                    return Err(DgpError::NotSymmetric {
+                        param: "covariance",
+                        row: i,
+                        column: j,
+                        value: a.to_string(),
+                        mirror: b.to_string(),
+                    });
                 }
             }
         }
         if let Some(n) = &self.names
             && n.len() != p - 1
         {
-            return Err(format!(
-                "names must give one name per feature ({}), got {}",
-                p - 1,
-                n.len()
-            ));
+            return Err(DgpError::WrongLength {
+                param: "names",
+                len: n.len(),
+                expected: p - 1,
+                what: "one name per feature",
+            });
         }
         self.cholesky().map(|_| ())
     }
@@ -179,23 +198,60 @@ mod tests {
             covariance: c,
             names: None,
         };
+        let e = bad(vec![vec![1.0]]).validate().unwrap_err();
         assert!(
-            bad(vec![vec![1.0]])
-                .validate()
-                .unwrap_err()
-                .contains("2 x 2")
+            matches!(
+                &e,
+                DgpError::OutOfRange {
+                    param: "covariance",
+                    ..
+                }
+            ),
+            "{e:?}"
         );
-        assert!(
-            bad(vec![vec![1.0, 0.5], vec![0.4, 1.0]])
-                .validate()
-                .unwrap_err()
-                .contains("symmetric")
+        assert!(e.to_string().contains("at least 2 x 2"), "{e}");
+        assert_eq!(
+            bad(vec![vec![1.0, 0.5], vec![0.5]]).validate().unwrap_err(),
+            DgpError::NotSquare {
+                param: "covariance",
+                row: 1,
+                len: 1,
+                expected: 2
+            }
         );
-        assert!(
+        let e = bad(vec![vec![1.0, 0.5], vec![0.4, 1.0]])
+            .validate()
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "`covariance` must be finite and symmetric: entry (1, 0) is 0.4, (0, 1) is 0.5"
+        );
+        // 1 − 2² < 0: the second pivot fails.
+        assert_eq!(
             bad(vec![vec![1.0, 2.0], vec![2.0, 1.0]])
                 .validate()
-                .unwrap_err()
-                .contains("positive definite")
+                .unwrap_err(),
+            DgpError::NotPositiveDefinite {
+                param: "covariance",
+                pivot: 1
+            }
+        );
+        let named = JointGaussian {
+            covariance: vec![vec![1.0, 0.5], vec![0.5, 1.0]],
+            names: Some(vec!["a".into(), "b".into()]),
+        };
+        let e = named.validate().unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                DgpError::WrongLength {
+                    param: "names",
+                    len: 2,
+                    expected: 1,
+                    ..
+                }
+            ),
+            "{e:?}"
         );
     }
 }

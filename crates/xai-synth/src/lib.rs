@@ -2,12 +2,14 @@
 //!
 //! A DGP implements [`Dgp`]; [`DgpSpec`] is the registry that experiment YAML names.
 //! Adding a DGP: one file with a params struct implementing [`Dgp`], one variant in
-//! [`DgpSpec`] and one arm in each of its two `match`es.
+//! [`DgpSpec`] and one arm in each of its two `match`es. Invalid parameters are a
+//! [`DgpError`] naming the parameter.
 
 #![warn(missing_docs)]
 
 pub mod border;
 pub mod correlated_gaussian;
+pub mod error;
 pub mod joint_gaussian;
 pub mod mease_wyner;
 pub mod registry;
@@ -19,6 +21,7 @@ use xai_core::Dataset;
 
 pub use border::Border;
 pub use correlated_gaussian::CorrelatedGaussian;
+pub use error::DgpError;
 pub use joint_gaussian::JointGaussian;
 pub use mease_wyner::MeaseWyner;
 pub use registry::DgpSpec;
@@ -29,8 +32,9 @@ pub trait Dgp: Send + Sync {
     /// Feature names, in column order.
     fn feature_names(&self) -> Vec<String>;
 
-    /// Checks the parameters; the message names the field and the allowed range.
-    fn validate(&self) -> Result<(), String>;
+    /// Checks the parameters; the error names the offending parameter, its value and
+    /// the allowed range.
+    fn validate(&self) -> Result<(), DgpError>;
 
     /// Draws n i.i.d. rows (features and target).
     fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset;

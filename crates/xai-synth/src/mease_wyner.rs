@@ -10,7 +10,7 @@ use rand::{Rng, RngExt};
 use serde::Deserialize;
 use xai_core::{Dataset, Target};
 
-use crate::Dgp;
+use crate::{Dgp, DgpError};
 
 /// Parameters of the Mease–Wyner DGP.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -63,22 +63,28 @@ impl Dgp for MeaseWyner {
         (1..=self.d).map(|j| format!("X{j}")).collect()
     }
 
-    fn validate(&self) -> Result<(), String> {
-        if self.d < 2 || self.j == 0 || self.j > self.d {
-            return Err(format!(
-                "need d >= 2 and 1 <= j <= d, got d = {} and j = {}",
-                self.d, self.j
+    /// d ≥ 2, 1 ≤ j ≤ d, eps in [0, 0.5), redundant `none` or one of X1..X(d−1).
+    fn validate(&self) -> Result<(), DgpError> {
+        if self.d < 2 {
+            return Err(DgpError::out_of_range("d", self.d, "at least 2"));
+        }
+        if self.j == 0 || self.j > self.d {
+            return Err(DgpError::out_of_range(
+                "j",
+                self.j,
+                format!("between 1 and d = {}", self.d),
             ));
         }
         if !(0.0..0.5).contains(&self.eps) {
-            return Err(format!("eps must lie in [0, 0.5), got {}", self.eps));
+            return Err(DgpError::out_of_range("eps", self.eps, "in [0, 0.5)"));
         }
         match (self.redundant.as_str(), self.copied()) {
             ("none", _) => Ok(()),
             (_, Some(c)) if c + 1 < self.d => Ok(()),
-            (other, _) => Err(format!(
-                "redundant must be `none` or a feature X1..X{} (not the last), got `{other}`",
-                self.d - 1
+            (other, _) => Err(DgpError::out_of_range(
+                "redundant",
+                format!("`{other}`"),
+                format!("`none` or a feature X1..X{} (not the last)", self.d - 1),
             )),
         }
     }
@@ -146,13 +152,31 @@ mod tests {
     }
 
     #[test]
-    fn invalid_redundant_feature_is_named() {
+    fn invalid_parameters_are_named() {
         let dgp = MeaseWyner {
             d: 10,
             j: 4,
             eps: 0.1,
             redundant: "X10".into(),
         };
-        assert!(dgp.validate().unwrap_err().contains("redundant"));
+        let e = dgp.validate().unwrap_err();
+        assert!(
+            matches!(&e, DgpError::OutOfRange { param: "redundant", value, .. } if value == "`X10`"),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "`redundant` = `X10` is invalid: must be `none` or a feature X1..X9 (not the last)"
+        );
+        let bad = |d, j, eps| MeaseWyner {
+            d,
+            j,
+            eps,
+            redundant: "none".into(),
+        };
+        assert_eq!(bad(1, 1, 0.1).validate().unwrap_err().param(), "d");
+        assert_eq!(bad(10, 0, 0.1).validate().unwrap_err().param(), "j");
+        assert_eq!(bad(10, 11, 0.1).validate().unwrap_err().param(), "j");
+        assert_eq!(bad(10, 4, 0.5).validate().unwrap_err().param(), "eps");
     }
 }

@@ -11,7 +11,7 @@ use rand_distr::StandardNormal;
 use serde::Deserialize;
 use xai_core::{Dataset, Target};
 
-use crate::Dgp;
+use crate::{Dgp, DgpError};
 
 /// Parameters of the three-cluster DGP.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -59,15 +59,19 @@ impl Dgp for ThreeClusters {
         vec!["X1".into(), "X2".into()]
     }
 
-    fn validate(&self) -> Result<(), String> {
-        if self.spread > 0.0 && self.sd > 0.0 {
-            Ok(())
-        } else {
-            Err(format!(
-                "spread and sd must be > 0, got {} and {}",
-                self.spread, self.sd
-            ))
+    /// spread > 0 and sd > 0.
+    fn validate(&self) -> Result<(), DgpError> {
+        if self.spread.is_nan() || self.spread <= 0.0 {
+            return Err(DgpError::out_of_range(
+                "spread",
+                self.spread,
+                "greater than 0",
+            ));
         }
+        if self.sd.is_nan() || self.sd <= 0.0 {
+            return Err(DgpError::out_of_range("sd", self.sd, "greater than 0"));
+        }
+        Ok(())
     }
 
     fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset {
@@ -147,5 +151,33 @@ mod tests {
         let var = (w[1] + 4.0 * w[2]) / s - mean * mean;
         assert!((dgp.conditional_mean(centre.view())[0] - mean).abs() < 1e-12);
         assert!((dgp.conditional_variance(centre.view())[0] - var).abs() < 1e-12);
+    }
+
+    #[test]
+    fn invalid_parameters_are_named() {
+        let e = ThreeClusters {
+            spread: 0.0,
+            sd: 0.6,
+        }
+        .validate()
+        .unwrap_err();
+        assert!(
+            matches!(&e, DgpError::OutOfRange { param: "spread", value, .. } if value == "0"),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "`spread` = 0 is invalid: must be greater than 0"
+        );
+        let e = ThreeClusters {
+            spread: 2.0,
+            sd: f64::NAN,
+        }
+        .validate()
+        .unwrap_err();
+        assert!(
+            matches!(e, DgpError::OutOfRange { param: "sd", .. }),
+            "{e:?}"
+        );
     }
 }

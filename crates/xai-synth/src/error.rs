@@ -1,0 +1,92 @@
+//! The error type of the DGPs' parameters: it names the parameter, the value given and
+//! what is allowed, so that a YAML author knows what to change.
+
+use thiserror::Error;
+
+/// A DGP parameter outside its allowed range.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DgpError {
+    /// `param` = `value` is not allowed: it must satisfy `allowed`.
+    #[error("`{param}` = {value} is invalid: must be {allowed}")]
+    OutOfRange {
+        /// The parameter's YAML name (e.g. `rho`).
+        param: &'static str,
+        /// The value given, as text.
+        value: String,
+        /// What is allowed (e.g. `strictly between -1 and 1`).
+        allowed: String,
+    },
+    /// A list has the wrong number of entries, e.g. `names` against the features.
+    #[error("`{param}` has {len} entries, expected {expected} ({what})")]
+    WrongLength {
+        /// The parameter's YAML name.
+        param: &'static str,
+        /// The entries given.
+        len: usize,
+        /// The entries needed.
+        expected: usize,
+        /// Why that many (e.g. `one name per feature`).
+        what: &'static str,
+    },
+    /// Row `row` of a square matrix has `len` entries instead of `expected`.
+    #[error("`{param}` must be square: row {row} has {len} entries, expected {expected}")]
+    NotSquare {
+        /// The parameter's YAML name.
+        param: &'static str,
+        /// The first row of the wrong length (0-based).
+        row: usize,
+        /// Its entries.
+        len: usize,
+        /// The matrix's number of rows.
+        expected: usize,
+    },
+    /// Entry (row, column) is not finite or differs from (column, row).
+    #[error(
+        "`{param}` must be finite and symmetric: entry ({row}, {column}) is {value}, ({column}, {row}) is {mirror}"
+    )]
+    NotSymmetric {
+        /// The parameter's YAML name.
+        param: &'static str,
+        /// Row of the entry (0-based).
+        row: usize,
+        /// Column of the entry (0-based).
+        column: usize,
+        /// The entry (row, column), as text.
+        value: String,
+        /// The entry (column, row), as text.
+        mirror: String,
+    },
+    /// A symmetric matrix is not positive definite: the Cholesky factorisation
+    /// Σ = LLᵀ met a pivot ≤ 0 at row `pivot`.
+    #[error(
+        "`{param}` must be positive definite: its Cholesky factorisation met a non-positive pivot at row {pivot}"
+    )]
+    NotPositiveDefinite {
+        /// The parameter's YAML name.
+        param: &'static str,
+        /// The row (0-based) whose pivot was not positive.
+        pivot: usize,
+    },
+}
+
+impl DgpError {
+    /// `param` = `value` is not `allowed` ([`DgpError::OutOfRange`]).
+    pub fn out_of_range(param: &'static str, value: impl ToString, allowed: impl ToString) -> Self {
+        DgpError::OutOfRange {
+            param,
+            value: value.to_string(),
+            allowed: allowed.to_string(),
+        }
+    }
+
+    /// The name of the offending parameter.
+    pub fn param(&self) -> &'static str {
+        match self {
+            DgpError::OutOfRange { param, .. }
+            | DgpError::WrongLength { param, .. }
+            | DgpError::NotSquare { param, .. }
+            | DgpError::NotSymmetric { param, .. }
+            | DgpError::NotPositiveDefinite { param, .. } => param,
+        }
+    }
+}
