@@ -4,10 +4,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use xai_bench::catalog::{default_out_dir, experiment_ids, resolve, workspace_root};
-use xai_bench::check::{Outcome, Status, paper_checks, regression, write_outcomes};
-use xai_bench::load::Scale;
-use xai_bench::run::{run, write_outputs};
+use xai_bench::catalog::{experiment_ids, resolve};
+use xai_bench::checks::{Outcome, Tally};
+use xai_bench::commands::{Report, bless_experiment, check_experiment, run_experiment};
+use xai_bench::plan::Scale;
+use xai_bench::workspace::{relative_to, workspace_root};
 use xai_bench::{BenchError, bench};
 
 #[derive(Parser)]
@@ -28,21 +29,22 @@ enum Command {
         #[arg(long)]
         markdown: bool,
     },
-    /// Run an experiment and write results/<id>/ (ci scale) or results/<id>/<scale>/.
+    /// Run an experiment and write runs/<id>/<scale>/ (git-ignored; never results/).
     Run {
         /// Experiment id (see `list`) or path to a .yaml file.
         experiment: String,
         /// smoke, ci or paper.
         #[arg(long, default_value = "ci")]
         scale: String,
-        /// Output directory (default: results/<id>/ at ci scale, results/<id>/<scale>/ otherwise).
+        /// Output directory (default: runs/<id>/<scale>/).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Worker threads (default: all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
     },
-    /// Run experiments at ci scale; check the paper's claims and the committed summary.
+    /// Run experiments at ci scale into runs/<id>/ci/; check the paper's claims, and the
+    /// summary and the checks' measured values against the committed results/<id>/.
     Check {
         /// Experiment ids (default: all).
         experiments: Vec<String>,
@@ -108,10 +110,9 @@ enum DataAction {
     },
 }
 
+/// Prints each outcome, then the experiment's tally; whether none failed.
 fn print_outcomes(id: &str, outcomes: &[Outcome]) -> bool {
-    let mut ok = true;
     for o in outcomes {
-        ok &= o.status != Status::Fail;
         println!(
             "  [{}] {id}: {}\n      {}",
             o.status.label(),
@@ -119,7 +120,21 @@ fn print_outcomes(id: &str, outcomes: &[Outcome]) -> bool {
             o.detail
         );
     }
-    ok
+    let tally = Tally::of(outcomes);
+    println!("{id}: {tally}");
+    tally.failed == 0
+}
+
+/// One line: what ran, how big, how long, and where it was written.
+fn print_report(root: &std::path::Path, id: &str, r: &Report) {
+    println!(
+        "{id}: {} variants × {} replicates in {:.1} s on {} threads -> {}",
+        r.output.variants,
+        r.output.replicates,
+        r.output.wall_seconds,
+        r.output.threads,
+        relative_to(root, &r.dir)
+    );
 }
 
 fn main() -> ExitCode {
@@ -160,21 +175,9 @@ fn real_main() -> Result<bool, BenchError> {
         } => {
             let scale = Scale::parse(&scale)?;
             let exp = resolve(&root, &experiment)?;
-            let dir = out.unwrap_or_else(|| default_out_dir(&root, exp.id(), scale));
-            let result = run(&exp, scale, threads, progress)?;
-            write_outputs(&exp, &result, &dir)?;
-            let outcomes = paper_checks(&exp, &result);
-            write_outcomes(&dir.join("checks.csv"), &outcomes)?;
-            println!(
-                "{}: {} variants × {} replicates in {:.1} s on {} threads -> {}",
-                exp.id(),
-                result.variants,
-                result.replicates,
-                result.wall_seconds,
-                result.threads,
-                dir.display()
-            );
-            print_outcomes(exp.id(), &outcomes);
+            let report = run_experiment(&root, &exp, scale, threads, progress, out.as_deref())?;
+            print_report(&root, exp.id(), &report);
+            print_outcomes(exp.id(), &report.outcomes);
             Ok(true)
         }
         Command::Check {
@@ -187,27 +190,18 @@ fn real_main() -> Result<bool, BenchError> {
                 experiments
             };
             let mut ok = true;
+            let mut total = Tally::default();
             for id in &ids {
                 let exp = resolve(&root, id)?;
-                let result = run(&exp, Scale::Ci, threads, progress)?;
-                let scratch = root.join("target").join("xtask-check").join(exp.id());
-                write_outputs(&exp, &result, &scratch)?;
-                let mut outcomes = paper_checks(&exp, &result);
-                let baseline = default_out_dir(&root, exp.id(), Scale::Ci);
-                outcomes.push(regression(
-                    &result.keys,
-                    &result,
-                    &baseline,
-                    exp.spec.regression,
-                ));
-                println!(
-                    "{} ({:.1} s; outputs in {})",
-                    exp.id(),
-                    result.wall_seconds,
-                    scratch.display()
-                );
-                ok &= print_outcomes(exp.id(), &outcomes);
+                let report = check_experiment(&root, &exp, threads, progress)?;
+                print_report(&root, exp.id(), &report);
+                ok &= print_outcomes(exp.id(), &report.outcomes);
+                let t = Tally::of(&report.outcomes);
+                total.passed += t.passed;
+                total.known += t.known;
+                total.failed += t.failed;
             }
+            println!("all {} experiments: {total}", ids.len());
             println!(
                 "{}",
                 if ok {
@@ -224,13 +218,9 @@ fn real_main() -> Result<bool, BenchError> {
         } => {
             for id in &experiments {
                 let exp = resolve(&root, id)?;
-                let result = run(&exp, Scale::Ci, threads, progress)?;
-                let dir = default_out_dir(&root, exp.id(), Scale::Ci);
-                write_outputs(&exp, &result, &dir)?;
-                let outcomes = paper_checks(&exp, &result);
-                write_outcomes(&dir.join("checks.csv"), &outcomes)?;
-                println!("blessed {} -> {}", exp.id(), dir.display());
-                print_outcomes(exp.id(), &outcomes);
+                let report = bless_experiment(&root, &exp, threads, progress)?;
+                print_report(&root, exp.id(), &report);
+                print_outcomes(exp.id(), &report.outcomes);
             }
             Ok(true)
         }

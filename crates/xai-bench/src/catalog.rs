@@ -3,21 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{BenchError, Result, io_err};
-use crate::load::Experiment;
-
-/// The workspace root: the nearest ancestor of the current directory holding
-/// `experiments/`, else the directory this crate was built from.
-pub fn workspace_root() -> PathBuf {
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    std::env::current_dir()
-        .ok()
-        .and_then(|d| {
-            d.ancestors()
-                .find(|a| a.join("experiments").is_dir())
-                .map(Path::to_path_buf)
-        })
-        .unwrap_or(built)
-}
+use crate::plan::{Experiment, Scale};
 
 /// The ids of the experiments under `<root>/experiments/`, sorted.
 pub fn experiment_ids(root: &Path) -> Result<Vec<String>> {
@@ -50,14 +36,16 @@ pub fn resolve(root: &Path, id_or_path: &str) -> Result<Experiment> {
     })
 }
 
-/// The default output directory of a run: `results/<id>/` at `ci` scale (the
-/// committed reference the regression check reads), `results/<id>/<scale>/` otherwise.
-pub fn default_out_dir(root: &Path, id: &str, scale: crate::load::Scale) -> PathBuf {
-    let base = root.join("results").join(id);
-    match scale {
-        crate::load::Scale::Ci => base,
-        other => base.join(other.name()),
-    }
+/// Where `run` (and `check`) write: `runs/<id>/<scale>/`, git-ignored, so a run never
+/// touches the committed baseline.
+pub fn run_dir(root: &Path, id: &str, scale: Scale) -> PathBuf {
+    root.join("runs").join(id).join(scale.name())
+}
+
+/// The committed regression baseline of an experiment, a ci-scale run written only by
+/// `bless`: `results/<id>/`.
+pub fn baseline_dir(root: &Path, id: &str) -> PathBuf {
+    root.join("results").join(id)
 }
 
 /// The experiment table of README.md (between the `<!-- experiments -->` markers):

@@ -82,7 +82,7 @@ pub struct DatasetEntry {
     /// How `cargo xtask data fetch` downloads it (absent: no pinned source yields the
     /// verified file without a format conversion).
     #[serde(default)]
-    pub fetch: Option<crate::fetch::FetchSpec>,
+    pub fetch: Option<FetchSpec>,
     /// How to cite the data.
     pub citation: String,
     /// License.
@@ -368,4 +368,18 @@ pub fn verify(name: &str, entry: &DatasetEntry, loaded: &Loaded) -> Result<Strin
             problems.join("; ")
         )))
     }
+}
+
+/// Where a dataset can be downloaded from.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FetchSpec {
+    /// Pinned upstream URL (a raw file at a fixed commit).
+    pub url: String,
+    /// sha256 of the download, when it differs from the verified file's.
+    #[serde(default)]
+    pub sha256: Option<String>,
+    /// Header line the verified copy adds in front of the downloaded bytes.
+    #[serde(default)]
+    pub header: Option<String>,
 }

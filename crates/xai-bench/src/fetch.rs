@@ -8,25 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::datasets::DatasetEntry;
 use crate::error::{BenchError, Result, io_err};
-
-/// Where a dataset can be downloaded from.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FetchSpec {
-    /// Pinned upstream URL (a raw file at a fixed commit).
-    pub url: String,
-    /// sha256 of the download, when it differs from the verified file's.
-    #[serde(default)]
-    pub sha256: Option<String>,
-    /// Header line the verified copy adds in front of the downloaded bytes.
-    #[serde(default)]
-    pub header: Option<String>,
-}
 
 fn sha256(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))

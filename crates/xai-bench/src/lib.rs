@@ -2,21 +2,36 @@
 //! manifest), paper and regression checks, and the benchmarks against the peers.
 //!
 //! `xtask` is the command-line front end; everything it does is a function here.
+//!
+//! Modules import downwards only, in this order (a test keeps it so):
+//! 1. foundations: [`error`], [`table`] (rows and CSV), [`workspace`], [`datasets`],
+//!    [`fetch`];
+//! 2. [`methods`]: each kind of method behind one trait, and its YAML settings;
+//! 3. [`spec`]: the experiment file format;
+//! 4. plan: [`plan`] (load, validate, expand variants), [`memory`], [`catalog`];
+//! 5. [`run`]: the runner;
+//! 6. [`outputs`], [`manifest`]: writing a run's tables;
+//! 7. [`checks`] (by family) and [`plots`] (by kind);
+//! 8. [`commands`] and [`bench`]: what the CLI does.
 
 #![warn(missing_docs)]
 
 pub mod bench;
 pub mod catalog;
-pub mod check;
-pub mod curves;
+pub mod checks;
+pub mod commands;
 pub mod datasets;
 pub mod error;
 pub mod fetch;
-pub mod load;
 pub mod manifest;
-pub mod plot;
+pub mod memory;
+pub mod methods;
+pub mod outputs;
+pub mod plan;
+pub mod plots;
 pub mod run;
 pub mod spec;
 pub mod table;
+pub mod workspace;
 
 pub use error::BenchError;

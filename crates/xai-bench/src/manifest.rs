@@ -7,7 +7,7 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Result, io_err};
-use crate::load::Experiment;
+use crate::plan::Experiment;
 use crate::run::RunOutput;
 
 /// Versions of the dependencies that determine the numbers, read from Cargo.lock at
@@ -50,15 +50,15 @@ fn git_commit() -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// Writes the manifest: id, YAML hash, seed, scale, sizes, git commit, crate
-/// versions, wall time, threads.
+/// Writes the manifest: id, YAML path (relative to the workspace root), YAML hash,
+/// seed, scale, sizes, git commit, crate versions, wall time, threads.
 pub fn write(exp: &Experiment, out: &RunOutput, path: &Path) -> Result<()> {
     let manifest = json!({
         "id": exp.id(),
         "title": exp.spec.title,
         "paper": exp.spec.paper,
         "figure": exp.spec.figure,
-        "yaml": exp.path.display().to_string(),
+        "yaml": crate::workspace::relative_to(&crate::workspace::workspace_root(), &exp.path),
         "yaml_sha256": format!("{:x}", Sha256::digest(exp.text.as_bytes())),
         "seed": exp.spec.seed,
         "scale": out.scale.name(),

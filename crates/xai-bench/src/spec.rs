@@ -7,9 +7,10 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use xai_core::{PerturbationSpec, Statistic};
 use xai_models::LearnerSpec;
 use xai_synth::DgpSpec;
+
+use crate::methods::MethodSpec;
 
 /// One experiment: data, models, methods, variants, outputs and checks.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -34,18 +35,9 @@ pub struct ExperimentSpec {
     pub data: DataSpec,
     /// The models, by name (the `model` column of the outputs).
     pub models: BTreeMap<String, LearnerSpec>,
-    /// The explanation methods (perturbation × statistics × aggregation).
-    #[serde(default)]
+    /// The methods run on every replicate and model, in this order
+    /// ([`crate::methods`]).
     pub methods: Vec<MethodSpec>,
-    /// How well each feature is predicted from the others (wood2024 Fig. 9).
-    #[serde(default)]
-    pub predictability: Option<PredictabilitySpec>,
-    /// Report each tree-ensemble model's impurity ("Gini", MDI) importance per
-    /// feature as `impurity_importance`: per tree the decrease
-    /// Σ_splits on j [w·I(node) − w_l·I(left) − w_r·I(right)] normalised to sum 1,
-    /// averaged over trees (scikit-learn's `feature_importances_`; cid2021 Fig. 2-3).
-    #[serde(default)]
-    pub impurity_importance: bool,
     /// Confidence level of every interval.
     #[serde(default = "default_level")]
     pub level: f64,
@@ -157,142 +149,6 @@ fn default_true() -> bool {
     true
 }
 
-/// Cross-validated R² of each model's learner predicting each feature from the other
-/// features (`r2_without_target`) and from the others plus the target
-/// (`r2_with_target`), on all rows of the replicate: R² = 1 − Σ(x_j − x̂_j)²/Σ(x_j − x̄_j)²
-/// with out-of-fold predictions x̂_j.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PredictabilitySpec {
-    /// Number of cross-validation folds (≥ 2).
-    pub folds: usize,
-}
-
-/// How the rows of an explanation are aggregated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Aggregation {
-    /// Mean difference perturbed − original: `<statistic>_pfi` per feature.
-    Pfi,
-    /// Curves over a grid; their mean is reported as `<statistic>_pd` per grid point.
-    Ice,
-}
-
-impl Aggregation {
-    /// The suffix of the quantity names this aggregation reports.
-    pub fn suffix(self) -> &'static str {
-        match self {
-            Aggregation::Pfi => "pfi",
-            Aggregation::Ice => "pd",
-        }
-    }
-}
-
-/// One explanation method: a point on each of the three axes.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MethodSpec {
-    /// How features are replaced.
-    pub perturbation: PerturbationSpec,
-    /// What is read off each row's predictive distribution; statistics of one method
-    /// share the perturbed copies.
-    pub statistics: Vec<Statistic>,
-    /// How rows are aggregated.
-    pub aggregation: Aggregation,
-    /// Features explained, by name (default: all).
-    #[serde(default)]
-    pub features: Option<Vec<String>>,
-    /// With `ice`: keep the ICE curves (`<statistic>_ice`) of this many test rows,
-    /// drawn at random without replacement (written to `ice.csv`).
-    #[serde(default)]
-    pub curves: usize,
-    /// With `pfi`: correct each PFI by the information the other features cover
-    /// (cid2021 Eq. 8), reporting `<statistic>_cid` = PFI/(1 − C) and the terms
-    /// `mi`, `conditional_mi` and `covered` per feature.
-    #[serde(default)]
-    pub cid: Option<CidSpec>,
-}
-
-/// Settings of the CID correction (PAPERS.md §5.3): Λ̂ by the graphical lasso with
-/// penalty `alpha` on the standardised training rows of [X | y], the binned
-/// conditional MI with `bins` bins per continuous variable over the test rows, and
-/// Î(X_i; Y) by `mi` on the training rows.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CidSpec {
-    /// Graphical-lasso penalty ρ (default 0.01, scikit-learn's).
-    #[serde(default = "default_alpha")]
-    pub alpha: f64,
-    /// Bins per continuous variable (default 20).
-    #[serde(default = "default_bins")]
-    pub bins: usize,
-    /// The estimator of I(X_i; Y) (default `ksg: {k: 3}`).
-    #[serde(default = "default_mi")]
-    pub mi: xai_core::cid::MiEstimator,
-    /// Choose ρ per split by cross-validated Gaussian likelihood on the standardised
-    /// training rows instead of using `alpha` (PAPERS.md §5.3 variant).
-    #[serde(default)]
-    pub alpha_cv: Option<AlphaCv>,
-}
-
-/// Cross-validated choice of the graphical-lasso penalty
-/// ([`xai_models::glasso::cross_validated_alpha`]).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AlphaCv {
-    /// The candidate penalties (each ≥ 0).
-    pub candidates: Vec<f64>,
-    /// Contiguous folds (default 5).
-    #[serde(default = "default_cv_folds")]
-    pub folds: usize,
-}
-
-fn default_cv_folds() -> usize {
-    5
-}
-
-fn default_alpha() -> f64 {
-    0.01
-}
-
-fn default_bins() -> usize {
-    20
-}
-
-fn default_mi() -> xai_core::cid::MiEstimator {
-    xai_core::cid::MiEstimator::Ksg { k: 3 }
-}
-
-/// The quantity of a statistic's CID-corrected PFI: `<statistic prefix>_cid`.
-pub fn cid_quantity(statistic: Statistic) -> String {
-    format!("{}_cid", statistic.quantity_prefix())
-}
-
-/// The per-feature terms a CID correction reports besides the corrected PFIs.
-pub const CID_TERMS: [&str; 3] = ["mi", "conditional_mi", "covered"];
-
-impl MethodSpec {
-    /// The quantity names this method reports, one per statistic
-    /// (`<statistic prefix>_<aggregation suffix>`, e.g. `entropy_pfi`).
-    pub fn quantities(&self) -> Vec<String> {
-        self.statistics
-            .iter()
-            .map(|s| format!("{}_{}", s.quantity_prefix(), self.aggregation.suffix()))
-            .collect()
-    }
-
-    /// Every quantity the method reports: [`Self::quantities`], then with `cid` the
-    /// corrected `<statistic>_cid` and the [`CID_TERMS`].
-    pub fn reported_quantities(&self) -> Vec<String> {
-        let mut q = self.quantities();
-        if self.cid.is_some() {
-            q.extend(self.statistics.iter().map(|&s| cid_quantity(s)));
-            q.extend(CID_TERMS.map(String::from));
-        }
-        q
-    }
-}
-
 /// A figure drawn from the summary.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -355,18 +211,14 @@ pub enum PlotSpec {
         #[serde(default = "default_curve_unit")]
         y_unit: String,
     },
-    /// wood2024 Fig. 2: the entropy of the first model's predictive distribution over
-    /// the plane of the two features (first replicate), with the test points (left)
-    /// and the same points after permuting `feature` (centre), coloured by class, and
-    /// histograms of the rows' entropies before and after (right).
+    /// wood2024 Fig. 2: the entropy map of a `permutation_map` method (the first
+    /// model's predictive entropy over the plane of the two features, first
+    /// replicate), with the test points (left) and the same points after the
+    /// permutation (centre), coloured by class, and histograms of the rows' entropies
+    /// before and after (right).
     PermutationMap {
         /// File stem of the figure.
         name: String,
-        /// The permuted feature.
-        feature: String,
-        /// Grid cells per axis of the entropy map.
-        #[serde(default = "default_resolution")]
-        resolution: usize,
     },
     /// Scatter of two features of the first replicate's training sample, with the
     /// square [−shade, shade]² hatched.
@@ -397,10 +249,6 @@ impl PlotSpec {
 
 fn default_share() -> f64 {
     1.0
-}
-
-fn default_resolution() -> usize {
-    80
 }
 
 fn default_curve_unit() -> String {
@@ -452,7 +300,9 @@ pub struct CheckSpec {
     pub claim: String,
     /// The assertion that tests it.
     pub assert: Assertion,
-    /// Why this claim is known not to reproduce; a failure is then reported, not fatal.
+    /// Why this claim is known not to reproduce, with the measured numbers: a failure
+    /// is then reported as a known deviation, not fatal, and a pass fails as a stale
+    /// marker (remove the marker once its cause is fixed).
     #[serde(default)]
     pub expected_to_differ: Option<String>,
 }
@@ -530,6 +380,24 @@ pub enum Assertion {
         /// The reference ranking.
         reference: String,
     },
+    /// Every selected row ranks higher (`up`, nearer 1) or lower (`down`) among the
+    /// features of its context under `quantity` than under `from_quantity` (ranks of the
+    /// mean over replicates, 1 = largest; e.g. "CID lowers Itching's rank relative to
+    /// PFI", cid2021 §3.2).
+    RankMoves {
+        /// The quantity whose ranking is compared.
+        quantity: String,
+        /// The quantity whose ranking it is compared with.
+        from_quantity: String,
+        /// The rows (features).
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// `up` or `down`.
+        direction: RankDirection,
+    },
+    /// The claim that the inner assertion does not hold (e.g. "PFI does not put X2-X4
+    /// on top in most splits"); nothing selected still fails.
+    Not(Box<Assertion>),
     /// Every selected row is negligible: its interval covers 0 or |estimate| ≤ bound.
     Negligible {
         /// The quantity.
@@ -647,6 +515,45 @@ pub enum Assertion {
     },
 }
 
+impl Assertion {
+    /// The quantities the assertion reads.
+    pub fn quantities(&self) -> Vec<&String> {
+        match self {
+            Assertion::Greater {
+                quantity,
+                than_quantity: Some(other),
+                ..
+            } => vec![quantity, other],
+            Assertion::Greater { quantity, .. }
+            | Assertion::Positive { quantity, .. }
+            | Assertion::Near { quantity, .. }
+            | Assertion::RankedAbove { quantity, .. }
+            | Assertion::InTop { quantity, .. }
+            | Assertion::Negligible { quantity, .. }
+            | Assertion::Trend { quantity, .. }
+            | Assertion::Varies { quantity, .. }
+            | Assertion::ShapesDiffer { quantity, .. }
+            | Assertion::SimilarCurves { quantity, .. }
+            | Assertion::InteriorPeak(CurveInterval { quantity, .. })
+            | Assertion::ArgmaxWithin(CurveInterval { quantity, .. })
+            | Assertion::RisesTowardsEdges(CurveInterval { quantity, .. }) => vec![quantity],
+            Assertion::RankAgreement {
+                quantity,
+                than_quantity,
+                reference,
+            } => vec![quantity, than_quantity, reference],
+            Assertion::Monotone { quantities, .. } => quantities.iter().collect(),
+            Assertion::RankMoves {
+                quantity,
+                from_quantity,
+                ..
+            } => vec![quantity, from_quantity],
+            Assertion::Not(inner) => inner.quantities(),
+            Assertion::BelowPdPeak { quantity, pd, .. } => vec![quantity, pd],
+        }
+    }
+}
+
 /// Curves (PD `*_pd` from the summary, or kept ICE curves `*_ice`) and an interval
 /// of the grid, as the curve-shape assertions take them.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -683,6 +590,16 @@ pub struct RowFilter {
     /// Keep rows with |value| > this.
     #[serde(default)]
     pub abs_above: Option<f64>,
+}
+
+/// Direction of a change of rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankDirection {
+    /// To a higher place (a smaller rank number).
+    Up,
+    /// To a lower place (a larger rank number).
+    Down,
 }
 
 /// Direction of a monotone trend.

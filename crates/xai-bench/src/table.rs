@@ -9,7 +9,6 @@ use std::path::Path;
 use xai_core::{Estimate, t_interval};
 
 use crate::error::{BenchError, Result};
-use crate::load::format_number;
 
 /// One estimate of one replicate: variant × replicate × model × quantity × feature ×
 /// grid point.
@@ -168,6 +167,11 @@ pub fn summarize(rows: &[TidyRow], level: f64) -> Vec<SummaryRow> {
         .collect()
 }
 
+/// Shortest round-trip form of a number: `0.5`, `2`, `1e-7`.
+pub fn format_number(v: f64) -> String {
+    format!("{v}")
+}
+
 fn num(v: f64) -> String {
     if v.is_finite() {
         format_number(v)
@@ -280,6 +284,11 @@ pub fn summary_table(keys: &[String], rows: &[SummaryRow]) -> CsvTable {
         header: summary_header(keys),
         rows,
     }
+}
+
+/// Writes a table as CSV with its header.
+pub fn write_table(path: &Path, table: &CsvTable) -> Result<()> {
+    write_csv(path, table.header.clone(), table.rows.iter().cloned())
 }
 
 /// Writes `summary.csv` (see [`summary_table`]).

@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use xai_bench::catalog::{experiment_ids, resolve};
-use xai_bench::check::{paper_checks, write_outcomes};
-use xai_bench::load::Scale;
-use xai_bench::run::{run, write_outputs};
+use xai_bench::commands::{run_experiment, run_into};
+use xai_bench::plan::Scale;
+use xai_bench::run::run;
 use xai_bench::table::{read_csv, summary_table};
 
 fn root() -> PathBuf {
@@ -35,7 +35,8 @@ fn every_experiment_runs_at_smoke_scale_deterministically() {
             eprintln!("{id}: dataset `{}` not available, not run", d.name);
             continue;
         }
-        let one = run(&exp, Scale::Smoke, 1, false).unwrap();
+        let dir = std::env::temp_dir().join(format!("xai-smoke-{}-{id}", std::process::id()));
+        let one = run_into(&exp, Scale::Smoke, 1, false, &dir).unwrap().output;
         let two = run(&exp, Scale::Smoke, 2, false).unwrap();
         assert_eq!(
             summary_table(&one.keys, &one.summary),
@@ -43,9 +44,6 @@ fn every_experiment_runs_at_smoke_scale_deterministically() {
             "{id}: 1 vs 2 threads"
         );
         assert!(!one.summary.is_empty(), "{id}: empty summary");
-        let dir = std::env::temp_dir().join(format!("xai-smoke-{}-{id}", std::process::id()));
-        write_outputs(&exp, &one, &dir).unwrap();
-        write_outcomes(&dir.join("checks.csv"), &paper_checks(&exp, &one)).unwrap();
         let mut files = vec![
             "tidy.csv".to_string(),
             "summary.csv".into(),
@@ -60,7 +58,12 @@ fn every_experiment_runs_at_smoke_scale_deterministically() {
             let meta = std::fs::metadata(dir.join(f)).unwrap_or_else(|e| panic!("{id}: {f}: {e}"));
             assert!(meta.len() > 0, "{id}: {f} is empty");
         }
-        if exp.spec.methods.iter().any(|m| m.curves > 0) {
+        if exp
+            .spec
+            .methods
+            .iter()
+            .any(|m| !m.method().curve_quantities().is_empty())
+        {
             assert!(!one.curves.is_empty(), "{id}: no ICE curves kept");
             assert!(
                 std::fs::metadata(dir.join("ice.csv")).is_ok_and(|m| m.len() > 0),
@@ -75,6 +78,65 @@ fn every_experiment_runs_at_smoke_scale_deterministically() {
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+#[test]
+fn run_writes_into_the_ignored_runs_directory_and_never_into_results() {
+    let exp = resolve(&root(), "wood2024-fig4").unwrap();
+    let report = run_experiment(&root(), &exp, Scale::Smoke, 0, false, None).unwrap();
+    let runs = root().canonicalize().unwrap().join("runs");
+    let dir = report.dir.canonicalize().unwrap();
+    assert!(dir.starts_with(&runs), "{}", dir.display());
+    assert!(dir.join("summary.csv").is_file());
+    // `git status` stays clean: every file written is ignored (when git is here).
+    let ignored = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root())
+        .args(["check-ignore", "-q"])
+        .arg(dir.join("summary.csv"))
+        .status();
+    if let Ok(status) = ignored {
+        assert!(status.success(), "runs/ must be git-ignored");
+    }
+}
+
+#[test]
+fn no_committed_result_holds_an_absolute_path() {
+    let root = root().canonicalize().unwrap();
+    let mut forbidden = vec![root.display().to_string()];
+    if let Some(home) = std::env::var_os("HOME").filter(|h| h.len() > 1) {
+        forbidden.push(home.to_string_lossy().into_owned());
+    }
+    let mut checked = 0;
+    let mut todo = vec![root.join("results")];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue; // binary (PNG)
+            };
+            for f in &forbidden {
+                assert!(!text.contains(f.as_str()), "{} holds `{f}`", path.display());
+            }
+            if path.extension().is_some_and(|e| e == "json") {
+                let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+                let strings = v.as_object().unwrap().values().filter_map(|v| v.as_str());
+                for s in strings {
+                    assert!(
+                        !Path::new(s).is_absolute(),
+                        "{}: `{s}` is absolute",
+                        path.display()
+                    );
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 16, "read {checked} files");
 }
 
 #[test]

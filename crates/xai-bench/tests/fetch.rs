@@ -4,8 +4,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
+use xai_bench::datasets::FetchSpec;
 use xai_bench::datasets::Registry;
-use xai_bench::fetch::{FetchSpec, fetch};
+use xai_bench::fetch::fetch;
 
 /// Serves `dir` over HTTP on a free loopback port; returns the base URL.
 fn serve(dir: PathBuf) -> String {

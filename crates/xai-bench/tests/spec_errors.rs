@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use xai_bench::BenchError;
 use xai_bench::catalog::resolve;
-use xai_bench::load::Experiment;
+use xai_bench::plan::Experiment;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -35,6 +35,9 @@ fn error_of(from: &str, to: &str) -> String {
     );
     msg
 }
+
+/// The last line of the fixture's `pfi` method.
+const PFI_LINE: &str = "      statistics: [nll, entropy]";
 
 fn assert_has(msg: &str, parts: &[&str]) {
     for p in parts {
@@ -112,7 +115,7 @@ fn unknown_statistic_lists_the_allowed_ones() {
     assert_has(
         &msg,
         &[
-            "line 35",
+            "line 36",
             "entropie",
             "expected one of prediction, squared_error, nll, entropy",
         ],
@@ -123,7 +126,13 @@ fn unknown_statistic_lists_the_allowed_ones() {
 fn invalid_dgp_parameter_is_named() {
     let msg = error_of("noise_var: 2.0", "noise_var: -2.0");
     eprintln!("{msg}");
-    assert_has(&msg, &["line 27", "noise_var must be finite and >= 0"]);
+    assert_has(
+        &msg,
+        &[
+            "line 27",
+            "`noise_var` = -2 is invalid: must be finite and at least 0",
+        ],
+    );
 }
 
 #[test]
@@ -154,7 +163,7 @@ fn override_of_no_field_is_named() {
 fn syntax_error_names_the_line() {
     let msg = error_of("statistics: [nll, entropy]", "statistics: [nll, entropy");
     eprintln!("{msg}");
-    assert_has(&msg, &["line 36", "illegal placement"]);
+    assert_has(&msg, &["line 3", "illegal placement"]);
 }
 
 #[test]
@@ -169,7 +178,7 @@ fn unknown_id_lists_the_known_ones() {
 
 #[test]
 fn impurity_importance_needs_a_tree_ensemble() {
-    let msg = error_of("models:", "impurity_importance: true\nmodels:");
+    let msg = error_of("methods:\n", "methods:\n  - impurity_importance: {}\n");
     assert_has(
         &msg,
         &[
@@ -181,15 +190,100 @@ fn impurity_importance_needs_a_tree_ensemble() {
 
 #[test]
 fn cid_settings_are_checked_at_load() {
-    let msg = error_of("aggregation: pfi", "aggregation: pfi\n    cid: { bins: 1 }");
+    let msg = error_of(
+        PFI_LINE,
+        &format!("{PFI_LINE}\n  - cid: {{ corrects: [likelihood_pfi], bins: 1 }}"),
+    );
     assert_has(&msg, &["cid needs bins >= 2"]);
 }
 
 #[test]
 fn cross_validated_penalty_needs_candidates() {
     let msg = error_of(
-        "aggregation: pfi",
-        "aggregation: pfi\n    cid: { alpha_cv: { candidates: [] } }",
+        PFI_LINE,
+        &format!(
+            "{PFI_LINE}\n  - cid: {{ corrects: [likelihood_pfi], alpha_cv: {{ candidates: [] }} }}"
+        ),
     );
     assert_has(&msg, &["alpha_cv needs candidates"]);
+}
+
+#[test]
+fn cid_must_correct_a_pfi_listed_before_it() {
+    let msg = error_of(
+        "methods:\n",
+        "methods:\n  - cid: { corrects: [likelihood_pfi] }\n",
+    );
+    assert_has(
+        &msg,
+        &[
+            "cid corrects `likelihood_pfi`",
+            "not a PFI of a method listed before it",
+        ],
+    );
+}
+
+#[test]
+fn pfi_takes_a_conditional_sampler_but_not_a_grid() {
+    let text = fig4().replacen("repeats: 2", "permutation.repeats: 2", 1).replacen(
+        PFI_LINE,
+        &format!("{PFI_LINE}\n  - pfi:\n      perturbation: {{ conditional_gaussian: {{ repeats: 3 }} }}\n      statistics: [entropy]"),
+        1,
+    );
+    let exp = Experiment::from_text(Path::new("experiments/wood2024-fig4.yaml"), text).unwrap();
+    let quantities: Vec<String> = exp
+        .spec
+        .methods
+        .iter()
+        .flat_map(|m| m.method().quantities())
+        .collect();
+    assert_eq!(
+        quantities,
+        ["likelihood_pfi", "entropy_pfi", "entropy_conditional_pfi"]
+    );
+    let text = fig4().replacen(", repeats: 2", "", 1).replacen(
+        "perturbation: { permutation: { repeats: 10 } }",
+        "perturbation: { grid: { points: 5 } }",
+        1,
+    );
+    let msg = Experiment::from_text(Path::new("experiments/wood2024-fig4.yaml"), text)
+        .unwrap_err()
+        .to_string();
+    assert_has(&msg, &["line 34", "use an `ice` method"]);
+}
+
+#[test]
+fn two_methods_reporting_one_quantity_are_rejected() {
+    let text = fig4().replacen("repeats: 2", "methods.0.pfi.perturbation.permutation.repeats: 2", 1).replacen(
+        PFI_LINE,
+        &format!("{PFI_LINE}\n  - pfi:\n      perturbation: {{ permutation: {{ repeats: 2 }} }}\n      statistics: [entropy]"),
+        1,
+    );
+    let msg = Experiment::from_text(Path::new("experiments/wood2024-fig4.yaml"), text)
+        .unwrap_err()
+        .to_string();
+    assert_has(&msg, &["two methods report `entropy_pfi`"]);
+}
+
+#[test]
+fn a_size_that_cannot_fit_in_memory_fails_at_load_naming_the_field() {
+    let msg = error_of("n_train: 500", "n_train: 100000000000");
+    eprintln!("{msg}");
+    assert_has(
+        &msg,
+        &[
+            "line 28",
+            "n_train = 100000000000",
+            "would need about",
+            "available",
+        ],
+    );
+}
+
+#[test]
+fn a_repeated_key_is_named_with_its_line() {
+    let msg = error_of("  n_test: 500", "  n_test: 500\n  n_test: 400");
+    eprintln!("{msg}");
+    assert_has(&msg, &["`n_test`", "line 30", "line 29"]);
+    assert!(!msg.contains("DuplicateKeyPolicy"), "{msg}");
 }

@@ -1,0 +1,329 @@
+//! Checks of a run: the paper's claims ([`crate::spec::CheckSpec`]), evaluated by
+//! family ([`scalar`] estimates, [`ranking`], [`curve`] shapes, on rows chosen by
+//! [`select`]), and the [`regression`] check against the committed baseline.
+//!
+//! Every assertion yields a [`Verdict`]: whether it holds, one measured number (the
+//! quantity it is decided on, documented per kind) and the numbers behind it. The
+//! measured number goes to `checks.csv`, so the regression check guards it too.
+
+pub mod curve;
+pub mod ranking;
+pub mod regression;
+pub mod scalar;
+pub mod select;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+
+use crate::error::Result;
+use crate::plan::Experiment;
+use crate::run::RunOutput;
+use crate::spec::{Assertion, CheckSpec};
+use crate::table::{CsvTable, format_number, write_table};
+
+/// Verdict of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// The claim holds.
+    Pass,
+    /// The claim fails.
+    Fail,
+    /// The claim fails and the experiment says why it is expected to.
+    KnownDeviation,
+    /// The claim is marked `expected_to_differ` but holds: the marker is stale and
+    /// must be removed (this fails `check`).
+    StaleMarker,
+}
+
+impl Status {
+    /// "pass", "FAIL", "known deviation" or "STALE MARKER".
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "FAIL",
+            Status::KnownDeviation => "known deviation",
+            Status::StaleMarker => "STALE MARKER",
+        }
+    }
+
+    /// Whether this status fails `check`.
+    pub fn fails(self) -> bool {
+        matches!(self, Status::Fail | Status::StaleMarker)
+    }
+}
+
+/// What an assertion found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// Whether the claim holds.
+    pub holds: bool,
+    /// The number the verdict is decided on (NaN when nothing was selected).
+    pub measured: f64,
+    /// The numbers behind it, for people.
+    pub detail: String,
+}
+
+impl Verdict {
+    /// A verdict.
+    pub fn new(holds: bool, measured: f64, detail: String) -> Self {
+        Self {
+            holds,
+            measured,
+            detail,
+        }
+    }
+
+    /// The claim cannot hold: nothing it talks about was found.
+    pub fn no_rows(detail: &str) -> Self {
+        Self::new(false, f64::NAN, detail.to_string())
+    }
+}
+
+/// The result of one check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// What was checked.
+    pub name: String,
+    /// The verdict.
+    pub status: Status,
+    /// The measured number of the assertion (NaN for the regression checks).
+    pub measured: f64,
+    /// The numbers behind it.
+    pub detail: String,
+}
+
+/// The minimum, NaN if either is NaN (a NaN makes a claim fail, never pass).
+pub fn nan_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.min(b)
+    }
+}
+
+/// The maximum, NaN if either is NaN.
+pub fn nan_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// Evaluates one assertion on a run.
+pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
+    use Assertion as A;
+    match a {
+        A::Greater {
+            quantity,
+            this,
+            than,
+            than_quantity,
+        } => scalar::greater(out, quantity, than_quantity.as_deref(), this, than, level),
+        A::Positive { quantity, rows } => scalar::positive(out, quantity, rows),
+        A::Near {
+            quantity,
+            rows,
+            value,
+            tolerance,
+        } => scalar::near(out, quantity, rows, *value, *tolerance),
+        A::Negligible {
+            quantity,
+            rows,
+            bound,
+        } => scalar::negligible(out, quantity, rows, *bound),
+        A::Monotone {
+            quantities,
+            rows,
+            along,
+            direction,
+        } => scalar::monotone(out, quantities, rows, along, *direction, level),
+        A::RankedAbove {
+            quantity,
+            this,
+            than,
+            share,
+        } => ranking::ranked_above(out, quantity, this, than, *share),
+        A::InTop { quantity, rows, k } => ranking::in_top(out, quantity, rows, *k),
+        A::RankAgreement {
+            quantity,
+            than_quantity,
+            reference,
+        } => ranking::rank_agreement(out, quantity, than_quantity, reference),
+        A::RankMoves {
+            quantity,
+            from_quantity,
+            rows,
+            direction,
+        } => ranking::rank_moves(out, quantity, from_quantity, rows, *direction),
+        A::Not(inner) => {
+            let v = verdict(inner, out, level);
+            Verdict::new(
+                !v.holds && !v.measured.is_nan(),
+                v.measured,
+                format!(
+                    "the negated assertion {}: {}",
+                    if v.holds { "holds" } else { "fails" },
+                    v.detail
+                ),
+            )
+        }
+        A::InteriorPeak(ci) => curve::interior_peak(out, ci),
+        A::RisesTowardsEdges(ci) => curve::rises_towards_edges(out, ci),
+        A::ArgmaxWithin(ci) => curve::argmax_within(out, ci),
+        A::Trend {
+            quantity,
+            rows,
+            rows_with,
+            from,
+            to,
+            direction,
+            share,
+        } => curve::trend(
+            out,
+            quantity,
+            rows,
+            rows_with.as_ref(),
+            *from,
+            *to,
+            *direction,
+            *share,
+        ),
+        A::Varies {
+            quantity,
+            rows,
+            bound,
+        } => curve::varies(out, quantity, rows, *bound),
+        A::ShapesDiffer {
+            quantity,
+            rows,
+            bound,
+        } => curve::shapes_differ(out, quantity, rows, *bound),
+        A::SimilarCurves {
+            quantity,
+            this,
+            that,
+            tolerance,
+        } => curve::similar_curves(out, quantity, this, that, *tolerance),
+        A::BelowPdPeak {
+            quantity,
+            pd,
+            rows,
+            rows_with,
+            at_own_value,
+            within,
+        } => curve::below_pd_peak(
+            out,
+            quantity,
+            pd,
+            rows,
+            rows_with.as_ref(),
+            *at_own_value,
+            *within,
+        ),
+    }
+}
+
+/// Evaluates one paper check: its assertion's verdict, read against its
+/// `expected_to_differ` marker.
+pub fn evaluate(check: &CheckSpec, out: &RunOutput, level: f64) -> Outcome {
+    let v = verdict(&check.assert, out, level);
+    let status = match (v.holds, &check.expected_to_differ) {
+        (true, None) => Status::Pass,
+        (true, Some(_)) => Status::StaleMarker,
+        (false, None) => Status::Fail,
+        (false, Some(_)) => Status::KnownDeviation,
+    };
+    let detail = match (&check.expected_to_differ, status) {
+        (Some(why), Status::KnownDeviation) => format!("{} (expected: {why})", v.detail),
+        (Some(_), Status::StaleMarker) => format!(
+            "{}; the claim now holds although it is marked expected_to_differ: remove the \
+             marker (and its explanation) from the experiment",
+            v.detail
+        ),
+        _ => v.detail,
+    };
+    Outcome {
+        name: check.claim.clone(),
+        status,
+        measured: v.measured,
+        detail,
+    }
+}
+
+/// Every paper check of `exp` on a run.
+pub fn paper_checks(exp: &Experiment, out: &RunOutput) -> Vec<Outcome> {
+    exp.spec
+        .checks
+        .iter()
+        .map(|c| evaluate(c, out, exp.spec.level))
+        .collect()
+}
+
+/// How many checks passed, are known deviations, and failed (stale markers count as
+/// failed).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Passed.
+    pub passed: usize,
+    /// Known deviations.
+    pub known: usize,
+    /// Failed, including stale markers.
+    pub failed: usize,
+}
+
+impl Tally {
+    /// Counts the outcomes.
+    pub fn of(outcomes: &[Outcome]) -> Self {
+        outcomes.iter().fold(Self::default(), |mut t, o| {
+            match o.status {
+                Status::Pass => t.passed += 1,
+                Status::KnownDeviation => t.known += 1,
+                Status::Fail | Status::StaleMarker => t.failed += 1,
+            }
+            t
+        })
+    }
+}
+
+impl std::fmt::Display for Tally {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} passed / {} known deviations / {} failed",
+            self.passed, self.known, self.failed
+        )
+    }
+}
+
+/// The paper checks as `checks.csv` holds them: check, status, measured, detail.
+pub fn outcomes_table(outcomes: &[Outcome]) -> CsvTable {
+    CsvTable {
+        header: ["check", "status", "measured", "detail"]
+            .map(String::from)
+            .to_vec(),
+        rows: outcomes
+            .iter()
+            .map(|o| {
+                let measured = if o.measured.is_finite() {
+                    format_number(o.measured)
+                } else {
+                    String::new()
+                };
+                vec![
+                    o.name.clone(),
+                    o.status.label().to_string(),
+                    measured,
+                    o.detail.clone(),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// Writes `checks.csv` ([`outcomes_table`]).
+pub fn write_outcomes(path: &Path, outcomes: &[Outcome]) -> Result<()> {
+    write_table(path, &outcomes_table(outcomes))
+}

@@ -1,0 +1,251 @@
+//! Checks on estimates with their intervals: orderings (`greater`), signs
+//! (`positive`, `negligible`), agreement with a derived value (`near`) and trends over
+//! a grid key (`monotone`).
+
+use xai_core::inference::t_quantile;
+use xai_core::{Estimate, t_interval};
+
+use super::select::{Row, of_quantity, short, summary_rows, tidy_rows};
+use super::{Verdict, nan_max, nan_min};
+use crate::run::RunOutput;
+use crate::spec::{Direction, Selector};
+
+/// Every selected row satisfies `pred`; measured is `measure` folded by `worst`
+/// (the least favourable row's number).
+fn every(
+    out: &RunOutput,
+    quantity: &str,
+    sel: &Selector,
+    pred: impl Fn(&Row<'_>) -> bool,
+    measure: impl Fn(&Row<'_>) -> f64,
+    worst: fn(f64, f64) -> f64,
+    what: &str,
+) -> Verdict {
+    let summary = summary_rows(out);
+    let chosen: Vec<_> = of_quantity(&summary, quantity)
+        .into_iter()
+        .filter(|r| r.matches(sel))
+        .collect();
+    if chosen.is_empty() {
+        return Verdict::no_rows("no rows match the selection");
+    }
+    let measured = chosen
+        .iter()
+        .map(|r| measure(r))
+        .reduce(worst)
+        .unwrap_or(f64::NAN);
+    let bad: Vec<String> = chosen
+        .iter()
+        .filter(|r| !pred(r))
+        .map(|r| r.show())
+        .collect();
+    if bad.is_empty() {
+        let shown: Vec<String> = chosen.iter().map(|r| r.show()).collect();
+        Verdict::new(true, measured, format!("{what}: {}", shown.join("; ")))
+    } else {
+        Verdict::new(false, measured, format!("not {what}: {}", bad.join("; ")))
+    }
+}
+
+/// Every selected row's interval lies above 0; measured: the smallest lower end.
+pub fn positive(out: &RunOutput, quantity: &str, sel: &Selector) -> Verdict {
+    every(
+        out,
+        quantity,
+        sel,
+        |r| r.value.lower > 0.0,
+        |r| r.value.lower,
+        nan_min,
+        "lower > 0",
+    )
+}
+
+/// Every selected row's estimate lies within `tolerance` of `value`; measured: the
+/// largest |estimate − value|.
+pub fn near(
+    out: &RunOutput,
+    quantity: &str,
+    sel: &Selector,
+    value: f64,
+    tolerance: f64,
+) -> Verdict {
+    every(
+        out,
+        quantity,
+        sel,
+        |r| (r.value.estimate - value).abs() <= tolerance,
+        |r| (r.value.estimate - value).abs(),
+        nan_max,
+        &format!("within {tolerance} of {value}"),
+    )
+}
+
+/// Every selected row's interval covers 0 or |estimate| ≤ bound; measured: the
+/// largest |estimate|.
+pub fn negligible(out: &RunOutput, quantity: &str, sel: &Selector, bound: f64) -> Verdict {
+    every(
+        out,
+        quantity,
+        sel,
+        |r| r.value.covers(0.0) || r.value.estimate.abs() <= bound,
+        |r| r.value.estimate.abs(),
+        nan_max,
+        &format!("interval covers 0 or |estimate| <= {bound}"),
+    )
+}
+
+/// One `this` > `than` comparison, accumulated over replicates.
+struct Pair {
+    key: String,
+    name: String,
+    diffs: Vec<f64>,
+    lower_this: f64,
+    upper_than: f64,
+}
+
+/// Paired comparison per replicate: the t-interval of est(this) − est(than) over
+/// replicates must lie above 0; with one replicate the two intervals must not overlap.
+/// Measured: the smallest lower end of a paired difference (or lower(this) −
+/// upper(than) with one replicate), positive exactly when the claim holds.
+pub fn greater(
+    out: &RunOutput,
+    q: &str,
+    than_q: Option<&str>,
+    this: &Selector,
+    than: &Selector,
+    level: f64,
+) -> Verdict {
+    let tidy = tidy_rows(out);
+    let mut skip: Vec<&str> = this.keys().chain(than.keys()).map(String::as_str).collect();
+    if than_q.is_some() {
+        skip.push("quantity");
+    }
+    let rows = of_quantity(&tidy, q);
+    let other = of_quantity(&tidy, than_q.unwrap_or(q));
+    let a: Vec<_> = rows.iter().filter(|r| r.matches(this)).collect();
+    let b: Vec<_> = other.iter().filter(|r| r.matches(than)).collect();
+    let mut pairs: Vec<Pair> = Vec::new();
+    for ra in &a {
+        for rb in b
+            .iter()
+            .filter(|rb| rb.context(&skip) == ra.context(&skip) && rb.replicate == ra.replicate)
+        {
+            let name = format!(
+                "{} > {}",
+                ra.get("feature").unwrap_or(""),
+                rb.get("feature").unwrap_or("")
+            );
+            let key = format!("{}|{name}", ra.context(&skip).join(","));
+            let d = ra.value.estimate - rb.value.estimate;
+            match pairs.iter_mut().find(|p| p.key == key) {
+                Some(p) => p.diffs.push(d),
+                None => pairs.push(Pair {
+                    key,
+                    name,
+                    diffs: vec![d],
+                    lower_this: ra.value.lower,
+                    upper_than: rb.value.upper,
+                }),
+            }
+        }
+    }
+    if pairs.is_empty() {
+        return Verdict::no_rows("no rows match `this` and `than` in a common context");
+    }
+    let mut margin = f64::INFINITY;
+    let mut parts = Vec::new();
+    for p in &pairs {
+        let (m, text) = if p.diffs.len() >= 2 {
+            let e = t_interval(&p.diffs, level);
+            (
+                e.lower,
+                format!(
+                    "{}: paired diff {} [{}, {}]",
+                    p.name,
+                    short(e.estimate),
+                    short(e.lower),
+                    short(e.upper)
+                ),
+            )
+        } else {
+            (
+                p.lower_this - p.upper_than,
+                format!(
+                    "{}: lower {} vs upper {}",
+                    p.name,
+                    short(p.lower_this),
+                    short(p.upper_than)
+                ),
+            )
+        };
+        margin = nan_min(margin, m);
+        parts.push(if m > 0.0 { text } else { format!("NOT {text}") });
+    }
+    Verdict::new(margin > 0.0, margin, parts.join("; "))
+}
+
+/// Along the grid key `along`, each step of the estimate in `direction` exceeds the
+/// combined standard error √(se₁² + se₂²) of its two ends, in every group of the other
+/// columns. Measured: the smallest step minus its margin.
+pub fn monotone(
+    out: &RunOutput,
+    quantities: &[String],
+    sel: &Selector,
+    along: &str,
+    direction: Direction,
+    level: f64,
+) -> Verdict {
+    let summary = summary_rows(out);
+    let mut worst = f64::INFINITY;
+    let mut parts = Vec::new();
+    for q in quantities {
+        let chosen: Vec<_> = of_quantity(&summary, q)
+            .into_iter()
+            .filter(|r| r.matches(sel))
+            .collect();
+        let mut groups: Vec<(Vec<String>, Vec<&Row<'_>>)> = Vec::new();
+        for r in chosen {
+            let ctx = r.context(&[along]);
+            match groups.iter_mut().find(|g| g.0 == ctx) {
+                Some(g) => g.1.push(r),
+                None => groups.push((ctx, vec![r])),
+            }
+        }
+        if groups.is_empty() {
+            return Verdict::no_rows(&format!("no rows of {q} match the selection"));
+        }
+        for (_, mut g) in groups {
+            let pos = |r: &Row<'_>| {
+                r.get(along)
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .unwrap_or(f64::NAN)
+            };
+            g.sort_by(|a, b| pos(a).total_cmp(&pos(b)));
+            let se = |e: &Estimate| {
+                (e.upper - e.lower) / (2.0 * t_quantile(0.5 + level / 2.0, (e.n.max(2) - 1) as f64))
+            };
+            let slack = g
+                .windows(2)
+                .map(|w| {
+                    let step = match direction {
+                        Direction::Decreasing => w[0].value.estimate - w[1].value.estimate,
+                        Direction::Increasing => w[1].value.estimate - w[0].value.estimate,
+                    };
+                    step - (se(&w[0].value).powi(2) + se(&w[1].value).powi(2)).sqrt()
+                })
+                .fold(f64::INFINITY, nan_min);
+            worst = nan_min(worst, slack);
+            let values: Vec<String> = g
+                .iter()
+                .map(|r| format!("{}={}", r.get(along).unwrap_or(""), short(r.value.estimate)))
+                .collect();
+            parts.push(format!(
+                "{}{q} {}: {}",
+                if slack > 0.0 { "" } else { "NOT " },
+                g[0].get("feature").unwrap_or(""),
+                values.join(" ")
+            ));
+        }
+    }
+    Verdict::new(worst > 0.0, worst, parts.join("; "))
+}

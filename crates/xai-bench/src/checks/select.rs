@@ -1,0 +1,265 @@
+//! Choosing what a check reads: summary or per-replicate rows with their identifying
+//! columns, and curves (PD from the summary, kept ICE curves), by selector.
+
+use xai_core::Estimate;
+
+use crate::run::RunOutput;
+use crate::spec::{CurveInterval, RowFilter, Scalar, Selector};
+use crate::table::format_number;
+
+/// A row's identifying columns (quantity, grid keys, model, feature, x) and value.
+pub struct Row<'a> {
+    /// (column, value) pairs.
+    pub cols: Vec<(&'a str, String)>,
+    /// The estimate.
+    pub value: Estimate,
+    /// The replicate (per-replicate rows only).
+    pub replicate: Option<usize>,
+}
+
+impl Row<'_> {
+    /// The value of column `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.cols
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Whether the row's columns take the values `sel` asks for.
+    pub fn matches(&self, sel: &Selector) -> bool {
+        selected(&self.cols, sel)
+    }
+
+    /// The columns other than `skip` (and the replicate): rows with equal contexts
+    /// are compared with each other.
+    pub fn context(&self, skip: &[&str]) -> Vec<String> {
+        self.cols
+            .iter()
+            .filter(|(k, _)| !skip.contains(k))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect()
+    }
+
+    /// "feature estimate [lower, upper]".
+    pub fn show(&self) -> String {
+        let v = &self.value;
+        format!(
+            "{} {} [{}, {}]",
+            self.get("feature").unwrap_or(""),
+            short(v.estimate),
+            short(v.lower),
+            short(v.upper)
+        )
+    }
+}
+
+/// Whether columns `cols` take the values `sel` asks for.
+pub fn selected(cols: &[(&str, String)], sel: &Selector) -> bool {
+    sel.iter().all(|(col, want)| {
+        let Some((_, have)) = cols.iter().find(|(k, _)| k == col) else {
+            return false;
+        };
+        want.values().iter().any(|w| match w {
+            Scalar::Text(t) => t == have,
+            Scalar::Number(n) => have.parse::<f64>().is_ok_and(|h| h == *n),
+        })
+    })
+}
+
+/// A number with four decimals, as details show them.
+pub fn short(v: f64) -> String {
+    format!("{v:.4}")
+}
+
+/// The identifying columns of a row.
+fn columns<'a>(
+    keys: &'a [String],
+    quantity: &str,
+    labels: &[String],
+    model: &str,
+    feature: &str,
+) -> Vec<(&'a str, String)> {
+    let mut cols = vec![("quantity", quantity.to_string())];
+    cols.extend(keys.iter().map(String::as_str).zip(labels.iter().cloned()));
+    cols.push(("model", model.to_string()));
+    cols.push(("feature", feature.to_string()));
+    cols
+}
+
+/// The summary rows (mean over replicates) of a run.
+pub fn summary_rows(out: &RunOutput) -> Vec<Row<'_>> {
+    out.summary
+        .iter()
+        .map(|r| {
+            let mut cols = columns(&out.keys, &r.quantity, &r.labels, &r.model, &r.feature);
+            cols.push(("x", r.x.map(format_number).unwrap_or_default()));
+            Row {
+                cols,
+                value: r.value,
+                replicate: None,
+            }
+        })
+        .collect()
+}
+
+/// The per-replicate rows of a run.
+pub fn tidy_rows(out: &RunOutput) -> Vec<Row<'_>> {
+    out.tidy
+        .iter()
+        .map(|r| {
+            let mut cols = columns(&out.keys, &r.quantity, &r.labels, &r.model, &r.feature);
+            cols.push(("x", r.x.map(format_number).unwrap_or_default()));
+            Row {
+                cols,
+                value: r.value,
+                replicate: Some(r.replicate),
+            }
+        })
+        .collect()
+}
+
+/// The rows of quantity `q`.
+pub fn of_quantity<'a, 'b>(rows: &'b [Row<'a>], q: &str) -> Vec<&'b Row<'a>> {
+    rows.iter()
+        .filter(|r| r.get("quantity") == Some(q))
+        .collect()
+}
+
+/// `rows` grouped by their context without the columns `skip` (and per replicate
+/// for tidy rows), in order of first appearance.
+pub fn grouped<'r, 'a>(rows: &[&'r Row<'a>], skip: &[&str]) -> Vec<(String, Vec<&'r Row<'a>>)> {
+    let mut groups: Vec<(String, Vec<&Row<'_>>)> = Vec::new();
+    for r in rows {
+        let mut key = r.context(skip).join(",");
+        if let Some(rep) = r.replicate {
+            key = format!("{key},replicate={rep}");
+        }
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(r),
+            None => groups.push((key, vec![r])),
+        }
+    }
+    groups
+}
+
+/// A curve over a grid: a PD from the summary or a kept ICE curve.
+pub struct Curve<'a> {
+    /// quantity, grid keys, model, feature (and row for ICE).
+    pub cols: Vec<(&'a str, String)>,
+    /// Grid points.
+    pub xs: Vec<f64>,
+    /// Values.
+    pub ys: Vec<f64>,
+    /// Standard errors (0 for ICE curves).
+    pub se: Vec<f64>,
+    /// ICE: the row's own value of the varied feature.
+    pub own: Option<f64>,
+}
+
+impl Curve<'_> {
+    /// The curve's columns after the quantity, as text.
+    pub fn describe(&self) -> String {
+        self.cols
+            .iter()
+            .skip(1)
+            .map(|(_, v)| v.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Its grid keys, model and feature: the PD of an ICE curve has the same.
+    pub fn context(&self, n_keys: usize) -> Vec<String> {
+        self.cols[1..self.cols.len().min(n_keys + 3)]
+            .iter()
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+}
+
+/// Index of the largest value.
+pub fn argmax(v: &[f64]) -> usize {
+    (0..v.len()).fold(0, |best, i| if v[i] > v[best] { i } else { best })
+}
+
+/// Index of the smallest value.
+pub fn argmin(v: &[f64]) -> usize {
+    (0..v.len()).fold(0, |best, i| if v[i] < v[best] { i } else { best })
+}
+
+/// The curves of `quantity` selected by `sel` (and, for ICE, `filter`): ICE curves
+/// (`*_ice`) from the kept curves, anything else as PD curves from the summary.
+pub fn curves<'a>(
+    out: &'a RunOutput,
+    quantity: &str,
+    sel: &Selector,
+    filter: Option<&RowFilter>,
+) -> Vec<Curve<'a>> {
+    let keys = &out.keys;
+    let index = |name: &str| out.feature_names.iter().position(|n| n == name);
+    if quantity.ends_with("_ice") {
+        return out
+            .curves
+            .iter()
+            .filter(|c| c.quantity == quantity)
+            .filter(|c| {
+                filter.is_none_or(|f| {
+                    f.class.is_none_or(|k| c.row_class == Some(k))
+                        && f.feature.as_ref().is_none_or(|name| {
+                            index(name).is_some_and(|j| {
+                                let v = c.row_values[j].abs();
+                                f.abs_below.is_none_or(|b| v < b)
+                                    && f.abs_above.is_none_or(|b| v > b)
+                            })
+                        })
+                })
+            })
+            .map(|c| {
+                let mut cols = columns(keys, quantity, &c.labels, &c.model, &c.feature);
+                cols.push(("row", format!("{}/{}", c.replicate, c.row)));
+                Curve {
+                    cols,
+                    xs: c.grid.clone(),
+                    ys: c.values.clone(),
+                    se: vec![0.0; c.grid.len()],
+                    own: index(&c.feature).map(|j| c.row_values[j]),
+                }
+            })
+            .filter(|c| selected(&c.cols, sel))
+            .collect();
+    }
+    let mut list: Vec<Curve<'a>> = Vec::new();
+    for r in out.summary.iter().filter(|r| r.quantity == quantity) {
+        let cols = columns(keys, quantity, &r.labels, &r.model, &r.feature);
+        if !selected(&cols, sel) {
+            continue;
+        }
+        let i = match list.iter().position(|c| c.cols == cols) {
+            Some(i) => i,
+            None => {
+                list.push(Curve {
+                    cols,
+                    xs: Vec::new(),
+                    ys: Vec::new(),
+                    se: Vec::new(),
+                    own: None,
+                });
+                list.len() - 1
+            }
+        };
+        let c = &mut list[i];
+        c.xs.push(r.x.unwrap_or(f64::NAN));
+        c.ys.push(r.value.estimate);
+        c.se.push(if r.value.se.is_finite() {
+            r.value.se
+        } else {
+            0.0
+        });
+    }
+    list
+}
+
+/// The curves a curve-interval assertion selects.
+pub fn interval_curves<'a>(ci: &CurveInterval, out: &'a RunOutput) -> Vec<Curve<'a>> {
+    curves(out, &ci.quantity, &ci.rows, ci.rows_with.as_ref())
+}

@@ -1,0 +1,494 @@
+//! Every assertion kind on constructed runs: one where the claim holds and one where it
+//! fails, and the reading of `expected_to_differ` markers.
+
+use xai_core::Estimate;
+
+use super::*;
+use crate::plan::Scale;
+use crate::table::{CurveRow, TidyRow, summarize};
+
+/// A tidy row: grid labels, replicate, quantity, feature, grid point, value.
+fn row(labels: &[&str], rep: usize, q: &str, f: &str, x: Option<f64>, v: f64) -> TidyRow {
+    TidyRow {
+        labels: labels.iter().map(|l| l.to_string()).collect(),
+        replicate: rep,
+        model: "m".into(),
+        quantity: q.into(),
+        feature: f.into(),
+        x,
+        value: Estimate {
+            estimate: v,
+            se: f64::NAN,
+            lower: f64::NAN,
+            upper: f64::NAN,
+            n: 1,
+        },
+    }
+}
+
+/// A run of one model from tidy rows (summarised over replicates) and ICE curves.
+fn run_of(keys: &[&str], tidy: Vec<TidyRow>, curves: Vec<CurveRow>) -> RunOutput {
+    RunOutput {
+        scale: Scale::Ci,
+        keys: keys.iter().map(|k| k.to_string()).collect(),
+        summary: summarize(&tidy, 0.95),
+        tidy,
+        curves,
+        feature_names: vec!["A".into(), "B".into()],
+        train_sample: None,
+        maps: Vec::new(),
+        variants: 1,
+        replicates: 1,
+        threads: 1,
+        wall_seconds: 0.0,
+    }
+}
+
+/// Replicate r has the (quantity, feature, value) rows `values[r]`.
+fn scalar_run(values: &[Vec<(&str, &str, f64)>]) -> RunOutput {
+    let tidy = values
+        .iter()
+        .enumerate()
+        .flat_map(|(r, rows)| {
+            rows.iter()
+                .map(move |&(q, f, v)| row(&[], r, q, f, None, v))
+        })
+        .collect();
+    run_of(&[], tidy, Vec::new())
+}
+
+/// PD curves `q` of features: per feature its values at x = 0, 1, 2, ... in each of
+/// three replicates, shifted by −0.01, 0, +0.01 (so every point has a small se).
+fn pd_run(curves: &[(&str, Vec<f64>)]) -> RunOutput {
+    let mut tidy = Vec::new();
+    for (r, shift) in [-0.01, 0.0, 0.01].into_iter().enumerate() {
+        for (f, ys) in curves {
+            for (i, y) in ys.iter().enumerate() {
+                tidy.push(row(&[], r, "q_pd", f, Some(i as f64), y + shift));
+            }
+        }
+    }
+    run_of(&[], tidy, Vec::new())
+}
+
+/// ICE curves of feature A over x = 0, 1, 2, ...: (values, the row's own value of A,
+/// its class), with the PD `q_pd` of A (`pd`) in the summary.
+fn ice_run(curves: &[(Vec<f64>, f64, usize)], pd: &[f64]) -> RunOutput {
+    let tidy = pd
+        .iter()
+        .enumerate()
+        .map(|(i, &y)| row(&[], 0, "q_pd", "A", Some(i as f64), y))
+        .collect();
+    let kept = curves
+        .iter()
+        .enumerate()
+        .map(|(k, (ys, own, class))| CurveRow {
+            labels: Vec::new(),
+            replicate: 0,
+            model: "m".into(),
+            quantity: "q_ice".into(),
+            feature: "A".into(),
+            row: k,
+            grid: (0..ys.len()).map(|i| i as f64).collect(),
+            values: ys.clone(),
+            row_values: vec![*own, 0.0],
+            row_class: Some(*class),
+        })
+        .collect();
+    run_of(&[], tidy, kept)
+}
+
+fn check(yaml: &str, marker: Option<&str>, out: &RunOutput) -> Outcome {
+    let spec = CheckSpec {
+        claim: "c".into(),
+        assert: serde_saphyr::from_str(yaml).unwrap(),
+        expected_to_differ: marker.map(String::from),
+    };
+    evaluate(&spec, out, 0.95)
+}
+
+fn status(yaml: &str, out: &RunOutput) -> Status {
+    check(yaml, None, out).status
+}
+
+#[test]
+fn greater_is_a_paired_comparison_over_replicates() {
+    let out = scalar_run(&[
+        vec![("q", "A", 3.0), ("q", "B", 1.0)],
+        vec![("q", "A", 3.5), ("q", "B", 1.2)],
+        vec![("q", "A", 2.8), ("q", "B", 1.1)],
+    ]);
+    let a_over_b = "greater: { quantity: q, this: { feature: A }, than: { feature: B } }";
+    let o = check(a_over_b, None, &out);
+    assert_eq!(o.status, Status::Pass);
+    assert!(o.measured > 0.0, "{o:?}");
+    let b_over_a = "greater: { quantity: q, this: { feature: B }, than: { feature: A } }";
+    let o = check(b_over_a, None, &out);
+    assert_eq!(o.status, Status::Fail);
+    assert!(o.measured < 0.0);
+}
+
+#[test]
+fn positive_needs_the_whole_interval_above_zero() {
+    let clear = scalar_run(&[
+        vec![("q", "A", 1.0)],
+        vec![("q", "A", 1.1)],
+        vec![("q", "A", 0.9)],
+    ]);
+    let noisy = scalar_run(&[
+        vec![("q", "A", 1.0)],
+        vec![("q", "A", -0.9)],
+        vec![("q", "A", 0.2)],
+    ]);
+    let claim = "positive: { quantity: q, where: { feature: A } }";
+    assert_eq!(status(claim, &clear), Status::Pass);
+    assert_eq!(status(claim, &noisy), Status::Fail);
+}
+
+#[test]
+fn negligible_accepts_an_interval_covering_zero_or_a_small_estimate() {
+    let claim =
+        |b: f64| format!("negligible: {{ quantity: q, where: {{ feature: A }}, bound: {b} }}");
+    let around_zero = scalar_run(&[vec![("q", "A", 0.1)], vec![("q", "A", -0.1)]]);
+    assert_eq!(status(&claim(0.0), &around_zero), Status::Pass);
+    let small = scalar_run(&[vec![("q", "A", 0.010)], vec![("q", "A", 0.011)]]);
+    assert_eq!(status(&claim(0.02), &small), Status::Pass);
+    assert_eq!(status(&claim(0.005), &small), Status::Fail);
+}
+
+#[test]
+fn monotone_needs_every_step_beyond_its_standard_error() {
+    // Grid key n with three values; three replicates each.
+    let make = |means: [f64; 3]| {
+        let mut tidy = Vec::new();
+        for (k, n) in ["10", "20", "40"].iter().enumerate() {
+            for (r, d) in [-0.01, 0.0, 0.01].into_iter().enumerate() {
+                tidy.push(row(&[n], r, "q", "A", None, means[k] + d));
+            }
+        }
+        run_of(&["n"], tidy, Vec::new())
+    };
+    let claim = |dir: &str| {
+        format!(
+            "monotone: {{ quantities: [q], where: {{ feature: A }}, along: n, direction: {dir} }}"
+        )
+    };
+    assert_eq!(
+        status(&claim("decreasing"), &make([3.0, 2.0, 1.0])),
+        Status::Pass
+    );
+    assert_eq!(
+        status(&claim("increasing"), &make([3.0, 2.0, 1.0])),
+        Status::Fail
+    );
+    // A flat step within the noise fails too.
+    assert_eq!(
+        status(&claim("decreasing"), &make([3.0, 2.0, 1.995])),
+        Status::Fail
+    );
+}
+
+#[test]
+fn ranked_above_counts_the_replicates_that_order_as_claimed() {
+    // A above both B and C in replicates 0 and 1 only.
+    let out = scalar_run(&[
+        vec![("q", "A", 3.0), ("q", "B", 2.0), ("q", "C", 1.0)],
+        vec![("q", "A", 3.0), ("q", "B", 1.0), ("q", "C", 2.0)],
+        vec![("q", "A", 1.5), ("q", "B", 2.0), ("q", "C", 1.0)],
+    ]);
+    let claim = |share: f64| {
+        format!(
+            "ranked_above: {{ quantity: q, this: {{ feature: A }}, than: {{ feature: [B, C] }}, share: {share} }}"
+        )
+    };
+    let o = check(&claim(0.6), None, &out);
+    assert_eq!(o.status, Status::Pass);
+    assert!((o.measured - 2.0 / 3.0).abs() < 1e-15);
+    assert_eq!(status(&claim(0.7), &out), Status::Fail);
+}
+
+#[test]
+fn in_top_and_near_read_the_mean_over_replicates() {
+    let out = scalar_run(&[
+        vec![("q", "A", 1.0), ("q", "B", 3.0), ("q", "C", 2.0)],
+        vec![("q", "A", 1.0), ("q", "B", 5.0), ("q", "C", 2.0)],
+    ]);
+    let top =
+        |f: &str, k: usize| format!("in_top: {{ quantity: q, where: {{ feature: {f} }}, k: {k} }}");
+    assert_eq!(status(&top("C", 2), &out), Status::Pass);
+    let o = check(&top("A", 2), None, &out);
+    assert_eq!((o.status, o.measured), (Status::Fail, 3.0));
+    let near = |tol: f64| {
+        format!("near: {{ quantity: q, where: {{ feature: B }}, value: 4.5, tolerance: {tol} }}")
+    };
+    assert_eq!(status(&near(0.5), &out), Status::Pass);
+    let o = check(&near(0.4), None, &out);
+    assert_eq!(o.status, Status::Fail);
+    assert!((o.measured - 0.5).abs() < 1e-15);
+}
+
+#[test]
+fn rank_agreement_compares_spearman_correlations_with_the_reference() {
+    let out = scalar_run(&[vec![
+        ("mi", "A", 0.3),
+        ("mi", "B", 0.2),
+        ("mi", "C", 0.1),
+        ("mi", "D", 0.0),
+        ("cid", "A", 9.0),
+        ("cid", "B", 5.0),
+        ("cid", "C", 4.0),
+        ("cid", "D", 1.0),
+        ("pfi", "A", 1.0),
+        ("pfi", "B", 2.0),
+        ("pfi", "C", 4.0),
+        ("pfi", "D", 3.0),
+    ]]);
+    let claim = |a: &str, b: &str| {
+        format!("rank_agreement: {{ quantity: {a}, than_quantity: {b}, reference: mi }}")
+    };
+    assert_eq!(status(&claim("cid", "pfi"), &out), Status::Pass);
+    assert_eq!(status(&claim("pfi", "cid"), &out), Status::Fail);
+}
+
+#[test]
+fn spearman_uses_mean_ranks_for_ties() {
+    use super::ranking::{ranks, spearman};
+    assert_eq!(ranks(&[2.0, 1.0, 2.0, 3.0]), vec![2.5, 1.0, 2.5, 4.0]);
+    assert!((spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]) - 1.0).abs() < 1e-15);
+    assert!((spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]) + 1.0).abs() < 1e-15);
+}
+
+#[test]
+fn interior_peak_needs_a_bump_above_both_ends_of_the_interval() {
+    let bump = pd_run(&[("A", vec![0.0, 0.1, 1.0, 0.1, 0.0])]);
+    let flat = pd_run(&[("A", vec![0.0, 0.1, 0.2, 0.3, 0.4])]);
+    let claim = "interior_peak: { quantity: q_pd, where: { feature: A }, lower: 1, upper: 3 }";
+    assert_eq!(status(claim, &bump), Status::Pass);
+    assert_eq!(status(claim, &flat), Status::Fail);
+}
+
+#[test]
+fn rises_towards_edges_needs_both_grid_ends_above_their_side_minimum() {
+    let valley = pd_run(&[("A", vec![1.0, 0.2, 0.5, 0.2, 1.0])]);
+    let one_sided = pd_run(&[("A", vec![1.0, 0.2, 0.5, 0.2, 0.2])]);
+    let claim =
+        "rises_towards_edges: { quantity: q_pd, where: { feature: A }, lower: 1, upper: 3 }";
+    assert_eq!(status(claim, &valley), Status::Pass);
+    assert_eq!(status(claim, &one_sided), Status::Fail);
+}
+
+#[test]
+fn argmax_within_locates_the_curve_maximum() {
+    let out = pd_run(&[
+        ("A", vec![0.0, 2.0, 1.0, 0.5, 0.0]),
+        ("B", vec![0.0, 0.0, 0.0, 0.0, 3.0]),
+    ]);
+    let claim = |f: &str| {
+        format!(
+            "argmax_within: {{ quantity: q_pd, where: {{ feature: {f} }}, lower: 0.5, upper: 2.5 }}"
+        )
+    };
+    assert_eq!(status(&claim("A"), &out), Status::Pass);
+    assert_eq!(status(&claim("B"), &out), Status::Fail);
+}
+
+#[test]
+fn trend_counts_the_curves_that_move_as_claimed() {
+    // Three ICE curves: two rise from x = 0 to 2, one falls; class 1 are the rising ones.
+    let out = ice_run(
+        &[
+            (vec![0.0, 1.0, 2.0], 0.0, 1),
+            (vec![0.0, 0.5, 1.0], 1.0, 1),
+            (vec![2.0, 1.0, 0.0], 2.0, 0),
+        ],
+        &[0.7, 0.8, 1.0],
+    );
+    let claim = |share: f64, class: Option<usize>| {
+        let filter = class.map_or(String::new(), |c| format!(", rows_with: {{ class: {c} }}"));
+        format!(
+            "trend: {{ quantity: q_ice, where: {{ feature: A }}{filter}, from: 0, to: 2, direction: increasing, share: {share} }}"
+        )
+    };
+    let o = check(&claim(0.6, None), None, &out);
+    assert_eq!(o.status, Status::Pass);
+    assert!((o.measured - 2.0 / 3.0).abs() < 1e-15);
+    assert_eq!(status(&claim(0.7, None), &out), Status::Fail);
+    assert_eq!(status(&claim(1.0, Some(1)), &out), Status::Pass);
+    assert_eq!(status(&claim(1.0, Some(0)), &out), Status::Fail);
+}
+
+#[test]
+fn varies_needs_a_range_beyond_the_bound_and_the_noise() {
+    let out = pd_run(&[("A", vec![0.0, 0.5, 1.0]), ("B", vec![0.0, 0.02, 0.0])]);
+    let claim =
+        |f: &str| format!("varies: {{ quantity: q_pd, where: {{ feature: {f} }}, bound: 0.1 }}");
+    assert_eq!(status(&claim("A"), &out), Status::Pass);
+    assert_eq!(status(&claim("B"), &out), Status::Fail);
+}
+
+#[test]
+fn shapes_differ_ignores_level_and_sees_shape() {
+    let shifted = ice_run(
+        &[(vec![0.0, 1.0, 2.0], 0.0, 0), (vec![5.0, 6.0, 7.0], 0.0, 0)],
+        &[0.0, 0.0, 0.0],
+    );
+    let crossing = ice_run(
+        &[(vec![0.0, 1.0, 2.0], 0.0, 0), (vec![2.0, 1.0, 0.0], 0.0, 0)],
+        &[0.0, 0.0, 0.0],
+    );
+    let claim = "shapes_differ: { quantity: q_ice, where: { feature: A }, bound: 0.1 }";
+    let o = check(claim, None, &shifted);
+    assert_eq!(o.status, Status::Fail);
+    assert!(o.measured.abs() < 1e-12, "{o:?}");
+    assert_eq!(status(claim, &crossing), Status::Pass);
+}
+
+#[test]
+fn similar_curves_compares_point_by_point_relative_to_the_range() {
+    let out = pd_run(&[
+        ("A", vec![0.0, 1.0, 2.0]),
+        ("B", vec![0.05, 1.05, 2.05]),
+        ("C", vec![2.0, 1.0, 0.0]),
+    ]);
+    let claim = |f: &str| {
+        format!(
+            "similar_curves: {{ quantity: q_pd, this: {{ feature: A }}, that: {{ feature: {f} }}, tolerance: 0.1 }}"
+        )
+    };
+    let o = check(&claim("B"), None, &out);
+    assert_eq!(o.status, Status::Pass);
+    assert!((o.measured - 0.025).abs() < 1e-12);
+    assert_eq!(status(&claim("C"), &out), Status::Fail);
+}
+
+#[test]
+fn below_pd_peak_compares_curves_with_the_pd_of_their_feature() {
+    // PD peaks at 1.0 (x = 1) inside [0.5, 1.5] and at 3.0 at the grid end (x = 3).
+    let pd = [0.0, 1.0, 0.5, 3.0];
+    let out = ice_run(
+        &[
+            (vec![0.0, 0.8, 0.6, 2.0], 1.0, 0),
+            (vec![0.0, 1.5, 0.6, 2.5], 1.0, 0),
+        ],
+        &pd,
+    );
+    let whole = "below_pd_peak: { quantity: q_ice, pd: q_pd, where: { feature: A } }";
+    assert_eq!(status(whole, &out), Status::Pass);
+    let inside =
+        "below_pd_peak: { quantity: q_ice, pd: q_pd, where: { feature: A }, within: [0.5, 1.5] }";
+    let o = check(inside, None, &out);
+    assert_eq!((o.status, o.measured), (Status::Fail, 0.5));
+    // At the rows' own value x = 1: 0.8 passes, 1.5 does not, against the interior peak.
+    let own = "below_pd_peak: { quantity: q_ice, pd: q_pd, where: { feature: A }, at_own_value: true, within: [0.5, 1.5] }";
+    assert_eq!(status(own, &out), Status::Fail);
+}
+
+#[test]
+fn nothing_selected_fails_with_a_nan_measure() {
+    let out = scalar_run(&[vec![("q", "A", 1.0)]]);
+    let o = check(
+        "positive: { quantity: q, where: { feature: Z } }",
+        None,
+        &out,
+    );
+    assert_eq!(o.status, Status::Fail);
+    assert!(o.measured.is_nan());
+}
+
+#[test]
+fn a_marked_claim_is_a_known_deviation_while_it_fails_and_stale_once_it_passes() {
+    let out = scalar_run(&[vec![("q", "A", 1.0)], vec![("q", "A", 1.1)]]);
+    let holds = "near: { quantity: q, where: { feature: A }, value: 1.0, tolerance: 0.1 }";
+    let fails = "near: { quantity: q, where: { feature: A }, value: 2.0, tolerance: 0.1 }";
+    let marker = Some("measured 1.05, not 2");
+    let known = check(fails, marker, &out);
+    assert_eq!(known.status, Status::KnownDeviation);
+    assert!(!known.status.fails());
+    assert!(
+        (known.measured - 0.95).abs() < 1e-12,
+        "the deviation is measured"
+    );
+    let stale = check(holds, marker, &out);
+    assert_eq!(stale.status, Status::StaleMarker);
+    assert!(stale.status.fails());
+    assert!(
+        stale.detail.contains("remove the marker"),
+        "{}",
+        stale.detail
+    );
+    let tally = Tally::of(&[known, stale, check(holds, None, &out)]);
+    assert_eq!(
+        tally,
+        Tally {
+            passed: 1,
+            known: 1,
+            failed: 1
+        }
+    );
+    assert_eq!(
+        tally.to_string(),
+        "1 passed / 1 known deviations / 1 failed"
+    );
+}
+
+#[test]
+fn the_checks_regression_fails_on_a_moved_measure_or_a_changed_status() {
+    use crate::spec::Tolerance;
+    let dir = std::env::temp_dir().join(format!("xai-checks-regression-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = scalar_run(&[vec![("q", "A", 1.0)], vec![("q", "A", 1.1)]]);
+    let claim = |v: f64| {
+        format!("near: {{ quantity: q, where: {{ feature: A }}, value: {v}, tolerance: 0.1 }}")
+    };
+    let committed = vec![check(&claim(2.0), Some("why"), &out)];
+    write_outcomes(&dir.join("checks.csv"), &committed).unwrap();
+    let same = outcomes_table(&committed);
+    assert_eq!(
+        regression::checks(&same, &dir, Tolerance::default()).status,
+        Status::Pass
+    );
+    // The known deviation's measured value moves: caught, although it still fails.
+    let moved = outcomes_table(&[check(&claim(2.5), Some("why"), &out)]);
+    let o = regression::checks(&moved, &dir, Tolerance::default());
+    assert_eq!(o.status, Status::Fail);
+    assert!(o.detail.contains("measured"), "{}", o.detail);
+    let passing = outcomes_table(&[check(&claim(1.0), None, &out)]);
+    assert_eq!(
+        regression::checks(&passing, &dir, Tolerance::default()).status,
+        Status::Fail
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn rank_moves_compares_a_feature_s_place_under_two_quantities() {
+    let out = scalar_run(&[vec![
+        ("pfi", "A", 3.0),
+        ("pfi", "B", 2.0),
+        ("pfi", "C", 1.0),
+        ("cid", "A", 1.0),
+        ("cid", "B", 3.0),
+        ("cid", "C", 2.0),
+    ]]);
+    let claim = |f: &str, d: &str| {
+        format!(
+            "rank_moves: {{ quantity: cid, from_quantity: pfi, where: {{ feature: {f} }}, direction: {d} }}"
+        )
+    };
+    let down = check(&claim("A", "down"), None, &out);
+    assert_eq!((down.status, down.measured), (Status::Pass, 2.0));
+    assert_eq!(status(&claim("[B, C]", "up"), &out), Status::Pass);
+    let wrong = check(&claim("A", "up"), None, &out);
+    assert_eq!((wrong.status, wrong.measured), (Status::Fail, -2.0));
+}
+
+#[test]
+fn not_inverts_a_claim_but_never_passes_on_nothing_selected() {
+    let out = scalar_run(&[vec![("q", "A", 1.0), ("q", "B", 3.0), ("q", "C", 2.0)]]);
+    let outside = "not: { in_top: { quantity: q, where: { feature: A }, k: 2 } }";
+    assert_eq!(status(outside, &out), Status::Pass);
+    let inside = "not: { in_top: { quantity: q, where: { feature: B }, k: 2 } }";
+    assert_eq!(status(inside, &out), Status::Fail);
+    let nothing = "not: { in_top: { quantity: q, where: { feature: Z }, k: 2 } }";
+    assert_eq!(status(nothing, &out), Status::Fail);
+}

@@ -1,0 +1,87 @@
+//! The memory a run needs, checked before any allocation: a size that cannot fit
+//! fails with one readable error naming the field and the memory it would take,
+//! instead of aborting the process mid-run.
+
+use crate::methods::MethodSpec;
+use crate::spec::ExperimentSpec;
+
+/// Bytes of one f64.
+const F64: u128 = 8;
+
+/// The memory this machine offers: `MemAvailable` of `/proc/meminfo`, else (other
+/// systems) 64 GiB, so the check still catches sizes that fit nowhere.
+fn available_bytes() -> u128 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("MemAvailable:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u128>().ok())
+        })
+        .map_or(64 << 30, |kib| kib * 1024)
+}
+
+/// "4.8 TB", "512 MB".
+fn human(bytes: u128) -> String {
+    let units = ["bytes", "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1000.0 && u + 1 < units.len() {
+        v /= 1000.0;
+        u += 1;
+    }
+    format!("{v:.1} {}", units[u])
+}
+
+/// The peak memory of one replicate, each term an estimate of an allocation that is
+/// alive at once: the data (n_train + n_test rows × (p + 1) values), the largest
+/// learner fit ([`xai_models::LearnerSpec::fit_memory_bytes`]), and for each method the
+/// stacked perturbed copies it predicts at once (rows × p values) plus the model's
+/// predict call on them ([`xai_models::LearnerSpec::predict_memory_bytes`]).
+/// Returns the field to blame and the message when the estimate exceeds the memory
+/// available.
+pub fn check(
+    s: &ExperimentSpec,
+    n_train: usize,
+    n_test: usize,
+    p: usize,
+) -> Result<(), (&'static str, String)> {
+    let data = (n_train as u128 + n_test as u128) * (p as u128 + 1) * F64;
+    let rows = s
+        .methods
+        .iter()
+        .map(MethodSpec::method)
+        .map(|m| m.predict_rows(n_test))
+        .max()
+        .unwrap_or(n_test);
+    let (mut fit, mut predict) = (0u128, 0u128);
+    for learner in s.models.values() {
+        fit = fit.max(learner.fit_memory_bytes(n_train, p));
+        predict = predict
+            .max(rows as u128 * p as u128 * F64 + learner.predict_memory_bytes(n_train, rows, p));
+    }
+    let need = data + fit.max(predict);
+    let have = available_bytes();
+    if need <= have {
+        return Ok(());
+    }
+    let field = if predict > fit.max(data) {
+        "n_test"
+    } else {
+        "n_train"
+    };
+    Err((
+        field,
+        format!(
+            "n_train = {n_train}, n_test = {n_test} with {p} features would need about {} \
+             (data {}, model fit {}, largest prediction batch of {rows} rows {}), but {} is \
+             available; lower n_train / n_test (or the grid points or repeats that multiply \
+             the test rows)",
+            human(need),
+            human(data),
+            human(fit),
+            human(predict),
+            human(have)
+        ),
+    ))
+}

@@ -1,0 +1,191 @@
+//! The CID correction (cid2021 Eq. 8; PAPERS.md §5.3): each PFI listed in `corrects`
+//! is divided by 1 − Ĉ_i, the share of feature i's information about the target that
+//! the other features cover, Ĉ_i = 1 − Î(X_i; Y | rest)/Î(X_i; Y). Reports the
+//! corrected `<prefix>_cid` and the terms `mi`, `conditional_mi` and `covered`.
+
+use serde::Deserialize;
+use xai_core::Dataset;
+use xai_core::cid::{CidSettings, CoveredInformation, MiEstimator};
+use xai_core::rng::StreamRng;
+use xai_models::glasso::{
+    GlassoParams, cross_validated_alpha, empirical_covariance, graphical_lasso,
+};
+
+use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
+
+/// `cid:` settings: Λ̂ by the graphical lasso with penalty `alpha` on the standardised
+/// training rows of [X | y], the binned conditional MI with `bins` bins per continuous
+/// variable over the test rows, and Î(X_i; Y) by `mi` on the training rows.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CidSpec {
+    /// The PFI quantities corrected (each `<prefix>_pfi`, reported by a method listed
+    /// before); each gives `<prefix>_cid`.
+    pub corrects: Vec<String>,
+    /// Graphical-lasso penalty ρ (default 0.01, scikit-learn's).
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// Bins per continuous variable (default 20).
+    #[serde(default = "default_bins")]
+    pub bins: usize,
+    /// The estimator of I(X_i; Y) (default `ksg: {k: 3}`).
+    #[serde(default = "default_mi")]
+    pub mi: MiEstimator,
+    /// Choose ρ per split by cross-validated Gaussian likelihood on the standardised
+    /// training rows instead of using `alpha` (PAPERS.md §5.3 variant).
+    #[serde(default)]
+    pub alpha_cv: Option<AlphaCv>,
+}
+
+/// Cross-validated choice of the graphical-lasso penalty
+/// ([`xai_models::glasso::cross_validated_alpha`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlphaCv {
+    /// The candidate penalties (each ≥ 0).
+    pub candidates: Vec<f64>,
+    /// Contiguous folds (default 5).
+    #[serde(default = "default_cv_folds")]
+    pub folds: usize,
+}
+
+fn default_cv_folds() -> usize {
+    5
+}
+
+fn default_alpha() -> f64 {
+    0.01
+}
+
+fn default_bins() -> usize {
+    20
+}
+
+fn default_mi() -> MiEstimator {
+    MiEstimator::Ksg { k: 3 }
+}
+
+/// The per-feature terms reported besides the corrected PFIs.
+pub const TERMS: [&str; 3] = ["mi", "conditional_mi", "covered"];
+
+/// The corrected quantity of a PFI quantity: `r2_pfi` → `r2_cid`.
+fn corrected_name(pfi: &str) -> String {
+    format!("{}_cid", pfi.strip_suffix("_pfi").unwrap_or(pfi))
+}
+
+impl CidSpec {
+    /// The CID terms of every feature: Λ̂ by the graphical lasso on the standardised
+    /// training rows (ρ fixed or cross-validated), MI on the training rows, the binned
+    /// conditional MI over the test rows.
+    fn terms(
+        &self,
+        train: &Dataset,
+        test: &Dataset,
+    ) -> xai_core::error::Result<Vec<CoveredInformation>> {
+        let params = GlassoParams {
+            alpha: self.alpha,
+            ..Default::default()
+        };
+        let settings = CidSettings {
+            bins: self.bins,
+            mi: self.mi,
+        };
+        xai_core::cid::covered_information(train, test, settings, &|z| {
+            let alpha = match &self.alpha_cv {
+                Some(cv) => cross_validated_alpha(z, &cv.candidates, cv.folds, &params)?.0,
+                None => params.alpha,
+            };
+            let s = empirical_covariance(z);
+            Ok(graphical_lasso(s.view(), &GlassoParams { alpha, ..params })?.precision)
+        })
+    }
+}
+
+impl Method for CidSpec {
+    fn quantities(&self) -> Vec<String> {
+        let mut q: Vec<String> = self.corrects.iter().map(|p| corrected_name(p)).collect();
+        q.extend(TERMS.map(String::from));
+        q
+    }
+
+    fn needs_fit(&self) -> bool {
+        false
+    }
+
+    fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
+        if self.corrects.is_empty() {
+            return Err(Invalid::new(
+                "corrects",
+                "cid needs the PFI quantities it corrects, e.g. `corrects: [r2_pfi]`",
+            ));
+        }
+        for q in &self.corrects {
+            if !q.ends_with("_pfi") || !plan.earlier.contains(q) {
+                return Err(Invalid::new(
+                    "corrects",
+                    format!(
+                        "cid corrects `{q}`, which is not a PFI of a method listed before it \
+                         (listed before: {})",
+                        plan.earlier.join(", ")
+                    ),
+                ));
+            }
+        }
+        if !(self.alpha >= 0.0 && self.alpha.is_finite()) {
+            return Err(Invalid::new(
+                "alpha",
+                format!("cid alpha must be >= 0, got {}", self.alpha),
+            ));
+        }
+        if let Some(cv) = &self.alpha_cv
+            && (cv.candidates.is_empty()
+                || cv.folds < 2
+                || cv.candidates.iter().any(|a| !(a.is_finite() && *a >= 0.0)))
+        {
+            return Err(Invalid::new(
+                "alpha_cv",
+                "alpha_cv needs candidates >= 0 and folds >= 2",
+            ));
+        }
+        let mi_ok = match self.mi {
+            MiEstimator::Ksg { k } => k >= 1 && plan.n_train.is_none_or(|n| k < n),
+            MiEstimator::Plugin { bins } => bins >= 2,
+        };
+        if self.bins < 2 || !mi_ok {
+            return Err(Invalid::new(
+                "cid",
+                "cid needs bins >= 2, and mi with ksg 1 <= k < n_train or plugin bins >= 2",
+            ));
+        }
+        Ok(())
+    }
+
+    fn compute(&self, input: &Input<'_>, _rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {
+        let terms = self.terms(input.train, input.test)?;
+        let names = input.train.feature_names();
+        let index = |f: &str| names.iter().position(|n| n == f);
+        let mut out = Emitted::default();
+        for q in &self.corrects {
+            for v in input.earlier.iter().filter(|v| &v.quantity == q) {
+                let Some(j) = index(&v.feature) else { continue };
+                out.values.push(Value {
+                    quantity: corrected_name(q),
+                    feature: v.feature.clone(),
+                    x: None,
+                    estimate: xai_core::cid::corrected_estimate(v.estimate, terms[j].covered),
+                });
+            }
+        }
+        for (j, t) in terms.iter().enumerate() {
+            for (q, v) in TERMS.iter().zip([t.mi, t.conditional_mi, t.covered]) {
+                out.values.push(Value {
+                    quantity: q.to_string(),
+                    feature: names[j].clone(),
+                    x: None,
+                    estimate: point(v, input.test.n_rows()),
+                });
+            }
+        }
+        Ok(out)
+    }
+}

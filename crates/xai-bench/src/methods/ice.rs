@@ -1,0 +1,115 @@
+//! Individual conditional expectation curves over a grid and their mean, the partial
+//! dependence: ICE⁽ⁱ⁾(x_g) = s(x⁽ⁱ⁾ with x_j := x_g), PD(x_g) = (1/n)·Σᵢ ICE⁽ⁱ⁾(x_g)
+//! with its t-interval over rows (wood2024 Eq. 3-4; with `entropy` Eq. 8-10).
+
+use rand::Rng;
+use rand::seq::SliceRandom;
+use serde::Deserialize;
+use xai_core::rng::{StreamRng, stream_rng};
+use xai_core::{GridSpec, Statistic, Target};
+
+use super::{Emitted, Input, Invalid, Method, Plan, Value, feature_indices, known_features};
+use crate::table::CurveRow;
+
+/// `ice:` settings.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IceSpec {
+    /// The grid of each feature.
+    pub grid: GridSpec,
+    /// What is read off each row's predictive distribution (`<prefix>_pd` per grid
+    /// point).
+    pub statistics: Vec<Statistic>,
+    /// Features explained, by name (default: all).
+    #[serde(default)]
+    pub features: Option<Vec<String>>,
+    /// Keep the ICE curves (`<prefix>_ice`) of this many test rows, drawn at random
+    /// without replacement (written to `ice.csv`).
+    #[serde(default)]
+    pub curves: usize,
+}
+
+impl Method for IceSpec {
+    fn quantities(&self) -> Vec<String> {
+        self.statistics
+            .iter()
+            .map(|s| format!("{}_pd", s.quantity_prefix()))
+            .collect()
+    }
+
+    fn curve_quantities(&self) -> Vec<String> {
+        if self.curves == 0 {
+            return Vec::new();
+        }
+        self.statistics
+            .iter()
+            .map(|s| format!("{}_ice", s.quantity_prefix()))
+            .collect()
+    }
+
+    fn predict_rows(&self, n_test: usize) -> usize {
+        n_test.saturating_mul(self.grid.points)
+    }
+
+    fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
+        super::some_statistics(&self.statistics)?;
+        if self.grid.points < 2 {
+            return Err(Invalid::new("points", "a grid needs at least 2 points"));
+        }
+        known_features(plan, self.features.iter().flatten())
+    }
+
+    fn compute(&self, input: &Input<'_>, rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {
+        let seed = rng.next_u64();
+        let test = input.test;
+        let features = feature_indices(test, self.features.as_deref());
+        let res = xai_core::ice(
+            input.model()?,
+            test,
+            &features,
+            self.grid,
+            &self.statistics,
+            input.level,
+        )?;
+        let kept = sample_rows(test.n_rows(), self.curves, seed);
+        let names = test.feature_names();
+        let mut out = Emitted::default();
+        for ((q, stat), per_feature) in self.quantities().iter().zip(&self.statistics).zip(res) {
+            for f in per_feature {
+                for (x, pd) in f.grid.iter().zip(&f.pd) {
+                    out.values.push(Value {
+                        quantity: q.clone(),
+                        feature: names[f.feature].clone(),
+                        x: Some(*x),
+                        estimate: *pd,
+                    });
+                }
+                out.curves.extend(kept.iter().map(|&row| CurveRow {
+                    labels: Vec::new(),
+                    replicate: 0,
+                    model: String::new(),
+                    quantity: format!("{}_ice", stat.quantity_prefix()),
+                    feature: names[f.feature].clone(),
+                    row,
+                    grid: f.grid.clone(),
+                    values: f.curves.row(row).to_vec(),
+                    row_values: test.x().row(row).to_vec(),
+                    row_class: match test.y() {
+                        Target::Classes { labels, .. } => Some(labels[row]),
+                        Target::Continuous(_) => None,
+                    },
+                }));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// `k` distinct rows out of `n`, in increasing order, drawn from stream (seed, 2⁶³).
+fn sample_rows(n: usize, k: usize, seed: u64) -> Vec<usize> {
+    let mut rows: Vec<usize> = (0..n).collect();
+    let (chosen, _) = rows.partial_shuffle(&mut stream_rng(seed, 1 << 63), k.min(n));
+    let mut chosen = chosen.to_vec();
+    chosen.sort_unstable();
+    chosen
+}

@@ -1,0 +1,61 @@
+//! Impurity ("Gini", MDI) importance of a tree ensemble: per tree the decrease
+//! Σ_{splits on j} [w·I(node) − w_l·I(left) − w_r·I(right)] normalised to sum 1,
+//! averaged over trees (scikit-learn's `feature_importances_`; cid2021 Fig. 2-3).
+
+use serde::Deserialize;
+use xai_core::CoreError;
+use xai_core::rng::StreamRng;
+use xai_models::LearnerSpec;
+
+use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
+
+/// `impurity_importance: {}` (no settings): reports `impurity_importance`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImpuritySpec {}
+
+impl Method for ImpuritySpec {
+    fn quantities(&self) -> Vec<String> {
+        vec!["impurity_importance".into()]
+    }
+
+    fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
+        match plan
+            .models
+            .iter()
+            .find(|(_, l)| !matches!(l, LearnerSpec::RandomForest(_) | LearnerSpec::ExtraTrees(_)))
+        {
+            Some((name, l)) => Err(Invalid::new(
+                "impurity_importance",
+                format!(
+                    "impurity_importance needs tree-ensemble models (random_forest, \
+                     extra_trees); model `{name}` is {}",
+                    l.name()
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn compute(&self, input: &Input<'_>, _rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {
+        let train = input.train;
+        let trees = input.model()?.tree_ensemble().ok_or_else(|| {
+            CoreError::Invalid("impurity_importance needs a tree-ensemble model".into())
+        })?;
+        let importance = xai_core::tree::impurity_importance(trees.trees(), train.n_features());
+        let values = importance
+            .iter()
+            .zip(train.feature_names())
+            .map(|(&v, f)| Value {
+                quantity: "impurity_importance".into(),
+                feature: f.clone(),
+                x: None,
+                estimate: point(v, train.n_rows()),
+            })
+            .collect();
+        Ok(Emitted {
+            values,
+            ..Default::default()
+        })
+    }
+}

@@ -1,0 +1,235 @@
+//! The methods a replicate runs. Each kind of method is one file holding its YAML
+//! settings and its implementation of [`Method`]; [`MethodSpec`] is the registry that
+//! experiment files name (`methods: [{pfi: ...}, {cid: ...}]`).
+//!
+//! Adding a method: a file here whose settings struct implements [`Method`], and one
+//! variant of [`MethodSpec`] with its arm in [`MethodSpec::method`].
+//!
+//! A method reads one replicate ([`Input`]: training and test rows, the model fitted
+//! on the training rows if it asks for one, the rows emitted by the methods listed
+//! before it) and emits quantities ([`Emitted`]). Methods run in the order listed, each
+//! with the model's RNG stream, so a method's numbers do not depend on the methods
+//! listed after it.
+
+pub mod cid;
+pub mod ice;
+pub mod impurity;
+pub mod permutation_map;
+pub mod pfi;
+pub mod predictability;
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use xai_core::rng::StreamRng;
+use xai_core::{Dataset, Estimate, Model};
+use xai_models::LearnerSpec;
+
+use crate::table::CurveRow;
+
+/// A method and its settings, as written under `methods:`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum MethodSpec {
+    /// Perturbation × statistics × mean difference ([`pfi`]).
+    Pfi(pfi::PfiSpec),
+    /// Grid × statistics × per-row curves and their mean ([`ice`]).
+    Ice(ice::IceSpec),
+    /// The covered-information correction of earlier PFIs ([`cid`]).
+    Cid(cid::CidSpec),
+    /// Impurity (MDI, "Gini") importance of tree ensembles ([`impurity`]).
+    ImpurityImportance(impurity::ImpuritySpec),
+    /// Cross-validated predictability of each feature ([`predictability`]).
+    Predictability(predictability::PredictabilitySpec),
+    /// The entropy map of a permutation, for a figure ([`permutation_map`]).
+    PermutationMap(permutation_map::PermutationMapSpec),
+}
+
+impl MethodSpec {
+    /// The implementation behind the YAML entry.
+    pub fn method(&self) -> &dyn Method {
+        match self {
+            MethodSpec::Pfi(m) => m,
+            MethodSpec::Ice(m) => m,
+            MethodSpec::Cid(m) => m,
+            MethodSpec::ImpurityImportance(m) => m,
+            MethodSpec::Predictability(m) => m,
+            MethodSpec::PermutationMap(m) => m,
+        }
+    }
+}
+
+/// What is known of an experiment before any work: used to check a method's settings
+/// at load time.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan<'a> {
+    /// The data's feature names (for a dataset, known only once it is loaded).
+    pub feature_names: Option<&'a [String]>,
+    /// Training rows per replicate, where known before loading.
+    pub n_train: Option<usize>,
+    /// Test rows per replicate, where known before loading.
+    pub n_test: Option<usize>,
+    /// The models, by name.
+    pub models: &'a BTreeMap<String, LearnerSpec>,
+    /// The quantities reported by the methods listed before this one.
+    pub earlier: &'a [String],
+}
+
+/// A method's setting that cannot work, found before any work.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invalid {
+    /// The YAML field at fault (used to point at its line).
+    pub field: String,
+    /// What is wrong and what to write instead.
+    pub message: String,
+}
+
+impl Invalid {
+    /// An error about `field`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// One replicate as a method sees it, for one model.
+pub struct Input<'a> {
+    /// The training rows.
+    pub train: &'a Dataset,
+    /// The test rows, the rows explained.
+    pub test: &'a Dataset,
+    /// Every row the replicate was split from (a dataset or a shuffle-split sample);
+    /// the training rows when each replicate draws fresh data.
+    pub all: &'a Dataset,
+    /// The model's learner (for methods that refit).
+    pub learner: &'a LearnerSpec,
+    /// The model fitted on the training rows, when [`Method::needs_fit`].
+    pub model: Option<&'a dyn Model>,
+    /// The values emitted for this model by the methods listed before.
+    pub earlier: &'a [Value],
+    /// Confidence level of intervals.
+    pub level: f64,
+    /// The experiment's seed (for draws that must not depend on the replicate).
+    pub seed: u64,
+    /// Whether this is the first model of the first replicate of the first variant.
+    pub first: bool,
+}
+
+impl Input<'_> {
+    /// The fitted model; the runner fits one for every method with
+    /// [`Method::needs_fit`].
+    pub fn model(&self) -> xai_core::error::Result<&dyn Model> {
+        self.model
+            .ok_or_else(|| xai_core::CoreError::Invalid("this method needs a fitted model".into()))
+    }
+}
+
+/// One reported number: a quantity of a feature (at a grid point), with its
+/// within-replicate uncertainty.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Value {
+    /// Quantity name (`entropy_pfi`, `covered`, ...).
+    pub quantity: String,
+    /// Feature name.
+    pub feature: String,
+    /// Grid point, if any.
+    pub x: Option<f64>,
+    /// The estimate with its standard error and interval.
+    pub estimate: Estimate,
+}
+
+/// What a method emits for one replicate and model.
+#[derive(Debug, Clone, Default)]
+pub struct Emitted {
+    /// Quantities per feature (and grid point).
+    pub values: Vec<Value>,
+    /// Kept ICE curves (labels, replicate and model are filled in by the runner).
+    pub curves: Vec<CurveRow>,
+    /// Entropy maps for figures.
+    pub maps: Vec<permutation_map::EntropyMap>,
+}
+
+/// A kind of method: what it needs from a replicate and which quantities it emits.
+pub trait Method: Send + Sync {
+    /// The quantities it reports per model and feature (`summary.csv`'s `quantity`).
+    fn quantities(&self) -> Vec<String>;
+
+    /// The quantities of the ICE curves it keeps (`ice.csv`).
+    fn curve_quantities(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Whether it reads the model fitted on the training rows.
+    fn needs_fit(&self) -> bool {
+        true
+    }
+
+    /// The largest number of rows it passes to one `predict` call when the test set
+    /// has `n_test` rows (for the memory check before a run).
+    fn predict_rows(&self, n_test: usize) -> usize {
+        n_test
+    }
+
+    /// Checks the settings against what is known before any work.
+    fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid>;
+
+    /// Runs on one replicate and one model. `rng` is the model's stream of the
+    /// replicate, shared in order by the model's fit and its methods.
+    fn compute(&self, input: &Input<'_>, rng: &mut StreamRng) -> xai_core::error::Result<Emitted>;
+}
+
+/// The column indices of `wanted` (all columns when `None`); names are checked at
+/// load by [`known_features`].
+pub fn feature_indices(data: &Dataset, wanted: Option<&[String]>) -> Vec<usize> {
+    let names = data.feature_names();
+    match wanted {
+        Some(fs) => fs
+            .iter()
+            .filter_map(|f| names.iter().position(|n| n == f))
+            .collect(),
+        None => (0..names.len()).collect(),
+    }
+}
+
+/// Checks feature names against the data's, when known.
+pub fn known_features<'a>(
+    plan: &Plan<'_>,
+    wanted: impl IntoIterator<Item = &'a String>,
+) -> Result<(), Invalid> {
+    let Some(names) = plan.feature_names else {
+        return Ok(());
+    };
+    for f in wanted {
+        if !names.contains(f) {
+            return Err(Invalid::new(
+                f.clone(),
+                format!("unknown feature `{f}`; the data has {}", names.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A number without an interval, computed from `n` rows.
+pub fn point(estimate: f64, n: usize) -> Estimate {
+    Estimate {
+        estimate,
+        se: f64::NAN,
+        lower: f64::NAN,
+        upper: f64::NAN,
+        n,
+    }
+}
+
+/// Checks a list of statistics is not empty.
+fn some_statistics(statistics: &[xai_core::Statistic]) -> Result<(), Invalid> {
+    if statistics.is_empty() {
+        return Err(Invalid::new(
+            "statistics",
+            "a method needs at least one statistic",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,26 @@
+//! Writing a run's tables: `tidy.csv`, `summary.csv`, `ice.csv` and `manifest.json`
+//! (figures are drawn by [`crate::plots`], checks written by [`crate::checks`]).
+
+use std::path::Path;
+
+use crate::error::{Result, io_err};
+use crate::plan::Experiment;
+use crate::run::RunOutput;
+use crate::table::{write_curves, write_summary, write_tidy};
+
+/// Writes `tidy.csv`, `summary.csv`, `ice.csv` (when curves were kept) and
+/// `manifest.json` into `dir`, creating it.
+pub fn write_tables(exp: &Experiment, out: &RunOutput, dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    write_tidy(&dir.join("tidy.csv"), &out.keys, &out.tidy)?;
+    write_summary(&dir.join("summary.csv"), &out.keys, &out.summary)?;
+    if !out.curves.is_empty() {
+        write_curves(
+            &dir.join("ice.csv"),
+            &out.keys,
+            &out.feature_names,
+            &out.curves,
+        )?;
+    }
+    crate::manifest::write(exp, out, &dir.join("manifest.json"))
+}

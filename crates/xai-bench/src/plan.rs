@@ -1,0 +1,590 @@
+//! Loading an experiment: parse, validate, and expand scales and grid into variants.
+//!
+//! Overrides (a scale's `set:` and the `grid:`) are applied to the YAML tree before it
+//! is turned into the typed [`ExperimentSpec`], so any field can vary. A key names a
+//! field by its name or by a dotted suffix of its path (`noise_var`,
+//! `correlated_gaussian.noise_var`) and must match exactly one field.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::{BenchError, Result, io_err};
+use crate::methods::{MethodSpec, Plan};
+use crate::spec::{ExperimentSpec, PlotSpec, Sampling, ScaleSpec};
+use crate::table::format_number;
+
+/// Run size: `smoke` (seconds), `ci` (under a minute), `paper` (the paper's size).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scale {
+    /// Seconds; used by the integration tests.
+    Smoke,
+    /// Under a minute; used by `cargo xtask check`.
+    Ci,
+    /// The paper's size.
+    Paper,
+}
+
+impl Scale {
+    /// The scale's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scale::Smoke => "smoke",
+            Scale::Ci => "ci",
+            Scale::Paper => "paper",
+        }
+    }
+
+    /// Parses `smoke`, `ci` or `paper`.
+    pub fn parse(s: &str) -> Result<Scale> {
+        match s {
+            "smoke" => Ok(Scale::Smoke),
+            "ci" => Ok(Scale::Ci),
+            "paper" => Ok(Scale::Paper),
+            other => Err(BenchError::Other(format!(
+                "unknown scale `{other}`; allowed: smoke, ci, paper"
+            ))),
+        }
+    }
+}
+
+/// One cell of the grid: its labels and its fully resolved spec.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variant {
+    /// (grid key, value as written in the outputs), in key order.
+    pub labels: Vec<(String, String)>,
+    /// The spec with the scale's and this cell's overrides applied.
+    pub spec: ExperimentSpec,
+}
+
+impl Variant {
+    /// "noise_var=0.5, ..." (or "base" when there is no grid).
+    pub fn describe(&self) -> String {
+        if self.labels.is_empty() {
+            return "base".into();
+        }
+        self.labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// A loaded, validated experiment file.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// Its text (hashed into the manifest).
+    pub text: String,
+    /// The spec as written.
+    pub spec: ExperimentSpec,
+    tree: Value,
+}
+
+impl Experiment {
+    /// Reads and validates `path`; every variant of every scale is built and checked,
+    /// so a bad override fails here, before any work.
+    pub fn load(path: &Path) -> Result<Experiment> {
+        let text = std::fs::read_to_string(path).map_err(io_err(path))?;
+        Self::from_text(path, text)
+    }
+
+    /// Like [`Experiment::load`] for text already read (`path` is used in messages).
+    pub fn from_text(path: &Path, text: String) -> Result<Experiment> {
+        let spec_err = |message: String| BenchError::Spec {
+            file: path.to_path_buf(),
+            message,
+        };
+        let spec: ExperimentSpec =
+            serde_saphyr::from_str(&text).map_err(|e| spec_err(yaml_message(&text, e)))?;
+        let tree: Value =
+            serde_saphyr::from_str(&text).map_err(|e| spec_err(yaml_message(&text, e)))?;
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        if spec.id != stem && !stem.is_empty() {
+            return Err(spec_err(format!(
+                "{}id `{}` differs from the file name `{stem}.yaml`; make them equal",
+                at_line(&text, "id"),
+                spec.id
+            )));
+        }
+        let exp = Experiment {
+            path: path.to_path_buf(),
+            text,
+            spec,
+            tree,
+        };
+        for scale in [Scale::Smoke, Scale::Ci, Scale::Paper] {
+            exp.variants(scale)?;
+        }
+        Ok(exp)
+    }
+
+    /// The experiment's id.
+    pub fn id(&self) -> &str {
+        &self.spec.id
+    }
+
+    /// The replicates and overrides of `scale`.
+    pub fn scale(&self, scale: Scale) -> &ScaleSpec {
+        match scale {
+            Scale::Smoke => &self.spec.scales.smoke,
+            Scale::Ci => &self.spec.scales.ci,
+            Scale::Paper => &self.spec.scales.paper,
+        }
+    }
+
+    /// The grid keys, in the order of the output columns.
+    pub fn grid_keys(&self) -> Vec<String> {
+        self.spec.grid.keys().cloned().collect()
+    }
+
+    /// Every cell of the grid at `scale`, in lexicographic order of the grid keys'
+    /// value indices (the first key varies slowest).
+    pub fn variants(&self, scale: Scale) -> Result<Vec<Variant>> {
+        let mut base = self.tree.clone();
+        for (key, value) in &self.scale(scale).set {
+            self.set(
+                &mut base,
+                key,
+                value,
+                &format!("scales.{}.set", scale.name()),
+            )?;
+        }
+        let keys = self.grid_keys();
+        let sizes: Vec<usize> = keys.iter().map(|k| self.spec.grid[k].len()).collect();
+        if let Some(k) = keys.iter().find(|k| self.spec.grid[*k].is_empty()) {
+            return Err(self.err(format!(
+                "{}grid key `{k}` has no values",
+                at_line(&self.text, k)
+            )));
+        }
+        let total: usize = sizes.iter().product();
+        let mut out = Vec::with_capacity(total);
+        for cell in 0..total {
+            let mut tree = base.clone();
+            let mut labels = Vec::new();
+            let mut rest = cell;
+            let mut idx = vec![0; keys.len()];
+            for k in (0..keys.len()).rev() {
+                idx[k] = rest % sizes[k];
+                rest /= sizes[k];
+            }
+            for (k, key) in keys.iter().enumerate() {
+                let value = &self.spec.grid[key][idx[k]];
+                self.set(&mut tree, key, value, "grid")?;
+                labels.push((key.clone(), label(value)));
+            }
+            let spec: ExperimentSpec = serde_json::from_value(tree).map_err(|e| {
+                self.err(format!(
+                    "{}the override {} does not fit: {e}",
+                    at_line(&self.text, keys.first().map_or("scales", |k| k.as_str())),
+                    labels
+                        .iter()
+                        .map(|(k, v)| format!("{k} = {v}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+            let variant = Variant { labels, spec };
+            self.validate_with(&variant, None)?;
+            out.push(variant);
+        }
+        Ok(out)
+    }
+
+    fn err(&self, message: String) -> BenchError {
+        BenchError::Spec {
+            file: self.path.clone(),
+            message,
+        }
+    }
+
+    /// Sets the unique field matching `key` in `tree` (outside the sections that
+    /// hold overrides, checks and plots) to `value`.
+    fn set(&self, tree: &mut Value, key: &str, value: &Value, section: &str) -> Result<()> {
+        let suffix: Vec<&str> = key.split('.').collect();
+        let mut found = Vec::new();
+        find_paths(tree, &mut Vec::new(), &suffix, &mut found);
+        match found.len() {
+            1 => {
+                let mut node = tree;
+                for part in &found[0] {
+                    node = match node {
+                        Value::Array(items) => &mut items[part.parse::<usize>().expect("index")],
+                        other => other.get_mut(part).expect("path just found"),
+                    };
+                }
+                *node = value.clone();
+                Ok(())
+            }
+            0 => Err(self.err(format!(
+                "{}{section} key `{key}` matches no field of the experiment; use a field name \
+                 such as `n_train` or a dotted path such as `correlated_gaussian.noise_var`",
+                at_line(&self.text, key)
+            ))),
+            _ => Err(self.err(format!(
+                "{}{section} key `{key}` matches several fields ({}); use a longer dotted path",
+                at_line(&self.text, key),
+                found
+                    .iter()
+                    .map(|p| p.join("."))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+
+    /// Checks the experiment against the loaded dataset: feature references against
+    /// its names, and sizes (e.g. KSG's k < n_train) against its `rows`.
+    pub fn check_against_data(
+        &self,
+        variant: &Variant,
+        names: &[String],
+        rows: usize,
+    ) -> Result<()> {
+        self.validate_with(variant, Some((names, rows)))
+    }
+
+    /// Checks what types cannot: positive sizes, each method's settings, known
+    /// quantity names, feature names and the memory a run needs, against what is
+    /// known: a DGP's own names and sizes, or for a dataset `known` (its names and
+    /// rows), checked again at run time with [`Experiment::check_against_data`].
+    fn validate_with(&self, v: &Variant, known: Option<(&[String], usize)>) -> Result<()> {
+        let s = &v.spec;
+        let fail = |field: &str, msg: String| {
+            Err(self.err(format!(
+                "{}{msg} (variant {})",
+                at_line(&self.text, field),
+                v.describe()
+            )))
+        };
+        let names = match (&s.data.dgp, &s.data.dataset) {
+            (Some(dgp), None) => {
+                if s.data.n_train < 2 || s.data.n_test < 2 {
+                    let field = if s.data.n_train < 2 {
+                        "n_train"
+                    } else {
+                        "n_test"
+                    };
+                    return fail(
+                        field,
+                        format!(
+                            "n_train and n_test must be at least 2, got {} and {}",
+                            s.data.n_train, s.data.n_test
+                        ),
+                    );
+                }
+                if let Err(m) = dgp.dgp().validate() {
+                    return fail(dgp.name(), m.to_string());
+                }
+                Some(dgp.dgp().feature_names())
+            }
+            (None, Some(d)) => {
+                if d.folds.is_some_and(|k| k < 2) {
+                    return fail("folds", "folds must be at least 2".into());
+                }
+                if !(d.test_fraction > 0.0 && d.test_fraction < 1.0) {
+                    return fail(
+                        "test_fraction",
+                        format!("test_fraction must lie in (0, 1), got {}", d.test_fraction),
+                    );
+                }
+                let registry = crate::datasets::Registry::load(
+                    &crate::workspace::workspace_root()
+                        .join("data")
+                        .join("datasets.yaml"),
+                )?;
+                if let Err(e) = registry.get(&d.name) {
+                    return fail("dataset", e.to_string());
+                }
+                known.map(|(n, _)| n.to_vec())
+            }
+            _ => {
+                return fail(
+                    "data",
+                    "under `data:` give exactly one of `dgp:` (with n_train and n_test) or `dataset:`".into(),
+                );
+            }
+        };
+        for scale in [&s.scales.smoke, &s.scales.ci, &s.scales.paper] {
+            if scale.replicates == 0 {
+                return fail("replicates", "replicates must be at least 1".into());
+            }
+        }
+        if !(s.level > 0.0 && s.level < 1.0) {
+            return fail(
+                "level",
+                format!("level must lie in (0, 1), got {}", s.level),
+            );
+        }
+        let known_feature = |f: &String| match &names {
+            Some(n) if !n.contains(f) => fail(
+                f,
+                format!("unknown feature `{f}`; the data has {}", n.join(", ")),
+            ),
+            _ => Ok(()),
+        };
+        let two_features = names.as_ref().is_none_or(|n| n.len() == 2);
+        if s.models.is_empty() {
+            return fail("models", "list at least one model under `models:`".into());
+        }
+        for (name, learner) in &s.models {
+            if let Err(m) = learner.validate() {
+                return fail(name, format!("model `{name}`: {m}"));
+            }
+        }
+        if s.data.sampling == Sampling::ShuffleSplits && s.data.dgp.is_none() {
+            return fail(
+                "sampling",
+                "`sampling: shuffle_splits` applies to a DGP; a dataset is split afresh per replicate already".into(),
+            );
+        }
+        if s.methods.is_empty() {
+            return fail(
+                "methods",
+                "list at least one method under `methods:` (pfi, ice, cid, impurity_importance, predictability, permutation_map)".into(),
+            );
+        }
+        // Rows per replicate: a DGP's sizes, or a loaded dataset's split.
+        let sizes = match (&s.data.dataset, known) {
+            (None, _) => Some((s.data.n_train, s.data.n_test)),
+            (Some(d), Some((_, rows))) => {
+                let test = match d.folds {
+                    Some(k) => rows / k,
+                    None => (d.test_fraction * rows as f64).round() as usize,
+                };
+                Some((rows - test.min(rows), test))
+            }
+            (Some(_), None) => None,
+        };
+        let mut quantities: Vec<String> = Vec::new();
+        let mut curve_quantities: Vec<String> = Vec::new();
+        for m in s.methods.iter().map(MethodSpec::method) {
+            let plan = Plan {
+                feature_names: names.as_deref(),
+                n_train: sizes.map(|z| z.0),
+                n_test: sizes.map(|z| z.1),
+                models: &s.models,
+                earlier: &quantities,
+            };
+            if let Err(e) = m.validate(&plan) {
+                return fail(&e.field, e.message);
+            }
+            for q in m.quantities() {
+                if quantities.contains(&q) {
+                    return fail(
+                        &q,
+                        format!(
+                            "two methods report `{q}`; give them different statistics or samplers"
+                        ),
+                    );
+                }
+                quantities.push(q);
+            }
+            curve_quantities.extend(m.curve_quantities());
+        }
+        if let (Some((n_train, n_test)), Some(names)) = (sizes, &names) {
+            crate::memory::check(s, n_train, n_test, names.len())
+                .or_else(|(field, m)| fail(field, m))?;
+        }
+        let known = |q: &String, field: &str| {
+            if quantities.contains(q) {
+                Ok(())
+            } else {
+                fail(
+                    field,
+                    format!(
+                        "unknown quantity `{q}`; the methods report {}",
+                        quantities.join(", ")
+                    ),
+                )
+            }
+        };
+        for p in &s.plots {
+            let panels = match p {
+                PlotSpec::Bars {
+                    quantities: qs,
+                    panels,
+                    order_by,
+                    top,
+                    ..
+                } => {
+                    for q in qs.iter().chain(order_by) {
+                        known(q, q)?;
+                    }
+                    if *top == Some(0) {
+                        return fail("top", "bars `top` must be at least 1".into());
+                    }
+                    panels
+                }
+                PlotSpec::Curves {
+                    pd,
+                    ice,
+                    color_by,
+                    panels,
+                    ..
+                } => {
+                    known(pd, pd)?;
+                    if let Some(q) = ice
+                        && !curve_quantities.contains(q)
+                    {
+                        return fail(
+                            q,
+                            format!(
+                                "`{q}` is not kept: set `curves:` on an `ice` method (kept: {})",
+                                curve_quantities.join(", ")
+                            ),
+                        );
+                    }
+                    match color_by.as_deref() {
+                        Some("other") if !two_features => {
+                            return fail(
+                                "color_by",
+                                "`color_by: other` needs data with exactly two features".into(),
+                            );
+                        }
+                        Some("other") | Some("class") | None => {}
+                        Some(_) => color_by.iter().try_for_each(known_feature)?,
+                    }
+                    panels
+                }
+                PlotSpec::Scatter { x, y, .. } => {
+                    known_feature(x)?;
+                    known_feature(y)?;
+                    &None
+                }
+                PlotSpec::PermutationMap { .. } => {
+                    if !s
+                        .methods
+                        .iter()
+                        .any(|m| matches!(m, MethodSpec::PermutationMap(_)))
+                    {
+                        return fail(
+                            "permutation_map",
+                            "a permutation_map plot draws the map of a `permutation_map` method; list one under `methods:`".into(),
+                        );
+                    }
+                    &None
+                }
+            };
+            if let Some(k) = panels
+                && !s.grid.contains_key(k)
+            {
+                return fail(k, format!("plot panels `{k}` is not a grid key"));
+            }
+        }
+        for c in &s.checks {
+            for q in c.assert.quantities() {
+                if !curve_quantities.contains(q) {
+                    known(q, q)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The parser's message, except for a repeated key: serde-saphyr then suggests a
+/// parser option, where the user needs the key and both of its lines.
+fn yaml_message(text: &str, e: serde_saphyr::Error) -> String {
+    let message = e.to_string();
+    let Some(rest) = message.split("duplicate mapping key: ").nth(1) else {
+        return message;
+    };
+    let key = rest.split([',', '\n']).next().unwrap_or(rest).trim();
+    let line = message
+        .split("line ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse::<usize>().ok());
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(at) = line.filter(|&l| l >= 1 && l <= lines.len()) else {
+        return format!("the key `{key}` is repeated in one mapping; keep one of them");
+    };
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let here = indent(lines[at - 1]);
+    let starts = |l: &str| {
+        let t = l.trim_start().trim_start_matches("- ");
+        t.starts_with(&format!("{key}:"))
+    };
+    // The earlier line of the same key at the same indentation, within the mapping.
+    let first = (0..at - 1)
+        .rev()
+        .take_while(|&i| lines[i].trim().is_empty() || indent(lines[i]) >= here)
+        .find(|&i| indent(lines[i]) == here && starts(lines[i]))
+        .map(|i| i + 1);
+    match first {
+        Some(f) => format!(
+            "line {at}: the key `{key}` is repeated (first at line {f}); keep one of the two"
+        ),
+        None => format!("line {at}: the key `{key}` is repeated in its mapping; keep one of them"),
+    }
+}
+
+/// The text of a grid value as written in output columns (numbers in shortest form).
+pub fn label(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), format_number),
+        other => other.to_string(),
+    }
+}
+
+const OVERRIDE_FREE: [&str; 5] = ["grid", "scales", "checks", "plots", "regression"];
+
+/// Collects the paths (object keys, array indices as text) whose trailing keys equal
+/// `suffix`.
+fn find_paths(node: &Value, path: &mut Vec<String>, suffix: &[&str], found: &mut Vec<Vec<String>>) {
+    let children: Vec<(String, &Value)> = match node {
+        Value::Object(map) => map
+            .iter()
+            .filter(|(k, _)| !(path.is_empty() && OVERRIDE_FREE.contains(&k.as_str())))
+            .map(|(k, v)| (k.clone(), v))
+            .collect(),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i.to_string(), v))
+            .collect(),
+        _ => return,
+    };
+    for (k, child) in children {
+        let is_key = matches!(node, Value::Object(_));
+        path.push(k);
+        if is_key
+            && path.len() >= suffix.len()
+            && path[path.len() - suffix.len()..]
+                .iter()
+                .zip(suffix)
+                .all(|(a, b)| a == b)
+        {
+            found.push(path.clone());
+        }
+        find_paths(child, path, suffix, found);
+        path.pop();
+    }
+}
+
+/// "line N: " of the line that best locates `key` (its last dotted part): first a line
+/// starting with `key:`, then one holding `key:` inline, then one holding the word;
+/// "" if none does.
+pub fn at_line(text: &str, key: &str) -> String {
+    let last = key.rsplit('.').next().unwrap_or(key);
+    let field = format!("{last}:");
+    let starts = |l: &str| l.trim_start().trim_start_matches("- ").starts_with(&field);
+    let inline = |l: &str| l.contains(&format!(" {field}")) || l.contains(&format!("{{{field}"));
+    let word = |l: &str| {
+        l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+            .any(|w| w == last)
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    [&starts as &dyn Fn(&str) -> bool, &inline, &word]
+        .iter()
+        .find_map(|test| lines.iter().position(|l| test(l)))
+        .map_or_else(String::new, |i| format!("line {}: ", i + 1))
+}

@@ -1,0 +1,239 @@
+//! Bars per feature with interval whiskers: one row of panels per quantity, one
+//! column per model and value of a grid key.
+
+use std::path::Path;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::COLORS;
+use crate::error::{BenchError, Result};
+use crate::run::RunOutput;
+use crate::table::SummaryRow;
+
+/// One panel: a title and its summary rows.
+struct Panel<'a> {
+    title: String,
+    rows: Vec<&'a SummaryRow>,
+}
+
+/// Which features a bar panel shows, in which order.
+pub struct BarOrder {
+    /// A fixed order (features not in it go last); empty for the data's order.
+    pub features: Vec<String>,
+    /// Each panel by its own estimates instead, largest first.
+    pub rank: bool,
+    /// Only the first `top` features.
+    pub top: Option<usize>,
+}
+
+/// Features by decreasing estimate of `quantity` in its first panel (model and grid
+/// values of its first summary row); empty when no order is asked for.
+pub fn feature_order(out: &RunOutput, quantity: Option<&str>) -> Vec<String> {
+    let Some(q) = quantity else { return Vec::new() };
+    let rows: Vec<&SummaryRow> = out.summary.iter().filter(|r| r.quantity == q).collect();
+    let Some(first) = rows.first() else {
+        return Vec::new();
+    };
+    let mut panel: Vec<&SummaryRow> = rows
+        .iter()
+        .copied()
+        .filter(|r| r.model == first.model && r.labels == first.labels)
+        .collect();
+    panel.sort_by(|a, b| b.value.estimate.total_cmp(&a.value.estimate));
+    panel.iter().map(|r| r.feature.clone()).collect()
+}
+
+/// Draws the bar figure `name` into `dir` (SVG and PNG).
+#[allow(clippy::too_many_arguments)]
+pub fn draw(
+    title: &str,
+    name: &str,
+    quantities: &[String],
+    panels: &Option<String>,
+    y_unit: &str,
+    order: &BarOrder,
+    out: &RunOutput,
+    dir: &Path,
+) -> Result<()> {
+    let panel_col = panels
+        .as_ref()
+        .and_then(|k| out.keys.iter().position(|c| c == k));
+    let mut list: Vec<Panel<'_>> = Vec::new();
+    for r in out
+        .summary
+        .iter()
+        .filter(|r| quantities.contains(&r.quantity))
+    {
+        let mut title = r.model.clone();
+        if let (Some(c), Some(k)) = (panel_col, panels) {
+            title = format!("{title}, {k} = {}", r.labels[c]);
+        }
+        match list.iter_mut().find(|p| p.title == title) {
+            Some(p) => p.rows.push(r),
+            None => list.push(Panel {
+                title,
+                rows: vec![r],
+            }),
+        }
+    }
+    // Wide enough that the longest feature name fits under its bar (7 px a character).
+    let shown: Vec<&str> = list
+        .iter()
+        .flat_map(|p| p.rows.iter().map(|r| r.feature.as_str()))
+        .fold(Vec::new(), |mut seen, f| {
+            if !seen.contains(&f) {
+                seen.push(f);
+            }
+            seen
+        });
+    let longest = shown.iter().map(|f| f.chars().count()).max().unwrap_or(0) as u32;
+    let bars_per_panel = order.top.unwrap_or(usize::MAX).min(shown.len()) as u32;
+    let panel_width = 440.max(bars_per_panel * (7 * longest + 12) + 90);
+    let size = (
+        (panel_width * list.len().max(1) as u32 + 40).max(10 * title.chars().count() as u32 + 40),
+        300 * quantities.len().max(1) as u32 + 50,
+    );
+    let svg = dir.join(format!("{name}.svg"));
+    let png = dir.join(format!("{name}.png"));
+    let err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |message: String| BenchError::Plot { path, message }
+    };
+    bars(
+        SVGBackend::new(&svg, size).into_drawing_area(),
+        title,
+        &list,
+        quantities,
+        y_unit,
+        order,
+    )
+    .map_err(err(&svg))?;
+    bars(
+        BitMapBackend::new(&png, size).into_drawing_area(),
+        title,
+        &list,
+        quantities,
+        y_unit,
+        order,
+    )
+    .map_err(err(&png))
+}
+
+/// One row of panels per quantity (each row with its own y-range, shared across the
+/// row), one column per panel (model × grid value); bars per feature with whiskers
+/// from the interval.
+fn bars<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    title: &str,
+    panels: &[Panel<'_>],
+    quantities: &[String],
+    y_unit: &str,
+    order: &BarOrder,
+) -> std::result::Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let root = root.titled(title, ("sans-serif", 20)).map_err(e)?;
+    let areas = root.split_evenly((quantities.len().max(1), panels.len().max(1)));
+    for (qi, q) in quantities.iter().enumerate() {
+        let color = COLORS[qi % COLORS.len()];
+        fn of_q<'a>(p: &Panel<'a>, q: &str) -> Vec<&'a SummaryRow> {
+            p.rows.iter().copied().filter(|r| r.quantity == q).collect()
+        }
+        let (mut lo, mut hi) = (0.0f64, 0.0f64);
+        for r in panels.iter().flat_map(|p| of_q(p, q)) {
+            for v in [r.value.estimate, r.value.lower, r.value.upper] {
+                if v.is_finite() {
+                    lo = lo.min(v);
+                    hi = hi.max(v);
+                }
+            }
+        }
+        let pad = 0.08 * (hi - lo).max(1e-9);
+        for (pi, panel) in panels.iter().enumerate() {
+            let mut rows = of_q(panel, q);
+            let mut features: Vec<&str> = Vec::new();
+            if order.rank {
+                rows.sort_by(|a, b| b.value.estimate.total_cmp(&a.value.estimate));
+            }
+            for r in &rows {
+                if !features.contains(&r.feature.as_str()) {
+                    features.push(&r.feature);
+                }
+            }
+            if !order.rank {
+                let place = |f: &str| {
+                    order
+                        .features
+                        .iter()
+                        .position(|o| o == f)
+                        .unwrap_or(usize::MAX)
+                };
+                features.sort_by_key(|f| place(f));
+            }
+            features.truncate(order.top.unwrap_or(usize::MAX));
+            rows.retain(|r| features.contains(&r.feature.as_str()));
+            let nf = features.len();
+            let area = &areas[qi * panels.len() + pi];
+            let mut chart = ChartBuilder::on(area)
+                .caption(&panel.title, ("sans-serif", 15))
+                .margin(10)
+                .x_label_area_size(30)
+                .y_label_area_size(70)
+                .build_cartesian_2d(-0.5f64..nf as f64 - 0.5, (lo - pad)..(hi + pad))
+                .map_err(e)?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(nf.max(1))
+                .x_label_formatter(&|v| {
+                    let i = v.round();
+                    if (v - i).abs() < 1e-6 && i >= 0.0 {
+                        features
+                            .get(i as usize)
+                            .map_or(String::new(), |s| s.to_string())
+                    } else {
+                        String::new()
+                    }
+                })
+                .y_desc(if y_unit.is_empty() {
+                    q.clone()
+                } else {
+                    format!("{q} ({y_unit})")
+                })
+                .label_style(("sans-serif", 13))
+                .draw()
+                .map_err(e)?;
+            let at =
+                |r: &SummaryRow| features.iter().position(|f| *f == r.feature).unwrap_or(0) as f64;
+            chart
+                .draw_series(rows.iter().map(|r| {
+                    let x = at(r);
+                    Rectangle::new(
+                        [(x - 0.3, 0.0), (x + 0.3, r.value.estimate)],
+                        color.mix(0.8).filled(),
+                    )
+                }))
+                .map_err(e)?;
+            chart
+                .draw_series(rows.iter().filter(|r| r.value.lower.is_finite()).map(|r| {
+                    ErrorBar::new_vertical(
+                        at(r),
+                        r.value.lower,
+                        r.value.estimate,
+                        r.value.upper,
+                        BLACK.stroke_width(1),
+                        8,
+                    )
+                }))
+                .map_err(e)?;
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(-0.5, 0.0), (nf as f64 - 0.5, 0.0)],
+                    BLACK.stroke_width(1),
+                )))
+                .map_err(e)?;
+        }
+    }
+    root.present().map_err(e)
+}

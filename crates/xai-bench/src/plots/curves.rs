@@ -1,0 +1,340 @@
+//! Partial dependence with interval bands, and ICE curves coloured by another
+//! feature or by class with the PD in bold and an optional class histogram.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::colors::colormaps::ViridisRGB;
+
+use super::{COLORS, chart_on, class_color, draw_vlines, legend, range};
+use crate::run::RunOutput;
+use crate::spec::PlotSpec;
+use crate::table::SummaryRow;
+use xai_core::interpolate;
+
+/// A panel of PD curves: title, and per feature its summary rows in grid order.
+struct PdPanel<'a> {
+    title: String,
+    model: String,
+    labels: Vec<String>,
+    features: Vec<(String, Vec<&'a SummaryRow>)>,
+}
+
+fn pd_panels<'a>(out: &'a RunOutput, pd: &str, panels: &Option<String>) -> Vec<PdPanel<'a>> {
+    let col = panels
+        .as_ref()
+        .and_then(|k| out.keys.iter().position(|c| c == k));
+    let mut list: Vec<PdPanel<'a>> = Vec::new();
+    for r in out.summary.iter().filter(|r| r.quantity == pd) {
+        let title = match (col, panels) {
+            (Some(c), Some(k)) => format!("{}, {k} = {}", r.model, r.labels[c]),
+            _ => r.model.clone(),
+        };
+        let panel = match list.iter().position(|p| p.title == title) {
+            Some(i) => &mut list[i],
+            None => {
+                list.push(PdPanel {
+                    title,
+                    model: r.model.clone(),
+                    labels: r.labels.clone(),
+                    features: Vec::new(),
+                });
+                list.last_mut().expect("just pushed")
+            }
+        };
+        match panel.features.iter_mut().find(|(f, _)| *f == r.feature) {
+            Some((_, rows)) => rows.push(r),
+            None => panel.features.push((r.feature.clone(), vec![r])),
+        }
+    }
+    list
+}
+
+/// The pixel size of a `curves` figure: one 520-px column per panel (PD) or per
+/// feature panel (ICE, doubled with histograms).
+pub(super) fn size(plot: &PlotSpec, out: &RunOutput) -> (u32, u32) {
+    let PlotSpec::Curves {
+        pd,
+        ice,
+        panels,
+        histogram,
+        ..
+    } = plot
+    else {
+        return (560, 560);
+    };
+    let p = pd_panels(out, pd, panels);
+    let features: usize = p.iter().map(|p| p.features.len()).sum();
+    let cols = match (ice.is_some(), histogram) {
+        (true, true) => 2 * features,
+        (true, false) => features,
+        (false, _) => p.len(),
+    };
+    (520 * cols.max(1) as u32 + 40, 470)
+}
+
+/// Draws a `curves` figure: PD bands, or ICE panels (with a class histogram).
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    plot: &PlotSpec,
+    out: &RunOutput,
+) -> Result<(), String> {
+    match plot {
+        PlotSpec::Curves {
+            pd,
+            ice,
+            color_by,
+            vlines,
+            panels,
+            y_unit,
+            rug,
+            histogram,
+            ..
+        } => {
+            let list = pd_panels(out, pd, panels);
+            if let Some(ice) = ice {
+                let cells: Vec<(&PdPanel<'_>, usize)> = list
+                    .iter()
+                    .flat_map(|p| (0..p.features.len()).map(move |f| (p, f)))
+                    .collect();
+                let per_cell = if *histogram { 2 } else { 1 };
+                let areas = root.split_evenly((1, (per_cell * cells.len()).max(1)));
+                let style = IceStyle {
+                    ice,
+                    color_by: color_by.as_deref(),
+                    vlines,
+                    rug: *rug,
+                    y_desc: format!("{pd} ({y_unit})"),
+                };
+                for (k, (panel, f)) in cells.into_iter().enumerate() {
+                    ice_panel(&areas[per_cell * k], panel, f, out, &style)?;
+                    if *histogram {
+                        class_histogram(&areas[per_cell * k + 1], out, &panel.features[f].0)?;
+                    }
+                }
+            } else {
+                let areas = root.split_evenly((1, list.len().max(1)));
+                for (area, panel) in areas.iter().zip(&list) {
+                    pd_panel(area, panel, vlines, &format!("{pd} ({y_unit})"))?;
+                }
+            }
+        }
+        _ => return Err("not a curves plot".into()),
+    }
+    Ok(())
+}
+
+fn pd_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    panel: &PdPanel<'_>,
+    vlines: &[f64],
+    y_desc: &str,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let rows = panel.features.iter().flat_map(|(_, r)| r.iter());
+    let (x0, x1) = range(rows.clone().filter_map(|r| r.x));
+    let (y0, y1) = range(rows.flat_map(|r| [r.value.lower, r.value.upper, r.value.estimate]));
+    let mut chart = chart_on(area, &panel.title, (x0, x1), (y0, y1)).map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc("feature value")
+        .y_desc(y_desc)
+        .label_style(("sans-serif", 13))
+        .draw()
+        .map_err(e)?;
+    for (i, (feature, rows)) in panel.features.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let band: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.value.lower.is_finite())
+            .map(|r| (r.x.unwrap_or(0.0), r.value.upper))
+            .chain(
+                rows.iter()
+                    .rev()
+                    .filter(|r| r.value.lower.is_finite())
+                    .map(|r| (r.x.unwrap_or(0.0), r.value.lower)),
+            )
+            .collect();
+        if !band.is_empty() {
+            chart
+                .draw_series(std::iter::once(Polygon::new(band, color.mix(0.2).filled())))
+                .map_err(e)?;
+        }
+        chart
+            .draw_series(LineSeries::new(
+                rows.iter().map(|r| (r.x.unwrap_or(0.0), r.value.estimate)),
+                color.stroke_width(2),
+            ))
+            .map_err(e)?
+            .label(feature.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+            });
+    }
+    draw_vlines(&mut chart, vlines, (y0, y1)).map_err(e)?;
+    legend(&mut chart).map_err(e)
+}
+
+/// How ICE panels are drawn.
+struct IceStyle<'a> {
+    ice: &'a str,
+    color_by: Option<&'a str>,
+    vlines: &'a [f64],
+    rug: bool,
+    y_desc: String,
+}
+
+fn ice_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    panel: &PdPanel<'_>,
+    f: usize,
+    out: &RunOutput,
+    style: &IceStyle<'_>,
+) -> Result<(), String> {
+    let (ice, color_by, vlines, y_desc) = (
+        style.ice,
+        style.color_by,
+        style.vlines,
+        style.y_desc.as_str(),
+    );
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let (feature, pd) = &panel.features[f];
+    let curves: Vec<_> = out
+        .curves
+        .iter()
+        .filter(|c| {
+            c.quantity == ice
+                && c.model == panel.model
+                && c.labels == panel.labels
+                && &c.feature == feature
+        })
+        .collect();
+    let own = out
+        .feature_names
+        .iter()
+        .position(|n| n == feature)
+        .unwrap_or(0);
+    let by_class = color_by == Some("class");
+    let by = match color_by {
+        Some("other") => Some(1 - own.min(1)),
+        Some(b) => out.feature_names.iter().position(|n| n == b),
+        None => None,
+    };
+    let color_by = if by_class {
+        Some("class (red = 1, blue = 0)")
+    } else {
+        by.map(|b| out.feature_names[b].as_str())
+    };
+    let (c0, c1) = range(curves.iter().filter_map(|c| by.map(|b| c.row_values[b])));
+    let (x0, x1) = range(pd.iter().filter_map(|r| r.x));
+    let (y0, y1) = range(
+        curves
+            .iter()
+            .flat_map(|c| c.values.iter().copied())
+            .chain(pd.iter().map(|r| r.value.estimate)),
+    );
+    let title = match color_by {
+        Some(b) => format!("{}: ICE of {feature}, colour = {b}", panel.title),
+        None => format!("{}: ICE of {feature}", panel.title),
+    };
+    let mut chart = chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc(feature.as_str())
+        .y_desc(y_desc)
+        .label_style(("sans-serif", 13))
+        .draw()
+        .map_err(e)?;
+    for c in &curves {
+        let color = match by {
+            _ if by_class => class_color(c.row_class),
+            Some(b) => ViridisRGB::get_color_normalized(c.row_values[b], c0, c1),
+            None => RGBColor(128, 128, 128),
+        };
+        chart
+            .draw_series(LineSeries::new(
+                c.grid.iter().copied().zip(c.values.iter().copied()),
+                color.mix(0.8).stroke_width(1),
+            ))
+            .map_err(e)?;
+        let x = c.row_values[own];
+        if style.rug {
+            let tick = 0.03 * (y1 - y0);
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(x, y0), (x, y0 + tick)],
+                    color.stroke_width(1),
+                )))
+                .map_err(e)?;
+        } else {
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    (x, interpolate(&c.grid, &c.values, x)),
+                    3,
+                    color.filled(),
+                )))
+                .map_err(e)?;
+        }
+    }
+    chart
+        .draw_series(LineSeries::new(
+            pd.iter().map(|r| (r.x.unwrap_or(0.0), r.value.estimate)),
+            BLACK.stroke_width(3),
+        ))
+        .map_err(e)?;
+    draw_vlines(&mut chart, vlines, (y0, y1)).map_err(e)
+}
+
+/// Histogram of `feature` in the first replicate's training sample, one colour per
+/// class (red = 1, blue = 0), bars overlaid.
+fn class_histogram<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    out: &RunOutput,
+    feature: &str,
+) -> Result<(), String> {
+    const BINS: usize = 25;
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let Some(data) = &out.train_sample else {
+        return Err("no training sample to draw".into());
+    };
+    let j = data
+        .feature_names()
+        .iter()
+        .position(|n| n == feature)
+        .ok_or("feature not in the data")?;
+    let x = data.x().column(j).to_vec();
+    let classes: Vec<Option<usize>> = match data.y() {
+        xai_core::Target::Classes { labels, .. } => labels.iter().map(|&c| Some(c)).collect(),
+        xai_core::Target::Continuous(_) => vec![None; x.len()],
+    };
+    let (lo, hi) = range(x.iter().copied());
+    let width = (hi - lo) / BINS as f64;
+    let mut counts = [[0usize; BINS]; 2];
+    for (v, c) in x.iter().zip(&classes) {
+        counts[usize::from(*c == Some(1))][(((v - lo) / width) as usize).min(BINS - 1)] += 1;
+    }
+    let top = counts.iter().flatten().copied().max().unwrap_or(1) as f64 * 1.1;
+    let caption = format!("training {feature} by class");
+    let mut chart = chart_on(area, &caption, (lo, hi), (0.0, top)).map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc(feature)
+        .y_desc("rows")
+        .label_style(("sans-serif", 13))
+        .draw()
+        .map_err(e)?;
+    for (k, class_counts) in counts.iter().enumerate() {
+        let color = class_color(Some(k));
+        chart
+            .draw_series(class_counts.iter().enumerate().map(|(b, &n)| {
+                let x0 = lo + b as f64 * width;
+                Rectangle::new(
+                    [(x0, 0.0), (x0 + width, n as f64)],
+                    color.mix(0.45).filled(),
+                )
+            }))
+            .map_err(e)?
+            .label(format!("class {k}"))
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+    }
+    legend(&mut chart).map_err(e)
+}

@@ -1,0 +1,188 @@
+//! Figures drawn from a run, as SVG and PNG, with a bundled font (DejaVu Sans) so no
+//! system font is needed; one module per kind: [`bars`], [`curves`] (PD and ICE),
+//! [`scatter`] and [`maps`] (the entropy map of a permutation). Plots only draw what
+//! the run computed.
+
+pub mod bars;
+pub mod curves;
+pub mod maps;
+pub mod scatter;
+
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::error::{BenchError, Result};
+use crate::plan::Experiment;
+use crate::run::RunOutput;
+use crate::spec::PlotSpec;
+
+/// The palette of series.
+pub const COLORS: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+
+fn register_fonts() {
+    static FONTS: Once = Once::new();
+    FONTS.call_once(|| {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
+            .unwrap_or_else(|_| panic!("the bundled DejaVu Sans font is valid"));
+    });
+}
+
+/// Draws `plot` into `<dir>/<name>.svg` and `<dir>/<name>.png`.
+pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> Result<()> {
+    register_fonts();
+    let title = format!(
+        "{} ({} {})",
+        exp.spec.title, exp.spec.paper, exp.spec.figure
+    );
+    match plot {
+        PlotSpec::Bars {
+            name,
+            quantities,
+            panels,
+            y_unit,
+            order_by,
+            rank,
+            top,
+        } => {
+            let order = bars::BarOrder {
+                features: bars::feature_order(out, order_by.as_deref()),
+                rank: *rank,
+                top: *top,
+            };
+            bars::draw(&title, name, quantities, panels, y_unit, &order, out, dir)
+        }
+        PlotSpec::Curves { name, .. }
+        | PlotSpec::Scatter { name, .. }
+        | PlotSpec::PermutationMap { name, .. } => {
+            let svg = dir.join(format!("{name}.svg"));
+            let png = dir.join(format!("{name}.png"));
+            let err = |path: &Path| {
+                let path = path.to_path_buf();
+                move |message: String| BenchError::Plot { path, message }
+            };
+            let size = size(plot, out);
+            draw_figure(
+                SVGBackend::new(&svg, size).into_drawing_area(),
+                &title,
+                plot,
+                out,
+            )
+            .map_err(err(&svg))?;
+            draw_figure(
+                BitMapBackend::new(&png, size).into_drawing_area(),
+                &title,
+                plot,
+                out,
+            )
+            .map_err(err(&png))
+        }
+    }
+}
+
+/// The pixel size of a figure other than bars.
+fn size(plot: &PlotSpec, out: &RunOutput) -> (u32, u32) {
+    match plot {
+        PlotSpec::Curves { .. } => curves::size(plot, out),
+        PlotSpec::PermutationMap { .. } => (1500, 500),
+        _ => (560, 560),
+    }
+}
+
+/// Draws a figure other than bars.
+fn draw_figure<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    title: &str,
+    plot: &PlotSpec,
+    out: &RunOutput,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let root = root.titled(title, ("sans-serif", 18)).map_err(e)?;
+    match plot {
+        PlotSpec::Curves { .. } => curves::draw(&root, plot, out)?,
+        PlotSpec::Scatter { x, y, shade, .. } => scatter::draw(&root, out, x, y, *shade)?,
+        PlotSpec::PermutationMap { .. } => maps::draw(&root, out)?,
+        PlotSpec::Bars { .. } => unreachable!("bars are drawn by plot::draw"),
+    }
+    root.present().map_err(e)
+}
+
+fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    let pad = 0.05 * (hi - lo).max(1e-9);
+    (lo - pad, hi + pad)
+}
+
+/// A captioned line-chart area over [x0, x1] × [y0, y1].
+fn chart_on<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 15))
+        .margin(12)
+        .x_label_area_size(35)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x0..x1, y0..y1)
+}
+
+/// The series legend in the upper right corner.
+fn legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .draw()
+}
+
+type Chart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+fn draw_vlines<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    vlines: &[f64],
+    (y0, y1): (f64, f64),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    for &v in vlines {
+        let steps = 40;
+        let dash = (0..steps).step_by(2).map(|k| {
+            let a = y0 + (y1 - y0) * k as f64 / steps as f64;
+            let b = y0 + (y1 - y0) * (k + 1) as f64 / steps as f64;
+            PathElement::new(vec![(v, a), (v, b)], BLACK.stroke_width(1))
+        });
+        chart.draw_series(dash)?;
+    }
+    Ok(())
+}
+
+/// Red for class 1, blue for class 0.
+fn class_color(class: Option<usize>) -> RGBColor {
+    if class == Some(1) {
+        COLORS[3]
+    } else {
+        COLORS[0]
+    }
+}

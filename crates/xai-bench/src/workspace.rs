@@ -1,0 +1,51 @@
+//! Where the workspace is, and paths as they are recorded in outputs: relative to its
+//! root, so committed files never hold a machine's absolute path.
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root: the nearest ancestor of the current directory holding
+/// `experiments/`, else the directory this crate was built from.
+pub fn workspace_root() -> PathBuf {
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::env::current_dir()
+        .ok()
+        .and_then(|d| {
+            d.ancestors()
+                .find(|a| a.join("experiments").is_dir())
+                .map(Path::to_path_buf)
+        })
+        .unwrap_or(built)
+}
+
+/// `path` relative to `root` with `/` separators (`experiments/wood2024-fig4.yaml`);
+/// a path outside the root keeps only its file name, so no absolute path leaks.
+pub fn relative_to(root: &Path, path: &Path) -> String {
+    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let (root, path) = (canon(root), canon(path));
+    match path.strip_prefix(&root) {
+        Ok(rel) => rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+        Err(_) => path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_recorded_relative_to_the_root() {
+        let root = workspace_root();
+        let yaml = root.join("experiments").join("wood2024-fig4.yaml");
+        assert_eq!(relative_to(&root, &yaml), "experiments/wood2024-fig4.yaml");
+        assert_eq!(
+            relative_to(&root, Path::new("/somewhere/else/x.yaml")),
+            "x.yaml"
+        );
+    }
+}
