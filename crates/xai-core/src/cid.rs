@@ -149,8 +149,8 @@ pub enum MiEstimator {
 }
 
 impl MiEstimator {
-    /// Î(x; y) of two paired columns.
-    pub fn estimate(self, x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> f64 {
+    /// Î(x; y) of two paired columns (errors as [`ksg_mi`]).
+    pub fn estimate(self, x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> Result<f64> {
         match self {
             MiEstimator::Ksg { k } => ksg_mi(&x.to_vec(), &y.to_vec(), k),
             MiEstimator::Plugin { bins } => {
@@ -158,7 +158,7 @@ impl MiEstimator {
                     let b = Bins::for_column(c, bins);
                     c.iter().map(|&v| b.of(v)).collect::<Vec<_>>()
                 };
-                plugin_mi(&labels(x), &labels(y))
+                Ok(plugin_mi(&labels(x), &labels(y)))
             }
         }
     }
@@ -229,19 +229,19 @@ pub fn covered_information(
     let precision = precision_of(z_train.view())?;
     let y = z_train.ncols() - 1;
     let bins_y = Bins::for_column(z_train.column(y), settings.bins);
-    Ok((0..y)
+    (0..y)
         .map(|i| {
-            let mi = settings.mi.estimate(z_train.column(i), z_train.column(y));
+            let mi = settings.mi.estimate(z_train.column(i), z_train.column(y))?;
             let bins_i = Bins::for_column(z_train.column(i), settings.bins);
             let conditional_mi =
                 binned_conditional_mi(precision.view(), i, y, z_eval.view(), &bins_i, &bins_y);
-            CoveredInformation {
+            Ok(CoveredInformation {
                 mi,
                 conditional_mi,
                 covered: covered_fraction(mi, conditional_mi),
-            }
+            })
         })
-        .collect())
+        .collect()
 }
 
 /// C_i = 1 − I(X_i;Y|rest)/I(X_i;Y) with the safeguards of PAPERS.md §5.3: 0 when
