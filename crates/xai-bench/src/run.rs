@@ -505,11 +505,13 @@ fn point(estimate: f64, n: usize) -> xai_core::Estimate {
 
 /// The CID terms of every feature (PAPERS.md §5.3): Λ̂ by the graphical lasso on the
 /// standardised training rows (ρ fixed or cross-validated), MI on the training rows,
-/// the binned conditional MI over the test rows.
+/// the binned conditional MI over the test rows; `seed` is for a permutation null test
+/// (none is configured yet, so C_i keeps the fixed 1e-3 floor).
 fn covered(
     train: &Dataset,
     test: &Dataset,
     cid: &crate::spec::CidSpec,
+    seed: u64,
 ) -> xai_core::error::Result<Vec<xai_core::cid::CoveredInformation>> {
     let params = xai_models::glasso::GlassoParams {
         alpha: cid.alpha,
@@ -518,8 +520,9 @@ fn covered(
     let settings = xai_core::cid::CidSettings {
         bins: cid.bins,
         mi: cid.mi,
+        null: None,
     };
-    xai_core::cid::covered_information(train, test, settings, &|z| {
+    xai_core::cid::covered_information(train, test, settings, seed, &|z| {
         let alpha = match &cid.alpha_cv {
             Some(cv) => {
                 xai_models::glasso::cross_validated_alpha(z, &cv.candidates, cv.folds, &params)?.0
@@ -572,7 +575,9 @@ fn explain(
             let terms = method
                 .cid
                 .as_ref()
-                .map(|c| covered(train, test, c))
+                // Stream 2⁶¹ of the method seed, which PFI (streams 0..p) and the kept
+                // ICE rows (2⁶³) do not use.
+                .map(|c| covered(train, test, c, stream_rng(seed, 1 << 61).next_u64()))
                 .transpose()?;
             for ((q, stat), per_feature) in quantities.iter().zip(&method.statistics).zip(res) {
                 for f in per_feature {
