@@ -1,6 +1,8 @@
 //! Every experiment under experiments/ runs end to end at smoke scale, writes all its
 //! outputs, and gives the same numbers on 1 and 2 threads.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use xai_bench::catalog::{experiment_ids, resolve};
@@ -108,33 +110,25 @@ fn no_committed_result_holds_an_absolute_path() {
         forbidden.push(home.to_string_lossy().into_owned());
     }
     let mut checked = 0;
-    let mut todo = vec![root.join("results")];
-    while let Some(dir) = todo.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                todo.push(path);
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                continue; // binary (PNG)
-            };
-            for f in &forbidden {
-                assert!(!text.contains(f.as_str()), "{} holds `{f}`", path.display());
-            }
-            if path.extension().is_some_and(|e| e == "json") {
-                let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-                let strings = v.as_object().unwrap().values().filter_map(|v| v.as_str());
-                for s in strings {
-                    assert!(
-                        !Path::new(s).is_absolute(),
-                        "{}: `{s}` is absolute",
-                        path.display()
-                    );
-                }
-            }
-            checked += 1;
+    for path in common::files_under(&root.join("results")) {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue; // binary (PNG)
+        };
+        for f in &forbidden {
+            assert!(!text.contains(f.as_str()), "{} holds `{f}`", path.display());
         }
+        if path.extension().is_some_and(|e| e == "json") {
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let strings = v.as_object().unwrap().values().filter_map(|v| v.as_str());
+            for s in strings {
+                assert!(
+                    !Path::new(s).is_absolute(),
+                    "{}: `{s}` is absolute",
+                    path.display()
+                );
+            }
+        }
+        checked += 1;
     }
     assert!(checked > 16, "read {checked} files");
 }

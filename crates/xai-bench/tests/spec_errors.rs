@@ -287,3 +287,24 @@ fn a_repeated_key_is_named_with_its_line() {
     assert_has(&msg, &["`n_test`", "line 30", "line 29"]);
     assert!(!msg.contains("DuplicateKeyPolicy"), "{msg}");
 }
+
+#[test]
+fn a_neighbour_count_beyond_the_training_rows_fails_at_load() {
+    let msg = error_of(
+        PFI_LINE,
+        &format!(
+            "{PFI_LINE}\n  - cid: {{ corrects: [likelihood_pfi], mi: {{ ksg: {{ k: 500 }} }} }}"
+        ),
+    );
+    assert_has(
+        &msg,
+        &["line 37", "cid mi", "KSG needs 1 <= k < n, got k = 500"],
+    );
+    let msg = error_of(
+        PFI_LINE,
+        &format!(
+            "{PFI_LINE}\n  - cid: {{ corrects: [likelihood_pfi], null_test: {{ shuffles: 10, quantile: 0.95 }} }}"
+        ),
+    );
+    assert_has(&msg, &["cid null_test", "needs shuffles"]);
+}

@@ -1,6 +1,8 @@
 //! The modules of xai-bench import downwards only: no module reaches, through its
 //! `crate::` imports, a module that reaches back to it.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -9,36 +11,28 @@ use std::path::Path;
 fn imports() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut todo = vec![src.clone()];
-    while let Some(dir) = todo.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                todo.push(path);
-                continue;
-            }
-            let rel = path.strip_prefix(&src).unwrap();
-            let top = rel
-                .components()
-                .next()
-                .unwrap()
-                .as_os_str()
-                .to_string_lossy()
-                .trim_end_matches(".rs")
-                .to_string();
-            if top == "lib" {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            let used = graph.entry(top.clone()).or_default();
-            for part in text.split("crate::").skip(1) {
-                let name: String = part
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() && name != top {
-                    used.insert(name);
-                }
+    for path in common::files_under(&src) {
+        let rel = path.strip_prefix(&src).unwrap();
+        let top = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        if top == "lib" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let used = graph.entry(top.clone()).or_default();
+        for part in text.split("crate::").skip(1) {
+            let name: String = part
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && name != top {
+                used.insert(name);
             }
         }
     }

@@ -87,34 +87,64 @@ fn columns<'a>(
     cols
 }
 
+/// A row of a run with its identifying columns.
+#[allow(clippy::too_many_arguments)]
+fn row<'a>(
+    keys: &'a [String],
+    quantity: &str,
+    labels: &[String],
+    model: &str,
+    feature: &str,
+    x: Option<f64>,
+    value: Estimate,
+    replicate: Option<usize>,
+) -> Row<'a> {
+    let mut cols = columns(keys, quantity, labels, model, feature);
+    cols.push(("x", x.map(format_number).unwrap_or_default()));
+    Row {
+        cols,
+        value,
+        replicate,
+    }
+}
+
 /// The summary rows (mean over replicates) of a run.
 pub fn summary_rows(out: &RunOutput) -> Vec<Row<'_>> {
+    let k = &out.keys;
     out.summary
         .iter()
         .map(|r| {
-            let mut cols = columns(&out.keys, &r.quantity, &r.labels, &r.model, &r.feature);
-            cols.push(("x", r.x.map(format_number).unwrap_or_default()));
-            Row {
-                cols,
-                value: r.value,
-                replicate: None,
-            }
+            row(
+                k,
+                &r.quantity,
+                &r.labels,
+                &r.model,
+                &r.feature,
+                r.x,
+                r.value,
+                None,
+            )
         })
         .collect()
 }
 
 /// The per-replicate rows of a run.
 pub fn tidy_rows(out: &RunOutput) -> Vec<Row<'_>> {
+    let k = &out.keys;
     out.tidy
         .iter()
         .map(|r| {
-            let mut cols = columns(&out.keys, &r.quantity, &r.labels, &r.model, &r.feature);
-            cols.push(("x", r.x.map(format_number).unwrap_or_default()));
-            Row {
-                cols,
-                value: r.value,
-                replicate: Some(r.replicate),
-            }
+            let rep = Some(r.replicate);
+            row(
+                k,
+                &r.quantity,
+                &r.labels,
+                &r.model,
+                &r.feature,
+                r.x,
+                r.value,
+                rep,
+            )
         })
         .collect()
 }

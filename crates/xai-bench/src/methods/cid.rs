@@ -1,11 +1,16 @@
 //! The CID correction (cid2021 Eq. 8; PAPERS.md §5.3): each PFI listed in `corrects`
 //! is divided by 1 − Ĉ_i, the share of feature i's information about the target that
 //! the other features cover, Ĉ_i = 1 − Î(X_i; Y | rest)/Î(X_i; Y). Reports the
-//! corrected `<prefix>_cid` and the terms `mi`, `conditional_mi` and `covered`.
+//! corrected `<prefix>_cid` and the terms `mi`, `conditional_mi`, `covered` and
+//! `mi_null` (the threshold Î(X_i; Y) must exceed for Ĉ_i to be non-zero: the
+//! `null_test.quantile` quantile of Î on the target shuffled `null_test.shuffles` times, a
+//! [proposal] of this project replacing a fixed 1e-3-nats floor that KSG's own noise
+//! of about 0.01 nats cleared for pure-noise features).
 
+use rand::Rng;
 use serde::Deserialize;
 use xai_core::Dataset;
-use xai_core::cid::{CidSettings, CoveredInformation, MiEstimator};
+use xai_core::cid::{CidSettings, CoveredInformation, MiEstimator, NullTest};
 use xai_core::rng::StreamRng;
 use xai_models::glasso::{
     GlassoParams, cross_validated_alpha, empirical_covariance, graphical_lasso,
@@ -35,6 +40,18 @@ pub struct CidSpec {
     /// training rows instead of using `alpha` (PAPERS.md §5.3 variant).
     #[serde(default)]
     pub alpha_cv: Option<AlphaCv>,
+    /// The permutation test Î(X_i; Y) must pass for Ĉ_i > 0 (default 100 shuffles of
+    /// the training target, quantile 0.95: a test of level 5%).
+    /// (`null_test:` in YAML, where a bare `null` key would read as YAML's null.)
+    #[serde(default = "default_null")]
+    pub null_test: NullTest,
+}
+
+fn default_null() -> NullTest {
+    NullTest {
+        shuffles: 100,
+        quantile: 0.95,
+    }
 }
 
 /// Cross-validated choice of the graphical-lasso penalty
@@ -66,7 +83,7 @@ fn default_mi() -> MiEstimator {
 }
 
 /// The per-feature terms reported besides the corrected PFIs.
-pub const TERMS: [&str; 3] = ["mi", "conditional_mi", "covered"];
+pub const TERMS: [&str; 4] = ["mi", "conditional_mi", "covered", "mi_null"];
 
 /// The corrected quantity of a PFI quantity: `r2_pfi` → `r2_cid`.
 fn corrected_name(pfi: &str) -> String {
@@ -75,12 +92,14 @@ fn corrected_name(pfi: &str) -> String {
 
 impl CidSpec {
     /// The CID terms of every feature: Λ̂ by the graphical lasso on the standardised
-    /// training rows (ρ fixed or cross-validated), MI on the training rows, the binned
+    /// training rows (ρ fixed or cross-validated), MI and its permutation null on the
+    /// training rows (shuffles of feature i from stream (seed, i)), the binned
     /// conditional MI over the test rows.
     fn terms(
         &self,
         train: &Dataset,
         test: &Dataset,
+        seed: u64,
     ) -> xai_core::error::Result<Vec<CoveredInformation>> {
         let params = GlassoParams {
             alpha: self.alpha,
@@ -89,8 +108,9 @@ impl CidSpec {
         let settings = CidSettings {
             bins: self.bins,
             mi: self.mi,
+            null: Some(self.null_test),
         };
-        xai_core::cid::covered_information(train, test, settings, &|z| {
+        xai_core::cid::covered_information(train, test, settings, seed, &|z| {
             let alpha = match &self.alpha_cv {
                 Some(cv) => cross_validated_alpha(z, &cv.candidates, cv.folds, &params)?.0,
                 None => params.alpha,
@@ -147,21 +167,21 @@ impl Method for CidSpec {
                 "alpha_cv needs candidates >= 0 and folds >= 2",
             ));
         }
-        let mi_ok = match self.mi {
-            MiEstimator::Ksg { k } => k >= 1 && plan.n_train.is_none_or(|n| k < n),
-            MiEstimator::Plugin { bins } => bins >= 2,
-        };
-        if self.bins < 2 || !mi_ok {
-            return Err(Invalid::new(
-                "cid",
-                "cid needs bins >= 2, and mi with ksg 1 <= k < n_train or plugin bins >= 2",
-            ));
+        if self.bins < 2 {
+            return Err(Invalid::new("bins", "cid needs bins >= 2"));
         }
-        Ok(())
+        // KSG's k against the training rows, once they are known.
+        let rows = plan.n_train.unwrap_or(usize::MAX);
+        if let Err(e) = self.mi.validate(rows) {
+            return Err(Invalid::new("mi", format!("cid mi: {e}")));
+        }
+        self.null_test
+            .validate()
+            .map_err(|e| Invalid::new("null_test", format!("cid null_test: {e}")))
     }
 
-    fn compute(&self, input: &Input<'_>, _rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {
-        let terms = self.terms(input.train, input.test)?;
+    fn compute(&self, input: &Input<'_>, rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {
+        let terms = self.terms(input.train, input.test, rng.next_u64())?;
         let names = input.train.feature_names();
         let index = |f: &str| names.iter().position(|n| n == f);
         let mut out = Emitted::default();
@@ -177,7 +197,10 @@ impl Method for CidSpec {
             }
         }
         for (j, t) in terms.iter().enumerate() {
-            for (q, v) in TERMS.iter().zip([t.mi, t.conditional_mi, t.covered]) {
+            for (q, v) in TERMS
+                .iter()
+                .zip([t.mi, t.conditional_mi, t.covered, t.mi_null])
+            {
                 out.values.push(Value {
                     quantity: q.to_string(),
                     feature: names[j].clone(),
