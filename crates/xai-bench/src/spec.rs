@@ -177,6 +177,10 @@ pub enum PlotSpec {
         /// Draw only the first `top` features of each panel's order.
         #[serde(default)]
         top: Option<usize>,
+        /// One y-range for all quantities (rows of panels), so their sizes compare
+        /// (e.g. a conditional PFI beside the marginal one).
+        #[serde(default)]
+        shared_y: bool,
     },
     /// Partial-dependence curves with their interval bands, one panel per model (and
     /// value of `panels`) holding every feature; or, with `ice`, one panel per feature

@@ -25,6 +25,8 @@ pub struct BarOrder {
     pub rank: bool,
     /// Only the first `top` features.
     pub top: Option<usize>,
+    /// One y-range for every quantity.
+    pub shared_y: bool,
 }
 
 /// Features by decreasing estimate of `quantity` in its first panel (model and grid
@@ -141,7 +143,18 @@ fn bars<DB: DrawingBackend>(
             p.rows.iter().copied().filter(|r| r.quantity == q).collect()
         }
         let (mut lo, mut hi) = (0.0f64, 0.0f64);
-        for r in panels.iter().flat_map(|p| of_q(p, q)) {
+        let in_range = |r: &&SummaryRow| {
+            if order.shared_y {
+                quantities.contains(&r.quantity)
+            } else {
+                r.quantity == *q
+            }
+        };
+        for r in panels
+            .iter()
+            .flat_map(|p| p.rows.iter().copied())
+            .filter(in_range)
+        {
             for v in [r.value.estimate, r.value.lower, r.value.upper] {
                 if v.is_finite() {
                     lo = lo.min(v);

@@ -53,11 +53,13 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
             order_by,
             rank,
             top,
+            shared_y,
         } => {
             let order = bars::BarOrder {
                 features: bars::feature_order(out, order_by.as_deref()),
                 rank: *rank,
                 top: *top,
+                shared_y: *shared_y,
             };
             bars::draw(&title, name, quantities, panels, y_unit, &order, out, dir)
         }
