@@ -2,7 +2,8 @@
 //!
 //! Adding a learner: implement [`xai_core::Learner`] in its own module, add one
 //! variant here (its YAML name in snake_case, its params struct) and one arm in
-//! [`LearnerSpec::build`] and [`LearnerSpec::validate`].
+//! [`LearnerSpec::name`], [`LearnerSpec::validate`], [`LearnerSpec::fit_memory_bytes`],
+//! [`LearnerSpec::predict_memory_bytes`] and [`LearnerSpec::build`].
 
 use serde::Deserialize;
 use xai_core::Learner;
