@@ -196,10 +196,7 @@ fn real_main() -> Result<bool, BenchError> {
                 let report = check_experiment(&root, &exp, threads, progress)?;
                 print_report(&root, exp.id(), &report);
                 ok &= print_outcomes(exp.id(), &report.outcomes);
-                let t = Tally::of(&report.outcomes);
-                total.passed += t.passed;
-                total.known += t.known;
-                total.failed += t.failed;
+                total += Tally::of(&report.outcomes);
             }
             println!("all {} experiments: {total}", ids.len());
             println!(

@@ -42,8 +42,8 @@ pub fn run_into(
     })
 }
 
-/// `cargo xtask run`: into `out`, or `runs/<id>/<scale>/` under `root`; never into
-/// `results/`.
+/// `cargo xtask run`: into `out`, or by default `runs/<id>/<scale>/` under `root`
+/// (git-ignored; `results/` is written by [`bless_experiment`]).
 pub fn run_experiment(
     root: &Path,
     exp: &Experiment,

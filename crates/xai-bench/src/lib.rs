@@ -3,7 +3,8 @@
 //!
 //! `xtask` is the command-line front end; everything it does is a function here.
 //!
-//! Modules import downwards only, in this order (a test keeps it so):
+//! Modules import downwards only, in this order (`tests/structure.rs` fails on any
+//! circle of imports):
 //! 1. foundations: [`error`], [`table`] (rows and CSV), [`workspace`], [`datasets`],
 //!    [`fetch`];
 //! 2. [`methods`]: each kind of method behind one trait, and its YAML settings;

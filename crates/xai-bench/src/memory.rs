@@ -33,11 +33,12 @@ fn human(bytes: u128) -> String {
     format!("{v:.1} {}", units[u])
 }
 
-/// The peak memory of one replicate, each term an estimate of an allocation that is
-/// alive at once: the data (n_train + n_test rows × (p + 1) values), the largest
-/// learner fit ([`xai_models::LearnerSpec::fit_memory_bytes`]), and for each method the
-/// stacked perturbed copies it predicts at once (rows × p values) plus the model's
-/// predict call on them ([`xai_models::LearnerSpec::predict_memory_bytes`]).
+/// The peak memory of `in_flight` replicates run at once (one per worker thread),
+/// each the sum of estimates of allocations alive together: the data
+/// (n_train + n_test rows × (p + 1) values), and the larger of the largest learner fit
+/// ([`xai_models::LearnerSpec::fit_memory_bytes`]) and the largest prediction batch,
+/// the stacked perturbed copies a method predicts at once (rows × p values) plus the
+/// model's predict call on them ([`xai_models::LearnerSpec::predict_memory_bytes`]).
 /// Returns the field to blame and the message when the estimate exceeds the memory
 /// available.
 pub fn check(
@@ -45,6 +46,7 @@ pub fn check(
     n_train: usize,
     n_test: usize,
     p: usize,
+    in_flight: usize,
 ) -> Result<(), (&'static str, String)> {
     let data = (n_train as u128 + n_test as u128) * (p as u128 + 1) * F64;
     let rows = s
@@ -60,7 +62,8 @@ pub fn check(
         predict = predict
             .max(rows as u128 * p as u128 * F64 + learner.predict_memory_bytes(n_train, rows, p));
     }
-    let need = data + fit.max(predict);
+    let in_flight = in_flight.max(1) as u128;
+    let need = in_flight * (data + fit.max(predict));
     let have = available_bytes();
     if need <= have {
         return Ok(());
@@ -74,9 +77,10 @@ pub fn check(
         field,
         format!(
             "n_train = {n_train}, n_test = {n_test} with {p} features would need about {} \
-             (data {}, model fit {}, largest prediction batch of {rows} rows {}), but {} is \
-             available; lower n_train / n_test (or the grid points or repeats that multiply \
-             the test rows)",
+             for {in_flight} replicates at once (each: data {}, model fit {}, largest \
+             prediction batch of {rows} rows {}), but {} is available; lower n_train / \
+             n_test (or the grid points or repeats that multiply the test rows), or run \
+             on fewer threads",
             human(need),
             human(data),
             human(fit),

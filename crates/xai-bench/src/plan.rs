@@ -250,6 +250,37 @@ impl Experiment {
         self.validate_with(variant, Some((names, rows)))
     }
 
+    /// Checks, before any work, that `in_flight` replicates of `variant` at once fit in
+    /// the memory available ([`crate::memory::check`]); `loaded` is the variant's
+    /// dataset or shuffle-split sample, if it has one. The error names the field at
+    /// fault and the bytes.
+    pub fn check_memory(
+        &self,
+        variant: &Variant,
+        loaded: Option<&xai_core::Dataset>,
+        in_flight: usize,
+    ) -> Result<()> {
+        let s = &variant.spec;
+        let features = match (&s.data.dgp, loaded) {
+            (Some(dgp), _) => dgp.dgp().feature_names().len(),
+            (None, Some(d)) => d.n_features(),
+            (None, None) => return Ok(()),
+        };
+        let rows = loaded
+            .filter(|_| s.data.dataset.is_some())
+            .map(|d| d.n_rows());
+        let Some((n_train, n_test)) = replicate_sizes(s, rows) else {
+            return Ok(());
+        };
+        crate::memory::check(s, n_train, n_test, features, in_flight).map_err(|(field, m)| {
+            self.err(format!(
+                "{}{m} (variant {})",
+                at_line(&self.text, field),
+                variant.describe()
+            ))
+        })
+    }
+
     /// Checks what types cannot: positive sizes, each method's settings, known
     /// quantity names, feature names and the memory a run needs, against what is
     /// known: a DGP's own names and sizes, or for a dataset `known` (its names and
@@ -322,12 +353,16 @@ impl Experiment {
                 format!("level must lie in (0, 1), got {}", s.level),
             );
         }
-        let known_feature = |f: &String| match &names {
-            Some(n) if !n.contains(f) => fail(
-                f,
-                format!("unknown feature `{f}`; the data has {}", n.join(", ")),
-            ),
-            _ => Ok(()),
+        let no_quantities: Vec<String> = Vec::new();
+        let data_plan = Plan {
+            feature_names: names.as_deref(),
+            n_train: None,
+            n_test: None,
+            models: &s.models,
+            earlier: &no_quantities,
+        };
+        let known_feature = |f: &String| {
+            crate::methods::known_features(&data_plan, [f]).or_else(|e| fail(&e.field, e.message))
         };
         let two_features = names.as_ref().is_none_or(|n| n.len() == 2);
         if s.models.is_empty() {
@@ -350,18 +385,7 @@ impl Experiment {
                 "list at least one method under `methods:` (pfi, ice, cid, impurity_importance, predictability, permutation_map)".into(),
             );
         }
-        // Rows per replicate: a DGP's sizes, or a loaded dataset's split.
-        let sizes = match (&s.data.dataset, known) {
-            (None, _) => Some((s.data.n_train, s.data.n_test)),
-            (Some(d), Some((_, rows))) => {
-                let test = match d.folds {
-                    Some(k) => rows / k,
-                    None => (d.test_fraction * rows as f64).round() as usize,
-                };
-                Some((rows - test.min(rows), test))
-            }
-            (Some(_), None) => None,
-        };
+        let sizes = replicate_sizes(s, known.map(|(_, rows)| rows));
         let mut quantities: Vec<String> = Vec::new();
         let mut curve_quantities: Vec<String> = Vec::new();
         for m in s.methods.iter().map(MethodSpec::method) {
@@ -387,10 +411,6 @@ impl Experiment {
                 quantities.push(q);
             }
             curve_quantities.extend(m.curve_quantities());
-        }
-        if let (Some((n_train, n_test)), Some(names)) = (sizes, &names) {
-            crate::memory::check(s, n_train, n_test, names.len())
-                .or_else(|(field, m)| fail(field, m))?;
         }
         let known = |q: &String, field: &str| {
             if quantities.contains(q) {
@@ -523,6 +543,22 @@ fn yaml_message(text: &str, e: serde_saphyr::Error) -> String {
             "line {at}: the key `{key}` is repeated (first at line {f}); keep one of the two"
         ),
         None => format!("line {at}: the key `{key}` is repeated in its mapping; keep one of them"),
+    }
+}
+
+/// Training and test rows per replicate: a DGP's sizes, or the split of a dataset of
+/// `rows` rows (`None` until it is loaded).
+fn replicate_sizes(s: &ExperimentSpec, rows: Option<usize>) -> Option<(usize, usize)> {
+    match (&s.data.dataset, rows) {
+        (None, _) => Some((s.data.n_train, s.data.n_test)),
+        (Some(d), Some(rows)) => {
+            let test = match d.folds {
+                Some(k) => rows / k,
+                None => (d.test_fraction * rows as f64).round() as usize,
+            };
+            Some((rows - test.min(rows), test))
+        }
+        (Some(_), None) => None,
     }
 }
 

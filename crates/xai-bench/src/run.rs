@@ -63,6 +63,10 @@ pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Re
         .num_threads(threads)
         .build()
         .map_err(|e| BenchError::Other(format!("cannot start {threads} threads: {e}")))?;
+    let in_flight = pool.current_num_threads().min(replicates * variants.len());
+    for (v, variant) in variants.iter().enumerate() {
+        exp.check_memory(variant, data[v].as_deref(), in_flight)?;
+    }
     let tasks: Vec<(usize, usize)> = (0..variants.len())
         .flat_map(|v| (0..replicates).map(move |r| (v, r)))
         .collect();

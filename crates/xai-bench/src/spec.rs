@@ -317,8 +317,9 @@ pub struct CheckSpec {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Assertion {
-    /// Every `this` row exceeds every `than` row: its interval lies wholly above
-    /// (lower > upper), so the ordering is beyond Monte-Carlo error.
+    /// Every `this` row exceeds every `than` row beyond Monte-Carlo error: with two or
+    /// more replicates the paired t-interval over replicates of est(this) − est(than)
+    /// lies above 0; with one replicate the intervals do not overlap (lower > upper).
     Greater {
         /// The quantity compared.
         quantity: String,
@@ -350,8 +351,9 @@ pub enum Assertion {
         /// The largest |estimate − value| accepted.
         tolerance: f64,
     },
-    /// In at least `share` of the replicates (e.g. shuffle splits), every `this` row
-    /// exceeds every `than` row of the same replicate and context.
+    /// In at least `share` of the replicates (e.g. shuffle splits) that have both
+    /// `this` and `than` rows, every `this` row exceeds every `than` row of the same
+    /// replicate and context.
     RankedAbove {
         /// The quantity.
         quantity: String,

@@ -167,7 +167,8 @@ pub fn summarize(rows: &[TidyRow], level: f64) -> Vec<SummaryRow> {
         .collect()
 }
 
-/// Shortest round-trip form of a number: `0.5`, `2`, `1e-7`.
+/// Shortest round-trip form of a number, as Rust's `Display` writes it: `0.5`, `2`,
+/// `0.0000001`.
 pub fn format_number(v: f64) -> String {
     format!("{v}")
 }

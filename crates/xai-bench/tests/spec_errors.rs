@@ -163,7 +163,7 @@ fn override_of_no_field_is_named() {
 fn syntax_error_names_the_line() {
     let msg = error_of("statistics: [nll, entropy]", "statistics: [nll, entropy");
     eprintln!("{msg}");
-    assert_has(&msg, &["line 3", "illegal placement"]);
+    assert_has(&msg, &["line 37 column 6", "illegal placement"]);
 }
 
 #[test]
@@ -266,8 +266,13 @@ fn two_methods_reporting_one_quantity_are_rejected() {
 }
 
 #[test]
-fn a_size_that_cannot_fit_in_memory_fails_at_load_naming_the_field() {
-    let msg = error_of("n_train: 500", "n_train: 100000000000");
+fn a_size_that_cannot_fit_in_memory_fails_before_any_work_naming_the_field() {
+    // The smoke scale (n_train 60) loads and fits; the ci scale asks for 1e11 rows.
+    let text = fig4().replacen("n_train: 500", "n_train: 100000000000", 1);
+    let exp = Experiment::from_text(Path::new("experiments/wood2024-fig4.yaml"), text).unwrap();
+    let msg = xai_bench::run::run(&exp, xai_bench::plan::Scale::Ci, 1, false)
+        .unwrap_err()
+        .to_string();
     eprintln!("{msg}");
     assert_has(
         &msg,

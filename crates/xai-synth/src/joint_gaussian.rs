@@ -91,6 +91,13 @@ impl Dgp for JointGaussian {
                 expected: p,
             });
         }
+        if let Some(i) = (0..p).find(|&i| !self.covariance[i][i].is_finite()) {
+            return Err(DgpError::out_of_range(
+                "covariance",
+                format!("diagonal entry {i} = {}", self.covariance[i][i]),
+                "finite variances",
+            ));
+        }
         for i in 0..p {
             for j in 0..i {
                 let (a, b) = (self.covariance[i][j], self.covariance[j][i]);
@@ -218,6 +225,13 @@ mod tests {
                 len: 1,
                 expected: 2
             }
+        );
+        let infinite = bad(vec![vec![1.0, 0.5], vec![0.5, f64::INFINITY]]).validate();
+        assert!(
+            infinite
+                .unwrap_err()
+                .to_string()
+                .contains("diagonal entry 1 = inf"),
         );
         let e = bad(vec![vec![1.0, 0.5], vec![0.4, 1.0]])
             .validate()

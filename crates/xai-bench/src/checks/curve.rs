@@ -9,11 +9,23 @@ use super::{Verdict, nan_max};
 use crate::run::RunOutput;
 use crate::spec::{CurveInterval, Direction, RowFilter, Selector};
 
+/// No curves, or a curve with a NaN value: the shape cannot be judged, so the claim
+/// (and its negation) fails with a NaN measure.
+fn undecidable(curves: &[Curve<'_>]) -> Option<Verdict> {
+    if curves.is_empty() {
+        return Some(Verdict::no_rows("no curves match the selection"));
+    }
+    curves
+        .iter()
+        .find(|c| c.ys.iter().any(|y| y.is_nan()))
+        .map(|c| Verdict::no_rows(&format!("{}: NaN on the curve", c.describe())))
+}
+
 /// Applies `test` to every curve: holds if all pass (and there is at least one).
 /// Measured: the share of curves that pass.
 fn each_curve(curves: &[Curve<'_>], test: impl Fn(&Curve<'_>) -> (bool, String)) -> Verdict {
-    if curves.is_empty() {
-        return Verdict::no_rows("no curves match the selection");
+    if let Some(v) = undecidable(curves) {
+        return v;
     }
     let results: Vec<(bool, String)> = curves
         .iter()
@@ -138,8 +150,8 @@ pub fn trend(
     share: f64,
 ) -> Verdict {
     let list = curves(out, quantity, sel, filter);
-    if list.is_empty() {
-        return Verdict::no_rows("no curves match the selection");
+    if let Some(v) = undecidable(&list) {
+        return v;
     }
     let k = list
         .iter()
@@ -278,6 +290,9 @@ pub fn below_pd_peak(
     };
     let n_keys = out.keys.len();
     let pds = curves(out, pd, &Selector::new(), None);
+    if let Some(v) = undecidable(&pds) {
+        return v;
+    }
     each_curve(&curves(out, quantity, sel, filter), |c| {
         let Some(p) = pds.iter().find(|p| p.context(n_keys) == c.context(n_keys)) else {
             return (false, "no PD curve of the same feature and model".into());

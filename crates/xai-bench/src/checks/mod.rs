@@ -288,6 +288,14 @@ impl Tally {
     }
 }
 
+impl std::ops::AddAssign for Tally {
+    fn add_assign(&mut self, other: Tally) {
+        self.passed += other.passed;
+        self.known += other.known;
+        self.failed += other.failed;
+    }
+}
+
 impl std::fmt::Display for Tally {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

@@ -7,6 +7,22 @@ use super::{Verdict, nan_min};
 use crate::run::RunOutput;
 use crate::spec::{RankDirection, Selector};
 
+/// The place of `r` among `group` (1 + the number of rows with a larger estimate).
+fn place(group: &[&Row<'_>], r: &Row<'_>) -> usize {
+    1 + group
+        .iter()
+        .filter(|o| o.value.estimate > r.value.estimate)
+        .count()
+}
+
+/// The verdict for a ranking that met a NaN estimate: it cannot be decided, so the
+/// claim (and its negation) fails with a NaN measure.
+fn nan_ranking(rows: &[&Row<'_>]) -> Option<Verdict> {
+    rows.iter()
+        .find(|r| r.value.estimate.is_nan())
+        .map(|r| Verdict::no_rows(&format!("{} has no estimate (NaN): no ranking", r.show())))
+}
+
 /// Per replicate and context: min over `this` > max over `than`; holds when, in every
 /// context, at least `share` of the replicates order so. Measured: the smallest share
 /// of replicates ordered as claimed.
@@ -25,6 +41,9 @@ pub fn ranked_above(
         .chain(["feature"])
         .collect();
     let rows = of_quantity(&tidy, q);
+    if let Some(v) = nan_ranking(&rows) {
+        return v;
+    }
     // (context, replicates ordered as claimed, replicates compared)
     let mut tally: Vec<(String, usize, usize)> = Vec::new();
     for (_, g) in grouped(&rows, &skip) {
@@ -72,14 +91,14 @@ pub fn ranked_above(
 pub fn in_top(out: &RunOutput, q: &str, sel: &Selector, k: usize) -> Verdict {
     let summary = summary_rows(out);
     let rows = of_quantity(&summary, q);
+    if let Some(v) = nan_ranking(&rows) {
+        return v;
+    }
     let mut worst = 0usize;
     let mut parts = Vec::new();
     for (_, g) in grouped(&rows, &["feature"]) {
         for r in g.iter().filter(|r| r.matches(sel)) {
-            let rank = 1 + g
-                .iter()
-                .filter(|o| o.value.estimate > r.value.estimate)
-                .count();
+            let rank = place(&g, r);
             worst = worst.max(rank);
             parts.push(format!(
                 "{} rank {rank} of {}",
@@ -110,6 +129,13 @@ pub fn rank_moves(
     direction: RankDirection,
 ) -> Verdict {
     let summary = summary_rows(out);
+    let both: Vec<&Row<'_>> = [q, from]
+        .iter()
+        .flat_map(|quantity| of_quantity(&summary, quantity))
+        .collect();
+    if let Some(v) = nan_ranking(&both) {
+        return v;
+    }
     let rank_in = |quantity: &str| -> Vec<(String, String, usize)> {
         let rows = of_quantity(&summary, quantity);
         grouped(&rows, &["feature"])
@@ -191,6 +217,13 @@ pub fn spearman(a: &[f64], b: &[f64]) -> f64 {
 pub fn rank_agreement(out: &RunOutput, q: &str, than: &str, reference: &str) -> Verdict {
     let summary = summary_rows(out);
     let all: Vec<&Row<'_>> = summary.iter().collect();
+    let read: Vec<&Row<'_>> = [q, than, reference]
+        .iter()
+        .flat_map(|name| of_quantity(&summary, name))
+        .collect();
+    if let Some(v) = nan_ranking(&read) {
+        return v;
+    }
     let mut worst = f64::INFINITY;
     let mut parts = Vec::new();
     for (context, g) in grouped(&all, &["quantity", "feature"]) {

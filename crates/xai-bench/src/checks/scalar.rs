@@ -214,6 +214,12 @@ pub fn monotone(
         if groups.is_empty() {
             return Verdict::no_rows(&format!("no rows of {q} match the selection"));
         }
+        if let Some((_, g)) = groups.iter().find(|(_, g)| g.len() < 2) {
+            return Verdict::no_rows(&format!(
+                "{q} {}: one value along {along}, no trend to judge",
+                g[0].get("feature").unwrap_or("")
+            ));
+        }
         for (_, mut g) in groups {
             let pos = |r: &Row<'_>| {
                 r.get(along)

@@ -492,3 +492,38 @@ fn not_inverts_a_claim_but_never_passes_on_nothing_selected() {
     let nothing = "not: { in_top: { quantity: q, where: { feature: Z }, k: 2 } }";
     assert_eq!(status(nothing, &out), Status::Fail);
 }
+
+#[test]
+fn a_nan_estimate_decides_no_claim_and_no_negation() {
+    // B has no estimate: no ranking, so neither the claim nor its negation holds.
+    let out = scalar_run(&[vec![("q", "A", 1.0), ("q", "B", f64::NAN), ("q", "C", 2.0)]]);
+    for claim in [
+        "in_top: { quantity: q, where: { feature: A }, k: 2 }",
+        "not: { in_top: { quantity: q, where: { feature: A }, k: 2 } }",
+        "ranked_above: { quantity: q, this: { feature: C }, than: { feature: A }, share: 1 }",
+    ] {
+        let o = check(claim, None, &out);
+        assert_eq!(o.status, Status::Fail, "{claim}: {o:?}");
+        assert!(o.measured.is_nan(), "{claim}");
+    }
+    // A curve with a NaN point: neither a bump nor its absence can be claimed.
+    let nan_curve = pd_run(&[("A", vec![0.0, 0.1, f64::NAN, 0.1, 0.0])]);
+    for claim in [
+        "interior_peak: { quantity: q_pd, where: { feature: A }, lower: 1, upper: 3 }",
+        "not: { interior_peak: { quantity: q_pd, where: { feature: A }, lower: 1, upper: 3 } }",
+    ] {
+        assert_eq!(status(claim, &nan_curve), Status::Fail, "{claim}");
+    }
+}
+
+#[test]
+fn monotone_needs_two_points_to_judge_a_trend() {
+    let mut tidy = Vec::new();
+    for (r, d) in [-0.01, 0.0, 0.01].into_iter().enumerate() {
+        tidy.push(row(&["10"], r, "q", "A", None, 1.0 + d));
+    }
+    let out = run_of(&["n"], tidy, Vec::new());
+    let claim =
+        "monotone: { quantities: [q], where: { feature: A }, along: n, direction: increasing }";
+    assert_eq!(status(claim, &out), Status::Fail);
+}

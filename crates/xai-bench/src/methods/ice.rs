@@ -56,6 +56,17 @@ impl Method for IceSpec {
         if self.grid.points < 2 {
             return Err(Invalid::new("points", "a grid needs at least 2 points"));
         }
+        if let Some(n) = plan.n_test
+            && self.curves > n
+        {
+            return Err(Invalid::new(
+                "curves",
+                format!(
+                    "curves = {} asks for more ICE curves than the {n} test rows",
+                    self.curves
+                ),
+            ));
+        }
         known_features(plan, self.features.iter().flatten())
     }
 

@@ -123,7 +123,7 @@ pub fn draw(
 }
 
 /// One row of panels per quantity (each row with its own y-range, shared across the
-/// row), one column per panel (model × grid value); bars per feature with whiskers
+/// row, or one range for all rows with `shared_y`), one column per panel (model × grid value); bars per feature with whiskers
 /// from the interval.
 fn bars<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
