@@ -112,7 +112,7 @@ pub fn draw(
     )
     .map_err(err(&svg))?;
     bars(
-        BitMapBackend::new(&png, size).into_drawing_area(),
+        super::raster::Raster::new(&png, size).into_drawing_area(),
         title,
         &list,
         quantities,

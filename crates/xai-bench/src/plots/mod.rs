@@ -6,6 +6,7 @@
 pub mod bars;
 pub mod curves;
 pub mod maps;
+pub mod raster;
 pub mod scatter;
 
 use std::path::Path;
@@ -29,7 +30,8 @@ pub const COLORS: [RGBColor; 6] = [
     RGBColor(140, 86, 75),
 ];
 
-fn register_fonts() {
+/// Registers the bundled DejaVu Sans as plotters' `sans-serif` (once).
+pub(crate) fn register_fonts() {
     static FONTS: Once = Once::new();
     FONTS.call_once(|| {
         plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
@@ -81,7 +83,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
             )
             .map_err(err(&svg))?;
             draw_figure(
-                BitMapBackend::new(&png, size).into_drawing_area(),
+                raster::Raster::new(&png, size).into_drawing_area(),
                 &title,
                 plot,
                 out,
