@@ -426,6 +426,17 @@ impl Experiment {
             }
         };
         for p in &s.plots {
+            if p.name() != s.figure_stem() && p.title().is_none() {
+                return fail(
+                    p.name(),
+                    format!(
+                        "plot `{}` is a companion to {} (`{}`): give it a `title:` saying what it shows",
+                        p.name(),
+                        s.figure,
+                        s.figure_stem()
+                    ),
+                );
+            }
             let panels = match p {
                 PlotSpec::Bars {
                     quantities: qs,

@@ -60,6 +60,18 @@ fn default_level() -> f64 {
     0.95
 }
 
+impl ExperimentSpec {
+    /// The file stem of the paper's figure or table: "Fig. 4" → `fig4`,
+    /// "Table 1" → `table1`.
+    pub fn figure_stem(&self) -> String {
+        self.figure
+            .to_lowercase()
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect()
+    }
+}
+
 /// The three scales an experiment runs at.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -158,14 +170,15 @@ pub enum PlotSpec {
     Bars {
         /// File stem of the figure (`<name>.svg`, `<name>.png`).
         name: String,
+        /// What a companion figure shows (required for a file other than the paper's
+        /// figure `fig<N>`); drawn as "<title> (companion to <figure>)".
+        #[serde(default)]
+        title: Option<String>,
         /// Quantities drawn side by side.
         quantities: Vec<String>,
         /// Grid key whose values get a panel each.
         #[serde(default)]
         panels: Option<String>,
-        /// Unit shown after the quantity on each y-axis (none when empty).
-        #[serde(default = "default_y_unit")]
-        y_unit: String,
         /// Order the features by this quantity's estimate, largest first (as in the
         /// first panel).
         #[serde(default)]
@@ -189,6 +202,9 @@ pub enum PlotSpec {
     Curves {
         /// File stem of the figure.
         name: String,
+        /// What a companion figure shows (see `bars`).
+        #[serde(default)]
+        title: Option<String>,
         /// The PD quantity (`entropy_pd`, ...).
         pd: String,
         /// The ICE quantity of the sampled rows (`entropy_ice`, ...), if drawn.
@@ -211,9 +227,6 @@ pub enum PlotSpec {
         /// Grid key whose values get a panel each.
         #[serde(default)]
         panels: Option<String>,
-        /// Unit shown after the quantity on the y-axis.
-        #[serde(default = "default_curve_unit")]
-        y_unit: String,
     },
     /// wood2024 Fig. 2: the entropy map of a `permutation_map` method (the first
     /// model's predictive entropy over the plane of the two features, first
@@ -223,12 +236,18 @@ pub enum PlotSpec {
     PermutationMap {
         /// File stem of the figure.
         name: String,
+        /// What a companion figure shows (see `bars`).
+        #[serde(default)]
+        title: Option<String>,
     },
     /// Scatter of two features of the first replicate's training sample, with the
     /// square [−shade, shade]² hatched.
     Scatter {
         /// File stem of the figure.
         name: String,
+        /// What a companion figure shows (see `bars`).
+        #[serde(default)]
+        title: Option<String>,
         /// Feature on the x-axis.
         x: String,
         /// Feature on the y-axis.
@@ -249,18 +268,20 @@ impl PlotSpec {
             | PlotSpec::PermutationMap { name, .. } => name,
         }
     }
+
+    /// A companion figure's own title.
+    pub fn title(&self) -> Option<&str> {
+        match self {
+            PlotSpec::Bars { title, .. }
+            | PlotSpec::Curves { title, .. }
+            | PlotSpec::Scatter { title, .. }
+            | PlotSpec::PermutationMap { title, .. } => title.as_deref(),
+        }
+    }
 }
 
 fn default_share() -> f64 {
     1.0
-}
-
-fn default_curve_unit() -> String {
-    "nats".into()
-}
-
-fn default_y_unit() -> String {
-    "nats".into()
 }
 
 /// A scalar in a selector: a name or a number.

@@ -313,3 +313,19 @@ fn a_neighbour_count_beyond_the_training_rows_fails_at_load() {
     );
     assert_has(&msg, &["cid null_test", "needs shuffles"]);
 }
+
+#[test]
+fn a_companion_figure_needs_its_own_title() {
+    let plot = "  - bars: { name: fig4, quantities: [likelihood_pfi, entropy_pfi] }";
+    let msg = error_of(
+        plot,
+        &format!("{plot}\n  - bars: {{ name: extra, quantities: [entropy_pfi] }}"),
+    );
+    assert_has(
+        &msg,
+        &[
+            "plot `extra` is a companion to Fig. 4 (`fig4`)",
+            "give it a `title:`",
+        ],
+    );
+}

@@ -53,7 +53,6 @@ pub fn draw(
     name: &str,
     quantities: &[String],
     panels: &Option<String>,
-    y_unit: &str,
     order: &BarOrder,
     out: &RunOutput,
     dir: &Path,
@@ -107,7 +106,6 @@ pub fn draw(
         title,
         &list,
         quantities,
-        y_unit,
         order,
     )
     .map_err(err(&svg))?;
@@ -116,21 +114,19 @@ pub fn draw(
         title,
         &list,
         quantities,
-        y_unit,
         order,
     )
     .map_err(err(&png))
 }
 
 /// One row of panels per quantity (each row with its own y-range, shared across the
-/// row, or one range for all rows with `shared_y`), one column per panel (model × grid value); bars per feature with whiskers
-/// from the interval.
+/// row, or one range for all rows with `shared_y`), one column per panel (model × grid
+/// value); bars per feature with whiskers from the interval.
 fn bars<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     title: &str,
     panels: &[Panel<'_>],
     quantities: &[String],
-    y_unit: &str,
     order: &BarOrder,
 ) -> std::result::Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
@@ -197,6 +193,8 @@ fn bars<DB: DrawingBackend>(
                 .map_err(e)?;
             chart
                 .configure_mesh()
+                .light_line_style(TRANSPARENT)
+                .bold_line_style(super::grid())
                 .disable_x_mesh()
                 .x_labels(nf.max(1))
                 .x_label_formatter(&|v| {
@@ -209,11 +207,7 @@ fn bars<DB: DrawingBackend>(
                         String::new()
                     }
                 })
-                .y_desc(if y_unit.is_empty() {
-                    q.clone()
-                } else {
-                    format!("{q} ({y_unit})")
-                })
+                .y_desc(super::labels::axis_label(q))
                 .label_style(("sans-serif", 13))
                 .draw()
                 .map_err(e)?;

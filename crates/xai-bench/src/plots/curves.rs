@@ -85,7 +85,6 @@ pub fn draw<DB: DrawingBackend>(
             color_by,
             vlines,
             panels,
-            y_unit,
             rug,
             histogram,
             ..
@@ -100,10 +99,11 @@ pub fn draw<DB: DrawingBackend>(
                 let areas = root.split_evenly((1, (per_cell * cells.len()).max(1)));
                 let style = IceStyle {
                     ice,
+                    pd,
                     color_by: color_by.as_deref(),
                     vlines,
                     rug: *rug,
-                    y_desc: format!("{pd} ({y_unit})"),
+                    y_desc: super::labels::axis_label(pd),
                 };
                 for (k, (panel, f)) in cells.into_iter().enumerate() {
                     ice_panel(&areas[per_cell * k], panel, f, out, &style)?;
@@ -114,7 +114,7 @@ pub fn draw<DB: DrawingBackend>(
             } else {
                 let areas = root.split_evenly((1, list.len().max(1)));
                 for (area, panel) in areas.iter().zip(&list) {
-                    pd_panel(area, panel, vlines, &format!("{pd} ({y_unit})"))?;
+                    pd_panel(area, panel, vlines, &super::labels::axis_label(pd))?;
                 }
             }
         }
@@ -136,6 +136,8 @@ fn pd_panel<DB: DrawingBackend>(
     let mut chart = chart_on(area, &panel.title, (x0, x1), (y0, y1)).map_err(e)?;
     chart
         .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(super::grid())
         .x_desc("feature value")
         .y_desc(y_desc)
         .label_style(("sans-serif", 13))
@@ -177,10 +179,21 @@ fn pd_panel<DB: DrawingBackend>(
 /// How ICE panels are drawn.
 struct IceStyle<'a> {
     ice: &'a str,
+    pd: &'a str,
     color_by: Option<&'a str>,
     vlines: &'a [f64],
     rug: bool,
     y_desc: String,
+}
+
+/// The paper's colour of a PD line: blue for Likelihood-PDP, orange for Entropy-PDP
+/// (wood2024 Fig. 10-15), black otherwise.
+fn pd_color(pd: &str) -> RGBColor {
+    match pd.split('_').next() {
+        Some("likelihood") => COLORS[0],
+        Some("entropy") => COLORS[1],
+        _ => BLACK,
+    }
 }
 
 fn ice_panel<DB: DrawingBackend>(
@@ -239,6 +252,8 @@ fn ice_panel<DB: DrawingBackend>(
     let mut chart = chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
     chart
         .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(super::grid())
         .x_desc(feature.as_str())
         .y_desc(y_desc)
         .label_style(("sans-serif", 13))
@@ -253,15 +268,21 @@ fn ice_panel<DB: DrawingBackend>(
         chart
             .draw_series(LineSeries::new(
                 c.grid.iter().copied().zip(c.values.iter().copied()),
-                color.mix(0.8).stroke_width(1),
+                color.mix(0.35).stroke_width(1),
             ))
             .map_err(e)?;
         let x = c.row_values[own];
         if style.rug {
+            // One rug row per class (class 1 above class 0), one row otherwise.
             let tick = 0.03 * (y1 - y0);
+            let row = if by_class {
+                c.row_class.unwrap_or(0) as f64
+            } else {
+                0.0
+            };
             chart
                 .draw_series(std::iter::once(PathElement::new(
-                    vec![(x, y0), (x, y0 + tick)],
+                    vec![(x, y0 + row * tick), (x, y0 + (row + 1.0) * tick)],
                     color.stroke_width(1),
                 )))
                 .map_err(e)?;
@@ -278,7 +299,7 @@ fn ice_panel<DB: DrawingBackend>(
     chart
         .draw_series(LineSeries::new(
             pd.iter().map(|r| (r.x.unwrap_or(0.0), r.value.estimate)),
-            BLACK.stroke_width(3),
+            pd_color(style.pd).stroke_width(3),
         ))
         .map_err(e)?;
     draw_vlines(&mut chart, vlines, (y0, y1)).map_err(e)
@@ -317,8 +338,11 @@ fn class_histogram<DB: DrawingBackend>(
     let mut chart = chart_on(area, &caption, (lo, hi), (0.0, top)).map_err(e)?;
     chart
         .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(super::grid())
         .x_desc(feature)
         .y_desc("rows")
+        .y_label_formatter(&|v| format!("{v:.0}"))
         .label_style(("sans-serif", 13))
         .draw()
         .map_err(e)?;

@@ -47,6 +47,8 @@ fn entropy_map<DB: DrawingBackend>(
         .map_err(e)?;
     chart
         .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(super::grid())
         .disable_mesh()
         .x_desc("X1")
         .y_desc("X2")
@@ -109,8 +111,11 @@ fn histograms<DB: DrawingBackend>(
     let mut chart = chart_on(area, "entropy of the test rows", (lo, hi), (0.0, top)).map_err(e)?;
     chart
         .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(super::grid())
         .x_desc("entropy (nats)")
         .y_desc("rows")
+        .y_label_formatter(&|v| format!("{v:.0}"))
         .label_style(("sans-serif", 13))
         .draw()
         .map_err(e)?;

@@ -5,6 +5,7 @@
 
 pub mod bars;
 pub mod curves;
+pub mod labels;
 pub mod maps;
 pub mod raster;
 pub mod scatter;
@@ -19,6 +20,11 @@ use crate::error::{BenchError, Result};
 use crate::plan::Experiment;
 use crate::run::RunOutput;
 use crate::spec::PlotSpec;
+
+/// The style of the major grid lines: light, so the data stands out (no minor grid).
+fn grid() -> ShapeStyle {
+    BLACK.mix(0.12).into()
+}
 
 /// The palette of series.
 pub const COLORS: [RGBColor; 6] = [
@@ -42,20 +48,26 @@ pub(crate) fn register_fonts() {
 /// Draws `plot` into `<dir>/<name>.svg` and `<dir>/<name>.png`.
 pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> Result<()> {
     register_fonts();
-    let title = format!(
-        "{} ({} {})",
-        exp.spec.title, exp.spec.paper, exp.spec.figure
-    );
+    let title = match plot.title() {
+        Some(own) => format!(
+            "{own} (companion to {} {})",
+            exp.spec.paper, exp.spec.figure
+        ),
+        None => format!(
+            "{} ({} {})",
+            exp.spec.title, exp.spec.paper, exp.spec.figure
+        ),
+    };
     match plot {
         PlotSpec::Bars {
             name,
             quantities,
             panels,
-            y_unit,
             order_by,
             rank,
             top,
             shared_y,
+            ..
         } => {
             let order = bars::BarOrder {
                 features: bars::feature_order(out, order_by.as_deref()),
@@ -63,7 +75,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
                 top: *top,
                 shared_y: *shared_y,
             };
-            bars::draw(&title, name, quantities, panels, y_unit, &order, out, dir)
+            bars::draw(&title, name, quantities, panels, &order, out, dir)
         }
         PlotSpec::Curves { name, .. }
         | PlotSpec::Scatter { name, .. }

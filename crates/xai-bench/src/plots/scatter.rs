@@ -38,6 +38,8 @@ pub fn draw<DB: DrawingBackend>(
         .map_err(e)?;
     chart
         .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(super::grid())
         .x_desc(x)
         .y_desc(y)
         .label_style(("sans-serif", 13))
