@@ -582,7 +582,7 @@ pub fn label(value: &Value) -> String {
     }
 }
 
-const OVERRIDE_FREE: [&str; 5] = ["grid", "scales", "checks", "plots", "regression"];
+const OVERRIDE_FREE: [&str; 6] = ["grid", "scales", "checks", "plots", "regression", "labels"];
 
 /// Collects the paths (object keys, array indices as text) whose trailing keys equal
 /// `suffix`.

@@ -48,6 +48,11 @@ pub struct ExperimentSpec {
     /// Figures to draw from the summary.
     #[serde(default)]
     pub plots: Vec<PlotSpec>,
+    /// Names in figures: a model's key or a grid value → the words for it in panel
+    /// titles ("X1 copied"); by default a model is its learner's name (with its key
+    /// when two models share a learner) and a grid value is "key = value".
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
     /// Claims of the paper, checked on the summary.
     #[serde(default)]
     pub checks: Vec<CheckSpec>,

@@ -2,7 +2,7 @@
 //!
 //! Adding a learner: implement [`xai_core::Learner`] in its own module, add one
 //! variant here (its YAML name in snake_case, its params struct) and one arm in
-//! [`LearnerSpec::name`], [`LearnerSpec::validate`], [`LearnerSpec::fit_memory_bytes`],
+//! [`LearnerSpec::name`], [`LearnerSpec::describe`], [`LearnerSpec::validate`], [`LearnerSpec::fit_memory_bytes`],
 //! [`LearnerSpec::predict_memory_bytes`] and [`LearnerSpec::build`].
 
 use serde::Deserialize;
@@ -36,6 +36,16 @@ impl LearnerSpec {
             LearnerSpec::RandomForest(_) => "random_forest",
             LearnerSpec::ExtraTrees(_) => "extra_trees",
             LearnerSpec::CalibratedForest(_) => "calibrated_forest",
+        }
+    }
+
+    /// The learner's name in words, for figures ("Gaussian process").
+    pub fn describe(&self) -> &'static str {
+        match self {
+            LearnerSpec::GaussianProcess(_) => "Gaussian process",
+            LearnerSpec::RandomForest(_) => "random forest",
+            LearnerSpec::ExtraTrees(_) => "extra-trees",
+            LearnerSpec::CalibratedForest(_) => "calibrated random forest",
         }
     }
 

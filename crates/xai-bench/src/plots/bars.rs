@@ -54,6 +54,7 @@ pub fn draw(
     quantities: &[String],
     panels: &Option<String>,
     order: &BarOrder,
+    names: &super::labels::Names,
     out: &RunOutput,
     dir: &Path,
 ) -> Result<()> {
@@ -66,10 +67,10 @@ pub fn draw(
         .iter()
         .filter(|r| quantities.contains(&r.quantity))
     {
-        let mut title = r.model.clone();
-        if let (Some(c), Some(k)) = (panel_col, panels) {
-            title = format!("{title}, {k} = {}", r.labels[c]);
-        }
+        let setting = panel_col
+            .zip(panels.as_deref())
+            .map(|(c, k)| (k, r.labels[c].as_str()));
+        let title = names.panel(&r.model, setting);
         match list.iter_mut().find(|p| p.title == title) {
             Some(p) => p.rows.push(r),
             None => list.push(Panel {
@@ -117,6 +118,17 @@ pub fn draw(
         order,
     )
     .map_err(err(&png))
+}
+
+/// A thin interval whisker at x over [lower, upper] with short caps, no marker.
+fn whisker(x: f64, lower: f64, upper: f64) -> [PathElement<(f64, f64)>; 3] {
+    let style = BLACK.mix(0.75).stroke_width(1);
+    let cap = 0.08;
+    [
+        PathElement::new(vec![(x, lower), (x, upper)], style),
+        PathElement::new(vec![(x - cap, lower), (x + cap, lower)], style),
+        PathElement::new(vec![(x - cap, upper), (x + cap, upper)], style),
+    ]
 }
 
 /// One row of panels per quantity (each row with its own y-range, shared across the
@@ -223,16 +235,11 @@ fn bars<DB: DrawingBackend>(
                 }))
                 .map_err(e)?;
             chart
-                .draw_series(rows.iter().filter(|r| r.value.lower.is_finite()).map(|r| {
-                    ErrorBar::new_vertical(
-                        at(r),
-                        r.value.lower,
-                        r.value.estimate,
-                        r.value.upper,
-                        BLACK.stroke_width(1),
-                        8,
-                    )
-                }))
+                .draw_series(
+                    rows.iter()
+                        .filter(|r| r.value.lower.is_finite())
+                        .flat_map(|r| whisker(at(r), r.value.lower, r.value.upper)),
+                )
                 .map_err(e)?;
             chart
                 .draw_series(std::iter::once(PathElement::new(

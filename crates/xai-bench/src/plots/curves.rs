@@ -5,6 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
 
+use super::labels::Names;
 use super::{COLORS, chart_on, class_color, draw_vlines, legend, range};
 use crate::run::RunOutput;
 use crate::spec::PlotSpec;
@@ -19,16 +20,21 @@ struct PdPanel<'a> {
     features: Vec<(String, Vec<&'a SummaryRow>)>,
 }
 
-fn pd_panels<'a>(out: &'a RunOutput, pd: &str, panels: &Option<String>) -> Vec<PdPanel<'a>> {
+fn pd_panels<'a>(
+    out: &'a RunOutput,
+    pd: &str,
+    panels: &Option<String>,
+    names: &Names,
+) -> Vec<PdPanel<'a>> {
     let col = panels
         .as_ref()
         .and_then(|k| out.keys.iter().position(|c| c == k));
     let mut list: Vec<PdPanel<'a>> = Vec::new();
     for r in out.summary.iter().filter(|r| r.quantity == pd) {
-        let title = match (col, panels) {
-            (Some(c), Some(k)) => format!("{}, {k} = {}", r.model, r.labels[c]),
-            _ => r.model.clone(),
-        };
+        let setting = col
+            .zip(panels.as_deref())
+            .map(|(c, k)| (k, r.labels[c].as_str()));
+        let title = names.panel(&r.model, setting);
         let panel = match list.iter().position(|p| p.title == title) {
             Some(i) => &mut list[i],
             None => {
@@ -51,7 +57,7 @@ fn pd_panels<'a>(out: &'a RunOutput, pd: &str, panels: &Option<String>) -> Vec<P
 
 /// The pixel size of a `curves` figure: one 520-px column per panel (PD) or per
 /// feature panel (ICE, doubled with histograms).
-pub(super) fn size(plot: &PlotSpec, out: &RunOutput) -> (u32, u32) {
+pub(super) fn size(plot: &PlotSpec, out: &RunOutput, names: &Names) -> (u32, u32) {
     let PlotSpec::Curves {
         pd,
         ice,
@@ -62,7 +68,7 @@ pub(super) fn size(plot: &PlotSpec, out: &RunOutput) -> (u32, u32) {
     else {
         return (560, 560);
     };
-    let p = pd_panels(out, pd, panels);
+    let p = pd_panels(out, pd, panels, names);
     let features: usize = p.iter().map(|p| p.features.len()).sum();
     let cols = match (ice.is_some(), histogram) {
         (true, true) => 2 * features,
@@ -77,6 +83,7 @@ pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     plot: &PlotSpec,
     out: &RunOutput,
+    names: &Names,
 ) -> Result<(), String> {
     match plot {
         PlotSpec::Curves {
@@ -89,7 +96,7 @@ pub fn draw<DB: DrawingBackend>(
             histogram,
             ..
         } => {
-            let list = pd_panels(out, pd, panels);
+            let list = pd_panels(out, pd, panels, names);
             if let Some(ice) = ice {
                 let cells: Vec<(&PdPanel<'_>, usize)> = list
                     .iter()

@@ -1,4 +1,56 @@
-//! Human names and units of quantities, for axis labels: one table for every figure.
+//! Human names in figures: quantities with their units for axis labels (one table for
+//! every figure), and models and settings for panel titles.
+
+use std::collections::BTreeMap;
+
+use crate::spec::ExperimentSpec;
+
+/// The names of an experiment's models and grid values in panel titles.
+pub struct Names {
+    models: BTreeMap<String, String>,
+    labels: BTreeMap<String, String>,
+}
+
+impl Names {
+    /// The names of `spec`'s models (its `labels:`, else the learner's name, with the
+    /// key when two models share a learner) and its `labels:` for grid values.
+    pub fn of(spec: &ExperimentSpec) -> Self {
+        let models = spec
+            .models
+            .iter()
+            .map(|(key, learner)| {
+                let shared = spec
+                    .models
+                    .values()
+                    .filter(|l| l.name() == learner.name())
+                    .count()
+                    > 1;
+                let name = match spec.labels.get(key) {
+                    Some(l) => l.clone(),
+                    None if shared => format!("{} ({key})", learner.describe()),
+                    None => learner.describe().to_string(),
+                };
+                (key.clone(), name)
+            })
+            .collect();
+        Self {
+            models,
+            labels: spec.labels.clone(),
+        }
+    }
+
+    /// "model name, setting": the setting is the grid value's label, or "key = value".
+    pub fn panel(&self, model: &str, setting: Option<(&str, &str)>) -> String {
+        let model = self.models.get(model).map_or(model, String::as_str);
+        match setting {
+            Some((key, value)) => match self.labels.get(value) {
+                Some(l) => format!("{model}, {l}"),
+                None => format!("{model}, {key} = {value}"),
+            },
+            None => model.to_string(),
+        }
+    }
+}
 
 /// What a statistic prefix measures, as a noun, and its unit ("" when none).
 fn statistic(prefix: &str) -> Option<(&'static str, &'static str)> {

@@ -58,6 +58,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
             exp.spec.title, exp.spec.paper, exp.spec.figure
         ),
     };
+    let names = labels::Names::of(&exp.spec);
     match plot {
         PlotSpec::Bars {
             name,
@@ -75,7 +76,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
                 top: *top,
                 shared_y: *shared_y,
             };
-            bars::draw(&title, name, quantities, panels, &order, out, dir)
+            bars::draw(&title, name, quantities, panels, &order, &names, out, dir)
         }
         PlotSpec::Curves { name, .. }
         | PlotSpec::Scatter { name, .. }
@@ -86,12 +87,13 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
                 let path = path.to_path_buf();
                 move |message: String| BenchError::Plot { path, message }
             };
-            let size = size(plot, out);
+            let size = size(plot, out, &names);
             draw_figure(
                 SVGBackend::new(&svg, size).into_drawing_area(),
                 &title,
                 plot,
                 out,
+                &names,
             )
             .map_err(err(&svg))?;
             draw_figure(
@@ -99,6 +101,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
                 &title,
                 plot,
                 out,
+                &names,
             )
             .map_err(err(&png))
         }
@@ -106,9 +109,9 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
 }
 
 /// The pixel size of a figure other than bars.
-fn size(plot: &PlotSpec, out: &RunOutput) -> (u32, u32) {
+fn size(plot: &PlotSpec, out: &RunOutput, names: &labels::Names) -> (u32, u32) {
     match plot {
-        PlotSpec::Curves { .. } => curves::size(plot, out),
+        PlotSpec::Curves { .. } => curves::size(plot, out, names),
         PlotSpec::PermutationMap { .. } => (1500, 500),
         _ => (560, 560),
     }
@@ -120,12 +123,13 @@ fn draw_figure<DB: DrawingBackend>(
     title: &str,
     plot: &PlotSpec,
     out: &RunOutput,
+    names: &labels::Names,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
     let root = root.titled(title, ("sans-serif", 18)).map_err(e)?;
     match plot {
-        PlotSpec::Curves { .. } => curves::draw(&root, plot, out)?,
+        PlotSpec::Curves { .. } => curves::draw(&root, plot, out, names)?,
         PlotSpec::Scatter { x, y, shade, .. } => scatter::draw(&root, out, x, y, *shade)?,
         PlotSpec::PermutationMap { .. } => maps::draw(&root, out)?,
         PlotSpec::Bars { .. } => unreachable!("bars are drawn by plot::draw"),
