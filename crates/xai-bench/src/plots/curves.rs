@@ -204,7 +204,7 @@ fn pd_color(pd: &str) -> RGBColor {
 }
 
 fn ice_panel<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
+    whole: &DrawingArea<DB, Shift>,
     panel: &PdPanel<'_>,
     f: usize,
     out: &RunOutput,
@@ -252,10 +252,20 @@ fn ice_panel<DB: DrawingBackend>(
             .flat_map(|c| c.values.iter().copied())
             .chain(pd.iter().map(|r| r.value.estimate)),
     );
-    let title = match color_by {
-        Some(b) => format!("{}: ICE of {feature}, colour = {b}", panel.title),
-        None => format!("{}: ICE of {feature}", panel.title),
+    let title = match (by_class, color_by) {
+        (true, Some(b)) => format!("{}: ICE of {feature}, colour = {b}", panel.title),
+        _ => format!("{}: ICE of {feature}", panel.title),
     };
+    // Colour encodes another feature's value: a labelled colour bar beside the panel.
+    let area = match (by_class, by) {
+        (false, Some(b)) => {
+            let (rest, bar) = super::with_colour_bar(whole, 92);
+            super::colour_bar(&bar, (c0, c1), &out.feature_names[b])?;
+            rest
+        }
+        _ => whole.clone(),
+    };
+    let area = &area;
     let mut chart = chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
     chart
         .configure_mesh()

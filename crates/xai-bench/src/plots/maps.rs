@@ -21,7 +21,10 @@ pub fn draw<DB: DrawingBackend>(
         .ok_or("no entropy map: the run has no permutation_map method")?;
     let areas = root.split_evenly((1, 3));
     entropy_map(&areas[0], snap, false)?;
-    entropy_map(&areas[1], snap, true)?;
+    // Both maps share one entropy scale: its colour bar beside the second.
+    let (second, bar) = super::with_colour_bar(&areas[1], 92);
+    entropy_map(&second, snap, true)?;
+    super::colour_bar(&bar, range(snap.entropy.iter().copied()), "Entropy (nats)")?;
     histograms(&areas[2], snap)
 }
 

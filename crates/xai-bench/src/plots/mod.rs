@@ -147,6 +147,58 @@ fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
+/// Splits a colour bar of `width` px off the right of `area`: (the rest, the bar's
+/// area).
+fn with_colour_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    width: u32,
+) -> (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>) {
+    let (w, _) = area.dim_in_pixel();
+    area.split_horizontally(w.saturating_sub(width))
+}
+
+/// A vertical viridis colour bar over [lo, hi] with ticks and a label, the key to a
+/// colour that encodes a value.
+fn colour_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    (lo, hi): (f64, f64),
+    label: &str,
+) -> Result<(), String> {
+    use plotters::style::colors::colormaps::ViridisRGB;
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(40)
+        .margin_bottom(47)
+        .margin_left(4)
+        .margin_right(8)
+        .right_y_label_area_size(62)
+        .build_cartesian_2d(0.0..1.0, lo..hi)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .disable_x_axis()
+        .y_desc(label)
+        .label_style(("sans-serif", 12))
+        .draw()
+        .map_err(e)?;
+    const STEPS: usize = 100;
+    let step = (hi - lo) / STEPS as f64;
+    chart
+        .draw_series((0..STEPS).map(|k| {
+            let v = lo + (k as f64 + 0.5) * step;
+            Rectangle::new(
+                [
+                    (0.0, lo + k as f64 * step),
+                    (1.0, lo + (k + 1) as f64 * step),
+                ],
+                ViridisRGB::get_color_normalized(v, lo, hi).filled(),
+            )
+        }))
+        .map_err(e)?;
+    Ok(())
+}
+
 /// A captioned line-chart area over [x0, x1] × [y0, y1].
 fn chart_on<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
