@@ -458,8 +458,13 @@ impl Experiment {
                     ice,
                     color_by,
                     panels,
+                    data,
                     ..
                 } => {
+                    if let Some(d) = data {
+                        known_feature(&d.x)?;
+                        known_feature(&d.y)?;
+                    }
                     known(pd, pd)?;
                     if let Some(q) = ice
                         && !curve_quantities.contains(q)

@@ -199,6 +199,10 @@ pub enum PlotSpec {
         /// (e.g. a conditional PFI beside the marginal one).
         #[serde(default)]
         shared_y: bool,
+        /// All quantities side by side in one row (cid2021 Fig. 2-3 draw their
+        /// rankings so) instead of one row of panels per quantity.
+        #[serde(default)]
+        side_by_side: bool,
     },
     /// Partial-dependence curves with their interval bands, one panel per model (and
     /// value of `panels`) holding every feature; or, with `ice`, one panel per feature
@@ -229,6 +233,10 @@ pub enum PlotSpec {
         /// Add a panel with the training-set histogram of the feature by class.
         #[serde(default)]
         histogram: bool,
+        /// Draw the training sample on the left, as a `scatter` plot would (wood2024
+        /// Fig. 6: the data beside its Entropy-PDP).
+        #[serde(default)]
+        data: Option<ScatterPanel>,
         /// Grid key whose values get a panel each.
         #[serde(default)]
         panels: Option<String>,
@@ -261,6 +269,20 @@ pub enum PlotSpec {
         #[serde(default)]
         shade: Option<f64>,
     },
+}
+
+/// A scatter of two features of the first replicate's training sample, with the
+/// square [−shade, shade]² hatched.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScatterPanel {
+    /// Feature on the x-axis.
+    pub x: String,
+    /// Feature on the y-axis.
+    pub y: String,
+    /// Half-width of the hatched square, if any.
+    #[serde(default)]
+    pub shade: Option<f64>,
 }
 
 impl PlotSpec {

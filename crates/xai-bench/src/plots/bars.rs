@@ -27,6 +27,8 @@ pub struct BarOrder {
     pub top: Option<usize>,
     /// One y-range for every quantity.
     pub shared_y: bool,
+    /// All quantities in one row.
+    pub side_by_side: bool,
 }
 
 /// Features by decreasing estimate of `quantity` in its first panel (model and grid
@@ -92,9 +94,13 @@ pub fn draw(
     let longest = shown.iter().map(|f| f.chars().count()).max().unwrap_or(0) as u32;
     let bars_per_panel = order.top.unwrap_or(usize::MAX).min(shown.len()) as u32;
     let panel_width = 440.max(bars_per_panel * (7 * longest + 12) + 90);
+    let (cols, rows) = match order.side_by_side {
+        true => (list.len().max(1) * quantities.len().max(1), 1),
+        false => (list.len().max(1), quantities.len().max(1)),
+    };
     let size = (
-        (panel_width * list.len().max(1) as u32 + 40).max(10 * title.chars().count() as u32 + 40),
-        300 * quantities.len().max(1) as u32 + 50,
+        (panel_width * cols as u32 + 40).max(10 * title.chars().count() as u32 + 40),
+        300 * rows as u32 + 50,
     );
     let svg = dir.join(format!("{name}.svg"));
     let png = dir.join(format!("{name}.png"));
@@ -144,7 +150,11 @@ fn bars<DB: DrawingBackend>(
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
     let root = root.titled(title, ("sans-serif", 20)).map_err(e)?;
-    let areas = root.split_evenly((quantities.len().max(1), panels.len().max(1)));
+    // Panel (quantity qi, column pi) is area qi·panels + pi in either layout.
+    let areas = match order.side_by_side {
+        true => root.split_evenly((1, (quantities.len() * panels.len()).max(1))),
+        false => root.split_evenly((quantities.len().max(1), panels.len().max(1))),
+    };
     for (qi, q) in quantities.iter().enumerate() {
         let color = COLORS[qi % COLORS.len()];
         fn of_q<'a>(p: &Panel<'a>, q: &str) -> Vec<&'a SummaryRow> {

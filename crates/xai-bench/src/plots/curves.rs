@@ -63,6 +63,7 @@ pub(super) fn size(plot: &PlotSpec, out: &RunOutput, names: &Names) -> (u32, u32
         ice,
         panels,
         histogram,
+        data,
         ..
     } = plot
     else {
@@ -74,7 +75,7 @@ pub(super) fn size(plot: &PlotSpec, out: &RunOutput, names: &Names) -> (u32, u32
         (true, true) => 2 * features,
         (true, false) => features,
         (false, _) => p.len(),
-    };
+    } + usize::from(data.is_some());
     (520 * cols.max(1) as u32 + 40, 470)
 }
 
@@ -94,9 +95,20 @@ pub fn draw<DB: DrawingBackend>(
             panels,
             rug,
             histogram,
+            data,
             ..
         } => {
             let list = pd_panels(out, pd, panels, names);
+            // The training sample on the left, one column of the figure's width.
+            let (w, _) = root.dim_in_pixel();
+            let (left, rest) = root.split_horizontally(match data {
+                Some(_) => w * 520 / (size(plot, out, names).0),
+                None => 0,
+            });
+            if let Some(d) = data {
+                super::scatter::draw(&left, out, &d.x, &d.y, d.shade)?;
+            }
+            let root = &rest;
             if let Some(ice) = ice {
                 let cells: Vec<(&PdPanel<'_>, usize)> = list
                     .iter()

@@ -68,6 +68,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
             rank,
             top,
             shared_y,
+            side_by_side,
             ..
         } => {
             let order = bars::BarOrder {
@@ -75,6 +76,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
                 rank: *rank,
                 top: *top,
                 shared_y: *shared_y,
+                side_by_side: *side_by_side,
             };
             bars::draw(&title, name, quantities, panels, &order, &names, out, dir)
         }
