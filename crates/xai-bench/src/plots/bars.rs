@@ -217,6 +217,8 @@ fn bars<DB: DrawingBackend>(
                 .configure_mesh()
                 .light_line_style(TRANSPARENT)
                 .bold_line_style(super::grid())
+                .x_label_formatter(&super::tick)
+                .y_label_formatter(&super::tick)
                 .disable_x_mesh()
                 .x_labels(nf.max(1))
                 .x_label_formatter(&|v| {

@@ -26,6 +26,14 @@ fn grid() -> ShapeStyle {
     BLACK.mix(0.12).into()
 }
 
+/// A tick label in its shortest form at a resolution of 1e-6: `20`, not `20.0`;
+/// `0.25`; `-1.5`.
+fn tick(v: &f64) -> String {
+    let r = (v * 1e6).round() / 1e6;
+    // -0 reads as 0.
+    format!("{}", if r == 0.0 { 0.0 } else { r })
+}
+
 /// The palette of series.
 pub const COLORS: [RGBColor; 6] = [
     RGBColor(31, 119, 180),
@@ -180,6 +188,7 @@ fn colour_bar<DB: DrawingBackend>(
         .configure_mesh()
         .disable_mesh()
         .disable_x_axis()
+        .y_label_formatter(&tick)
         .y_desc(label)
         .label_style(("sans-serif", 12))
         .draw()

@@ -40,6 +40,8 @@ pub fn draw<DB: DrawingBackend>(
         .configure_mesh()
         .light_line_style(TRANSPARENT)
         .bold_line_style(super::grid())
+        .x_label_formatter(&super::tick)
+        .y_label_formatter(&super::tick)
         .x_desc(x)
         .y_desc(y)
         .label_style(("sans-serif", 13))
