@@ -61,6 +61,17 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         threads: usize,
     },
+    /// One HTML page of every experiment (figures, claims with their status and
+    /// reasons, manifests) from the committed results/ or a run scale; opens from the
+    /// file system.
+    Report {
+        /// Read runs/<id>/<scale>/ instead of the committed results/.
+        #[arg(long)]
+        runs: Option<String>,
+        /// Output directory (default: runs/report/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Real datasets of data/datasets.yaml.
     Data {
         #[command(subcommand)]
@@ -218,6 +229,23 @@ fn real_main() -> Result<bool, BenchError> {
                 let report = bless_experiment(&root, &exp, threads, progress)?;
                 print_report(&root, exp.id(), &report);
                 print_outcomes(exp.id(), &report.outcomes);
+            }
+            Ok(true)
+        }
+        Command::Report { runs, out } => {
+            let source = match runs {
+                Some(scale) => xai_bench::report::Source::Runs(Scale::parse(&scale)?),
+                None => xai_bench::report::Source::Committed,
+            };
+            let out = out.unwrap_or_else(|| root.join("runs").join("report"));
+            let built = xai_bench::report::build(&root, source, &out)?;
+            println!(
+                "report of {} experiments -> {}",
+                built.experiments.len(),
+                built.page.display()
+            );
+            for id in &built.missing {
+                println!("  {id}: no outputs to show (run it first)");
             }
             Ok(true)
         }

@@ -13,7 +13,7 @@
 //! 5. [`run`]: the runner;
 //! 6. [`outputs`], [`manifest`]: writing a run's tables;
 //! 7. [`checks`] (by family) and [`plots`] (by kind);
-//! 8. [`commands`] and [`bench`]: what the CLI does.
+//! 8. [`commands`], [`report`] and [`bench`]: what the CLI does.
 
 #![warn(missing_docs)]
 
@@ -30,6 +30,7 @@ pub mod methods;
 pub mod outputs;
 pub mod plan;
 pub mod plots;
+pub mod report;
 pub mod run;
 pub mod spec;
 pub mod table;

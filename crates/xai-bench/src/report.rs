@@ -1,0 +1,223 @@
+//! `cargo xtask report`: one static HTML page for the whole workspace, built from
+//! the committed `results/` or from a run directory: per paper and experiment the
+//! figures, the paper's claims with their status and reasons, and what produced them;
+//! first a count of experiments and checks per paper. No script beyond one `onerror`
+//! attribute per image (it marks a broken image for the browser check in CI) and no
+//! network: the page and its copied images open from the file system.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::catalog::{baseline_dir, experiment_ids, resolve, run_dir};
+use crate::error::{Result, io_err};
+use crate::plan::Scale;
+use crate::table::read_csv;
+
+/// Where the report reads each experiment's outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The committed baselines, `results/<id>/`.
+    Committed,
+    /// A run at this scale, `runs/<id>/<scale>/`.
+    Runs(Scale),
+}
+
+impl Source {
+    fn dir(self, root: &Path, id: &str) -> PathBuf {
+        match self {
+            Source::Committed => baseline_dir(root, id),
+            Source::Runs(scale) => run_dir(root, id, scale),
+        }
+    }
+}
+
+/// What a built report holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Built {
+    /// The page.
+    pub page: PathBuf,
+    /// The experiments listed (all of `experiments/`).
+    pub experiments: Vec<String>,
+    /// The experiments that had no outputs to show.
+    pub missing: Vec<String>,
+}
+
+/// One check as `checks.csv` holds it.
+struct Check {
+    claim: String,
+    status: String,
+    detail: String,
+}
+
+/// Pass, known-deviation and fail counts.
+#[derive(Default, Clone, Copy)]
+struct Counts {
+    experiments: usize,
+    passed: usize,
+    known: usize,
+    failed: usize,
+}
+
+/// Text made safe for HTML.
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const STYLE: &str = "body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}\
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left}\
+.pass{background:#e6f4e6}.known{background:#fff4d6}.fail{background:#fbe0e0}\
+img{max-width:100%;border:1px solid #eee;margin:.5em 0}.meta{color:#666;font-size:.9em}\
+details{margin:.3em 0}";
+
+/// Builds `<out>/index.html` with the figures copied to `<out>/img/<id>/`.
+pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
+    let ids = experiment_ids(root)?;
+    let mut by_paper: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut counts: BTreeMap<String, Counts> = BTreeMap::new();
+    let mut sections: BTreeMap<String, String> = BTreeMap::new();
+    let mut missing = Vec::new();
+    for id in &ids {
+        let exp = resolve(root, id)?;
+        let s = &exp.spec;
+        let dir = source.dir(root, id);
+        let mut html = String::new();
+        let _ = writeln!(
+            html,
+            "<section id=\"{id}\"><h3>{} {}: {}</h3><p class=\"meta\"><code>{id}</code>",
+            escape(&s.paper),
+            escape(&s.figure),
+            escape(&s.title)
+        );
+        let c = counts.entry(s.paper.clone()).or_default();
+        c.experiments += 1;
+        if !dir.join("checks.csv").is_file() {
+            missing.push(id.clone());
+            let _ = writeln!(
+                html,
+                " · not run: no outputs in <code>{}</code></p></section>",
+                escape(&crate::workspace::relative_to(root, &dir))
+            );
+        } else {
+            if let Ok(text) = std::fs::read_to_string(dir.join("manifest.json"))
+                && let Ok(m) = serde_json::from_str::<serde_json::Value>(&text)
+            {
+                let _ = write!(
+                    html,
+                    " · scale {} · {} variants × {} replicates · {:.1} s on {} threads · commit {}",
+                    m["scale"].as_str().unwrap_or("?"),
+                    m["variants"],
+                    m["replicates"],
+                    m["wall_seconds"].as_f64().unwrap_or(f64::NAN),
+                    m["threads"],
+                    m["git_commit"]
+                        .as_str()
+                        .map_or("?", |c| &c[..c.len().min(10)])
+                );
+            }
+            html.push_str("</p>\n");
+            let img = out.join("img").join(id);
+            std::fs::create_dir_all(&img).map_err(io_err(&img))?;
+            for plot in &s.plots {
+                let file = format!("{}.png", plot.name());
+                let from = dir.join(&file);
+                if from.is_file() {
+                    std::fs::copy(&from, img.join(&file)).map_err(io_err(&from))?;
+                    let _ = writeln!(
+                        html,
+                        "<a href=\"img/{id}/{file}\"><img src=\"img/{id}/{file}\" alt=\"{id} {file}\" onerror=\"this.setAttribute('data-broken','1')\"></a>"
+                    );
+                }
+            }
+            let table = read_csv(&dir.join("checks.csv"))?;
+            let col = |name: &str| table.header.iter().position(|h| h == name);
+            let (ci, si, di) = (col("check"), col("status"), col("detail"));
+            let checks: Vec<Check> = table
+                .rows
+                .iter()
+                .map(|r| {
+                    let get =
+                        |i: Option<usize>| i.and_then(|i| r.get(i)).cloned().unwrap_or_default();
+                    Check {
+                        claim: get(ci),
+                        status: get(si),
+                        detail: get(di),
+                    }
+                })
+                .collect();
+            html.push_str(
+                "<table><tr><th>claim of the paper</th><th>status</th><th>measured</th></tr>\n",
+            );
+            for k in &checks {
+                let class = match k.status.as_str() {
+                    "pass" => {
+                        c.passed += 1;
+                        "pass"
+                    }
+                    "known deviation" => {
+                        c.known += 1;
+                        "known"
+                    }
+                    _ => {
+                        c.failed += 1;
+                        "fail"
+                    }
+                };
+                let _ = writeln!(
+                    html,
+                    "<tr class=\"{class}\"><td>{}</td><td>{}</td><td><details><summary>numbers</summary>{}</details></td></tr>",
+                    escape(&k.claim),
+                    escape(&k.status),
+                    escape(&k.detail)
+                );
+            }
+            html.push_str("</table>\n");
+            if !s.notes.is_empty() {
+                let _ = writeln!(
+                    html,
+                    "<details><summary>settings and differences from the paper</summary><pre>{}</pre></details>",
+                    escape(&s.notes)
+                );
+            }
+            html.push_str("</section>\n");
+        }
+        by_paper
+            .entry(s.paper.clone())
+            .or_default()
+            .push(id.clone());
+        sections.insert(id.clone(), html);
+    }
+    let mut page = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>xai-workspace report</title><style>{STYLE}</style></head><body>\n<h1>xai-workspace: every experiment</h1>\n<p class=\"meta\">From {}. Each claim of a paper is a check: pass, a known deviation (the reason follows its numbers), or a failure.</p>\n<h2>Summary</h2>\n<table><tr><th>paper</th><th>experiments</th><th>passed</th><th>known deviations</th><th>failed</th></tr>\n",
+        match source {
+            Source::Committed => "the committed results/ (ci scale)".to_string(),
+            Source::Runs(scale) => format!("runs/*/{}", scale.name()),
+        }
+    );
+    for (paper, c) in &counts {
+        let _ = writeln!(
+            page,
+            "<tr><td><a href=\"#{paper}\">{paper}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            c.experiments, c.passed, c.known, c.failed
+        );
+    }
+    page.push_str("</table>\n");
+    for (paper, list) in &by_paper {
+        let _ = writeln!(page, "<h2 id=\"{paper}\">{paper}</h2>");
+        for id in list {
+            page.push_str(&sections[id]);
+        }
+    }
+    page.push_str("</body></html>\n");
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    let path = out.join("index.html");
+    std::fs::write(&path, page).map_err(io_err(&path))?;
+    Ok(Built {
+        page: path,
+        experiments: ids,
+        missing,
+    })
+}
