@@ -203,6 +203,10 @@ pub enum PlotSpec {
         /// rankings so) instead of one row of panels per quantity.
         #[serde(default)]
         side_by_side: bool,
+        /// Horizontal bars with the feature names on the y-axis, largest on top (the
+        /// ranking panels of cid2021 Fig. 2-3).
+        #[serde(default)]
+        horizontal: bool,
     },
     /// Partial-dependence curves with their interval bands, one panel per model (and
     /// value of `panels`) holding every feature; or, with `ice`, one panel per feature

@@ -29,6 +29,8 @@ pub struct BarOrder {
     pub shared_y: bool,
     /// All quantities in one row.
     pub side_by_side: bool,
+    /// Horizontal bars, names on the y-axis.
+    pub horizontal: bool,
 }
 
 /// Features by decreasing estimate of `quantity` in its first panel (model and grid
@@ -93,14 +95,17 @@ pub fn draw(
         });
     let longest = shown.iter().map(|f| f.chars().count()).max().unwrap_or(0) as u32;
     let bars_per_panel = order.top.unwrap_or(usize::MAX).min(shown.len()) as u32;
-    let panel_width = 440.max(bars_per_panel * (7 * longest + 12) + 90);
+    let (panel_width, panel_height) = match order.horizontal {
+        true => (7 * longest + 400, 26 * bars_per_panel + 110),
+        false => (440.max(bars_per_panel * (7 * longest + 12) + 90), 300),
+    };
     let (cols, rows) = match order.side_by_side {
         true => (list.len().max(1) * quantities.len().max(1), 1),
         false => (list.len().max(1), quantities.len().max(1)),
     };
     let size = (
         (panel_width * cols as u32 + 40).max(10 * title.chars().count() as u32 + 40),
-        300 * rows as u32 + 50,
+        panel_height * rows as u32 + 50,
     );
     let svg = dir.join(format!("{name}.svg"));
     let png = dir.join(format!("{name}.png"));
@@ -126,14 +131,20 @@ pub fn draw(
     .map_err(err(&png))
 }
 
-/// A thin interval whisker at x over [lower, upper] with short caps, no marker.
-fn whisker(x: f64, lower: f64, upper: f64) -> [PathElement<(f64, f64)>; 3] {
+/// A thin interval whisker at category position c over [lower, upper] with short
+/// caps, no marker; `pt` maps (category, value) to the chart's coordinates.
+fn whisker(
+    pt: impl Fn(f64, f64) -> (f64, f64),
+    c: f64,
+    lower: f64,
+    upper: f64,
+) -> [PathElement<(f64, f64)>; 3] {
     let style = BLACK.mix(0.75).stroke_width(1);
     let cap = 0.08;
     [
-        PathElement::new(vec![(x, lower), (x, upper)], style),
-        PathElement::new(vec![(x - cap, lower), (x + cap, lower)], style),
-        PathElement::new(vec![(x - cap, upper), (x + cap, upper)], style),
+        PathElement::new(vec![pt(c, lower), pt(c, upper)], style),
+        PathElement::new(vec![pt(c - cap, lower), pt(c + cap, lower)], style),
+        PathElement::new(vec![pt(c - cap, upper), pt(c + cap, upper)], style),
     ]
 }
 
@@ -206,42 +217,67 @@ fn bars<DB: DrawingBackend>(
             rows.retain(|r| features.contains(&r.feature.as_str()));
             let nf = features.len();
             let area = &areas[qi * panels.len() + pi];
-            let mut chart = ChartBuilder::on(area)
+            // Category c (a feature) at position c, left to right, or from the top.
+            let horizontal = order.horizontal;
+            let pos = |c: f64| if horizontal { nf as f64 - 1.0 - c } else { c };
+            let pt = |c: f64, v: f64| if horizontal { (v, pos(c)) } else { (pos(c), v) };
+            let categories = -0.5f64..nf as f64 - 0.5;
+            let values = (lo - pad)..(hi + pad);
+            let longest = features
+                .iter()
+                .map(|f| f.chars().count())
+                .max()
+                .unwrap_or(0) as u32;
+            let builder = ChartBuilder::on(area)
                 .caption(&panel.title, ("sans-serif", 15))
                 .margin(10)
-                .x_label_area_size(30)
-                .y_label_area_size(70)
-                .build_cartesian_2d(-0.5f64..nf as f64 - 0.5, (lo - pad)..(hi + pad))
-                .map_err(e)?;
-            chart
-                .configure_mesh()
-                .light_line_style(TRANSPARENT)
-                .bold_line_style(super::grid())
-                .x_label_formatter(&super::tick)
-                .y_label_formatter(&super::tick)
-                .disable_x_mesh()
-                .x_labels(nf.max(1))
-                .x_label_formatter(&|v| {
-                    let i = v.round();
-                    if (v - i).abs() < 1e-6 && i >= 0.0 {
-                        features
-                            .get(i as usize)
-                            .map_or(String::new(), |s| s.to_string())
+                .x_label_area_size(if horizontal { 40 } else { 30 })
+                .y_label_area_size(if horizontal { 7 * longest + 16 } else { 70 })
+                .build_cartesian_2d(
+                    if horizontal {
+                        values.clone()
                     } else {
-                        String::new()
-                    }
-                })
-                .y_desc(super::labels::axis_label(q))
-                .label_style(("sans-serif", 13))
-                .draw()
-                .map_err(e)?;
+                        categories.clone()
+                    },
+                    if horizontal { categories } else { values },
+                );
+            let mut chart = builder.map_err(e)?;
+            let name_at = |v: &f64| {
+                let p = v.round();
+                let c = if horizontal { nf as f64 - 1.0 - p } else { p };
+                if (v - p).abs() < 1e-6 && c >= 0.0 {
+                    features
+                        .get(c as usize)
+                        .map_or(String::new(), |s| s.to_string())
+                } else {
+                    String::new()
+                }
+            };
+            let mut mesh = chart.configure_mesh();
+            mesh.light_line_style(TRANSPARENT)
+                .bold_line_style(super::grid())
+                .label_style(("sans-serif", 13));
+            if horizontal {
+                mesh.disable_y_mesh()
+                    .y_labels(nf.max(1))
+                    .y_label_formatter(&name_at)
+                    .x_label_formatter(&super::tick)
+                    .x_desc(super::labels::axis_label(q));
+            } else {
+                mesh.disable_x_mesh()
+                    .x_labels(nf.max(1))
+                    .x_label_formatter(&name_at)
+                    .y_label_formatter(&super::tick)
+                    .y_desc(super::labels::axis_label(q));
+            }
+            mesh.draw().map_err(e)?;
             let at =
                 |r: &SummaryRow| features.iter().position(|f| *f == r.feature).unwrap_or(0) as f64;
             chart
                 .draw_series(rows.iter().map(|r| {
-                    let x = at(r);
+                    let c = at(r);
                     Rectangle::new(
-                        [(x - 0.3, 0.0), (x + 0.3, r.value.estimate)],
+                        [pt(c - 0.3, 0.0), pt(c + 0.3, r.value.estimate)],
                         color.mix(0.8).filled(),
                     )
                 }))
@@ -250,12 +286,12 @@ fn bars<DB: DrawingBackend>(
                 .draw_series(
                     rows.iter()
                         .filter(|r| r.value.lower.is_finite())
-                        .flat_map(|r| whisker(at(r), r.value.lower, r.value.upper)),
+                        .flat_map(|r| whisker(pt, at(r), r.value.lower, r.value.upper)),
                 )
                 .map_err(e)?;
             chart
                 .draw_series(std::iter::once(PathElement::new(
-                    vec![(-0.5, 0.0), (nf as f64 - 0.5, 0.0)],
+                    vec![pt(-0.5, 0.0), pt(nf as f64 - 0.5, 0.0)],
                     BLACK.stroke_width(1),
                 )))
                 .map_err(e)?;

@@ -77,6 +77,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
             top,
             shared_y,
             side_by_side,
+            horizontal,
             ..
         } => {
             let order = bars::BarOrder {
@@ -85,6 +86,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
                 top: *top,
                 shared_y: *shared_y,
                 side_by_side: *side_by_side,
+                horizontal: *horizontal,
             };
             bars::draw(&title, name, quantities, panels, &order, &names, out, dir)
         }
