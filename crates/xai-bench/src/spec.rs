@@ -237,6 +237,10 @@ pub enum PlotSpec {
         /// Add a panel with the training-set histogram of the feature by class.
         #[serde(default)]
         histogram: bool,
+        /// Draw at most this many of the kept ICE curves per panel (the first in
+        /// replicate and row order; checks still read them all).
+        #[serde(default)]
+        max_curves: Option<usize>,
         /// Draw the training sample on the left, as a `scatter` plot would (wood2024
         /// Fig. 6: the data beside its Entropy-PDP).
         #[serde(default)]

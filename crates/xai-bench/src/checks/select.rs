@@ -87,66 +87,69 @@ fn columns<'a>(
     cols
 }
 
-/// A row of a run with its identifying columns.
-#[allow(clippy::too_many_arguments)]
-fn row<'a>(
+/// The rows of a run's summary or tidy table with their identifying columns; `parts`
+/// reads an item's quantity, grid labels, model, feature, grid point, value and
+/// replicate.
+#[allow(clippy::type_complexity)]
+fn rows_of<'a, T>(
     keys: &'a [String],
-    quantity: &str,
-    labels: &[String],
-    model: &str,
-    feature: &str,
-    x: Option<f64>,
-    value: Estimate,
-    replicate: Option<usize>,
-) -> Row<'a> {
-    let mut cols = columns(keys, quantity, labels, model, feature);
-    cols.push(("x", x.map(format_number).unwrap_or_default()));
-    Row {
-        cols,
-        value,
-        replicate,
-    }
+    items: &[T],
+    parts: impl Fn(
+        &T,
+    ) -> (
+        &str,
+        &[String],
+        &str,
+        &str,
+        Option<f64>,
+        Estimate,
+        Option<usize>,
+    ),
+) -> Vec<Row<'a>> {
+    items
+        .iter()
+        .map(|item| {
+            let (quantity, labels, model, feature, x, value, replicate) = parts(item);
+            let mut cols = columns(keys, quantity, labels, model, feature);
+            cols.push(("x", x.map(format_number).unwrap_or_default()));
+            Row {
+                cols,
+                value,
+                replicate,
+            }
+        })
+        .collect()
 }
 
 /// The summary rows (mean over replicates) of a run.
 pub fn summary_rows(out: &RunOutput) -> Vec<Row<'_>> {
-    let k = &out.keys;
-    out.summary
-        .iter()
-        .map(|r| {
-            row(
-                k,
-                &r.quantity,
-                &r.labels,
-                &r.model,
-                &r.feature,
-                r.x,
-                r.value,
-                None,
-            )
-        })
-        .collect()
+    rows_of(&out.keys, &out.summary, |r| {
+        (
+            &r.quantity,
+            &r.labels,
+            &r.model,
+            &r.feature,
+            r.x,
+            r.value,
+            None,
+        )
+    })
 }
 
 /// The per-replicate rows of a run.
 pub fn tidy_rows(out: &RunOutput) -> Vec<Row<'_>> {
-    let k = &out.keys;
-    out.tidy
-        .iter()
-        .map(|r| {
-            let rep = Some(r.replicate);
-            row(
-                k,
-                &r.quantity,
-                &r.labels,
-                &r.model,
-                &r.feature,
-                r.x,
-                r.value,
-                rep,
-            )
-        })
-        .collect()
+    rows_of(&out.keys, &out.tidy, |r| {
+        let rep = Some(r.replicate);
+        (
+            &r.quantity,
+            &r.labels,
+            &r.model,
+            &r.feature,
+            r.x,
+            r.value,
+            rep,
+        )
+    })
 }
 
 /// The rows of quantity `q`.

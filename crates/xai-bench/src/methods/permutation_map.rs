@@ -47,6 +47,8 @@ pub struct EntropyMap {
     pub after: Vec<f64>,
     /// The permuted feature's name.
     pub feature: String,
+    /// The names of the two features, (x-axis, y-axis).
+    pub axes: (String, String),
 }
 
 impl Method for PermutationMapSpec {
@@ -151,5 +153,9 @@ fn entropy_map(
         permuted,
         classes,
         feature: feature.to_string(),
+        axes: (
+            test.feature_names()[0].clone(),
+            test.feature_names()[1].clone(),
+        ),
     })
 }

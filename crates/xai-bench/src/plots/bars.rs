@@ -167,7 +167,7 @@ fn bars<DB: DrawingBackend>(
         false => root.split_evenly((quantities.len().max(1), panels.len().max(1))),
     };
     for (qi, q) in quantities.iter().enumerate() {
-        let color = COLORS[qi % COLORS.len()];
+        let color = super::statistic_color(q).unwrap_or(COLORS[qi % COLORS.len()]);
         fn of_q<'a>(p: &Panel<'a>, q: &str) -> Vec<&'a SummaryRow> {
             p.rows.iter().copied().filter(|r| r.quantity == q).collect()
         }
@@ -253,22 +253,21 @@ fn bars<DB: DrawingBackend>(
                     String::new()
                 }
             };
-            let mut mesh = chart.configure_mesh();
-            mesh.light_line_style(TRANSPARENT)
-                .bold_line_style(super::grid())
-                .label_style(("sans-serif", 13));
+            let label = super::labels::axis_label(q);
+            let (x_desc, y_desc) = if horizontal {
+                (label.as_str(), "")
+            } else {
+                ("", label.as_str())
+            };
+            let mut mesh = super::axes(&mut chart, x_desc, y_desc);
             if horizontal {
                 mesh.disable_y_mesh()
                     .y_labels(nf.max(1))
-                    .y_label_formatter(&name_at)
-                    .x_label_formatter(&super::tick)
-                    .x_desc(super::labels::axis_label(q));
+                    .y_label_formatter(&name_at);
             } else {
                 mesh.disable_x_mesh()
                     .x_labels(nf.max(1))
-                    .x_label_formatter(&name_at)
-                    .y_label_formatter(&super::tick)
-                    .y_desc(super::labels::axis_label(q));
+                    .x_label_formatter(&name_at);
             }
             mesh.draw().map_err(e)?;
             let at =

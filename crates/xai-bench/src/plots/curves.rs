@@ -96,6 +96,7 @@ pub fn draw<DB: DrawingBackend>(
             rug,
             histogram,
             data,
+            max_curves,
             ..
         } => {
             let list = pd_panels(out, pd, panels, names);
@@ -118,6 +119,7 @@ pub fn draw<DB: DrawingBackend>(
                 let areas = root.split_evenly((1, (per_cell * cells.len()).max(1)));
                 let style = IceStyle {
                     ice,
+                    max_curves: *max_curves,
                     pd,
                     color_by: color_by.as_deref(),
                     vlines,
@@ -153,15 +155,7 @@ fn pd_panel<DB: DrawingBackend>(
     let (x0, x1) = range(rows.clone().filter_map(|r| r.x));
     let (y0, y1) = range(rows.flat_map(|r| [r.value.lower, r.value.upper, r.value.estimate]));
     let mut chart = chart_on(area, &panel.title, (x0, x1), (y0, y1)).map_err(e)?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(super::grid())
-        .x_label_formatter(&super::tick)
-        .y_label_formatter(&super::tick)
-        .x_desc("feature value")
-        .y_desc(y_desc)
-        .label_style(("sans-serif", 13))
+    super::axes(&mut chart, "feature value", y_desc)
         .draw()
         .map_err(e)?;
     for (i, (feature, rows)) in panel.features.iter().enumerate() {
@@ -200,21 +194,12 @@ fn pd_panel<DB: DrawingBackend>(
 /// How ICE panels are drawn.
 struct IceStyle<'a> {
     ice: &'a str,
+    max_curves: Option<usize>,
     pd: &'a str,
     color_by: Option<&'a str>,
     vlines: &'a [f64],
     rug: bool,
     y_desc: String,
-}
-
-/// The paper's colour of a PD line: blue for Likelihood-PDP, orange for Entropy-PDP
-/// (wood2024 Fig. 10-15), black otherwise.
-fn pd_color(pd: &str) -> RGBColor {
-    match pd.split('_').next() {
-        Some("likelihood") => COLORS[0],
-        Some("entropy") => COLORS[1],
-        _ => BLACK,
-    }
 }
 
 fn ice_panel<DB: DrawingBackend>(
@@ -241,6 +226,7 @@ fn ice_panel<DB: DrawingBackend>(
                 && c.labels == panel.labels
                 && &c.feature == feature
         })
+        .take(style.max_curves.unwrap_or(usize::MAX))
         .collect();
     let own = out
         .feature_names
@@ -281,17 +267,7 @@ fn ice_panel<DB: DrawingBackend>(
     };
     let area = &area;
     let mut chart = chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(super::grid())
-        .x_label_formatter(&super::tick)
-        .y_label_formatter(&super::tick)
-        .x_desc(feature.as_str())
-        .y_desc(y_desc)
-        .label_style(("sans-serif", 13))
-        .draw()
-        .map_err(e)?;
+    super::axes(&mut chart, feature, y_desc).draw().map_err(e)?;
     for c in &curves {
         let color = match by {
             _ if by_class => class_color(c.row_class),
@@ -332,7 +308,9 @@ fn ice_panel<DB: DrawingBackend>(
     chart
         .draw_series(LineSeries::new(
             pd.iter().map(|r| (r.x.unwrap_or(0.0), r.value.estimate)),
-            pd_color(style.pd).stroke_width(3),
+            super::statistic_color(style.pd)
+                .unwrap_or(BLACK)
+                .stroke_width(3),
         ))
         .map_err(e)?;
     draw_vlines(&mut chart, vlines, (y0, y1)).map_err(e)
@@ -369,16 +347,8 @@ fn class_histogram<DB: DrawingBackend>(
     let top = counts.iter().flatten().copied().max().unwrap_or(1) as f64 * 1.1;
     let caption = format!("training {feature} by class");
     let mut chart = chart_on(area, &caption, (lo, hi), (0.0, top)).map_err(e)?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(super::grid())
-        .x_label_formatter(&super::tick)
-        .y_label_formatter(&super::tick)
-        .x_desc(feature)
-        .y_desc("rows")
-        .y_label_formatter(&|v| format!("{v:.0}"))
-        .label_style(("sans-serif", 13))
+    super::axes(&mut chart, feature, "rows")
+        .y_label_formatter(&super::count)
         .draw()
         .map_err(e)?;
     for (k, class_counts) in counts.iter().enumerate() {

@@ -48,16 +48,8 @@ fn entropy_map<DB: DrawingBackend>(
         .y_label_area_size(45)
         .build_cartesian_2d(xs[0]..xs[xs.len() - 1], ys[0]..ys[ys.len() - 1])
         .map_err(e)?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(super::grid())
-        .x_label_formatter(&super::tick)
-        .y_label_formatter(&super::tick)
+    super::axes(&mut chart, &snap.axes.0, &snap.axes.1)
         .disable_mesh()
-        .x_desc("X1")
-        .y_desc("X2")
-        .label_style(("sans-serif", 13))
         .draw()
         .map_err(e)?;
     let (dx, dy) = ((xs[1] - xs[0]) / 2.0, (ys[1] - ys[0]) / 2.0);
@@ -114,16 +106,8 @@ fn histograms<DB: DrawingBackend>(
     let top = before.iter().chain(&after).copied().max().unwrap_or(1) as f64 * 1.1;
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let mut chart = chart_on(area, "entropy of the test rows", (lo, hi), (0.0, top)).map_err(e)?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(super::grid())
-        .x_label_formatter(&super::tick)
-        .y_label_formatter(&super::tick)
-        .x_desc("entropy (nats)")
-        .y_desc("rows")
-        .y_label_formatter(&|v| format!("{v:.0}"))
-        .label_style(("sans-serif", 13))
+    super::axes(&mut chart, "Entropy (nats)", "rows")
+        .y_label_formatter(&super::count)
         .draw()
         .map_err(e)?;
     for (k, (counts, label, values)) in [

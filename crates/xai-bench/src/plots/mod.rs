@@ -26,12 +26,53 @@ fn grid() -> ShapeStyle {
     BLACK.mix(0.12).into()
 }
 
+/// The axes of every chart in one style: a light major grid and no minor grid, tick
+/// labels in [`tick`] form, 13-px labels, and the axis names `x` and `y`. Callers add
+/// what differs (no grid on a map, category or count labels) before `draw()`.
+fn axes<'a, 'b, DB: DrawingBackend>(
+    chart: &'b mut Chart<'a, DB>,
+    x: &str,
+    y: &str,
+) -> plotters::chart::MeshStyle<
+    'a,
+    'b,
+    plotters::coord::types::RangedCoordf64,
+    plotters::coord::types::RangedCoordf64,
+    DB,
+> {
+    let mut mesh = chart.configure_mesh();
+    mesh.light_line_style(TRANSPARENT)
+        .bold_line_style(grid())
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .label_style(("sans-serif", 13))
+        .x_desc(x)
+        .y_desc(y);
+    mesh
+}
+
+/// A count's tick label: a whole number.
+fn count(v: &f64) -> String {
+    format!("{v:.0}")
+}
+
 /// A tick label in its shortest form at a resolution of 1e-6: `20`, not `20.0`;
 /// `0.25`; `-1.5`.
 fn tick(v: &f64) -> String {
     let r = (v * 1e6).round() / 1e6;
     // -0 reads as 0.
     format!("{}", if r == 0.0 { 0.0 } else { r })
+}
+
+/// The colour of a quantity's statistic in every figure, as wood2024 draws them:
+/// blue for likelihood (Likelihood-PFI, Likelihood-PDP), orange for entropy; `None`
+/// for other statistics (they take the palette in order).
+fn statistic_color(quantity: &str) -> Option<RGBColor> {
+    match quantity.split('_').next() {
+        Some("likelihood") => Some(COLORS[0]),
+        Some("entropy") => Some(COLORS[1]),
+        _ => None,
+    }
 }
 
 /// The palette of series.

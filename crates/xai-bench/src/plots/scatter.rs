@@ -36,17 +36,7 @@ pub fn draw<DB: DrawingBackend>(
         .y_label_area_size(45)
         .build_cartesian_2d(lo..hi, lo..hi)
         .map_err(e)?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(super::grid())
-        .x_label_formatter(&super::tick)
-        .y_label_formatter(&super::tick)
-        .x_desc(x)
-        .y_desc(y)
-        .label_style(("sans-serif", 13))
-        .draw()
-        .map_err(e)?;
+    super::axes(&mut chart, x, y).draw().map_err(e)?;
     if let Some(a) = shade {
         chart
             .draw_series(std::iter::once(Rectangle::new(
