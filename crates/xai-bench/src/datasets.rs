@@ -83,10 +83,26 @@ pub struct DatasetEntry {
     /// verified file without a format conversion).
     #[serde(default)]
     pub fetch: Option<FetchSpec>,
+    /// Human names (and units) of columns for figures; a column not listed is drawn
+    /// with its key.
+    #[serde(default)]
+    pub features: BTreeMap<String, FeatureName>,
     /// How to cite the data.
     pub citation: String,
     /// License.
     pub license: String,
+}
+
+/// A column's name in figures: "Plasma glucose" with unit "mg/dL".
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeatureName {
+    /// The name, as in tick labels and titles.
+    pub name: String,
+    /// The unit, added to axis labels ("Plasma glucose (mg/dL)"); none for counts
+    /// and indices.
+    #[serde(default)]
+    pub unit: Option<String>,
 }
 
 /// The registry: dataset name → entry.
@@ -332,7 +348,8 @@ fn encode(v: &str, levels: Option<&Vec<String>>) -> std::result::Result<f64, Str
     }
 }
 
-/// Checks a loaded dataset against the registry: rows, class counts, missing cells.
+/// Checks a loaded dataset against the registry: rows, class counts, missing cells,
+/// and that every column given a figure name is a feature.
 /// Returns one line describing it.
 pub fn verify(name: &str, entry: &DatasetEntry, loaded: &Loaded) -> Result<String> {
     let mut problems = Vec::new();
@@ -354,6 +371,13 @@ pub fn verify(name: &str, entry: &DatasetEntry, loaded: &Loaded) -> Result<Strin
             "class counts {counts:?}, expected {:?}",
             entry.expected.class_counts
         ));
+    }
+    for column in entry.features.keys() {
+        if !loaded.data.feature_names().contains(column) {
+            problems.push(format!(
+                "`features:` names `{column}`, which is not a feature column"
+            ));
+        }
     }
     if problems.is_empty() {
         Ok(format!(

@@ -134,6 +134,25 @@ fn verify_reports_a_wrong_expectation() {
 }
 
 #[test]
+fn verify_reports_a_figure_name_for_a_column_that_is_not_a_feature() {
+    let reg = registry(SHA);
+    let entry = reg.get("tiny").unwrap();
+    let loaded = load("tiny", entry, &[fixtures()], MissingPolicy::DropRows).unwrap();
+    let mut wrong = entry.clone();
+    let name = xai_bench::datasets::FeatureName {
+        name: "Nothing".into(),
+        unit: None,
+    };
+    wrong
+        .features
+        .insert(loaded.data.feature_names()[0].clone(), name.clone());
+    assert!(verify("tiny", &wrong, &loaded).is_ok());
+    wrong.features.insert("no_such_column".into(), name);
+    let err = verify("tiny", &wrong, &loaded).unwrap_err().to_string();
+    assert!(err.contains("`no_such_column`"), "{err}");
+}
+
+#[test]
 fn unknown_dataset_lists_the_registered_ones() {
     let err = registry(SHA).get("nope").unwrap_err().to_string();
     assert!(err.contains("nope") && err.contains("tiny"), "{err}");

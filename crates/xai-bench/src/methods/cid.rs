@@ -128,6 +128,12 @@ impl Method for CidSpec {
         q
     }
 
+    /// The information terms Î(X_j; Y), its null quantile, Î(X_j; Y | X_−j) and Ĉ_j
+    /// are estimated from the data; only the corrected drops use the learner.
+    fn model_free(&self) -> Vec<String> {
+        TERMS.map(String::from).to_vec()
+    }
+
     fn needs_fit(&self) -> bool {
         false
     }

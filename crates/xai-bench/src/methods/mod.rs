@@ -161,6 +161,13 @@ pub trait Method: Send + Sync {
         Vec::new()
     }
 
+    /// The quantities (of [`Method::quantities`]) that depend on the data alone, not on
+    /// the experiment's model or learner; figures title their panels by the data, not
+    /// by a model.
+    fn model_free(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Whether it reads the model fitted on the training rows.
     fn needs_fit(&self) -> bool {
         true

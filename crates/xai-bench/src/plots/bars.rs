@@ -5,6 +5,7 @@ use std::path::Path;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::COLORS;
 use crate::error::{BenchError, Result};
@@ -74,7 +75,7 @@ pub fn draw(
         let setting = panel_col
             .zip(panels.as_deref())
             .map(|(c, k)| (k, r.labels[c].as_str()));
-        let title = names.panel(&r.model, setting);
+        let title = names.panel(&r.model, &r.quantity, setting);
         match list.iter_mut().find(|p| p.title == title) {
             Some(p) => p.rows.push(r),
             None => list.push(Panel {
@@ -86,7 +87,7 @@ pub fn draw(
     // Wide enough that the longest feature name fits under its bar (7 px a character).
     let shown: Vec<&str> = list
         .iter()
-        .flat_map(|p| p.rows.iter().map(|r| r.feature.as_str()))
+        .flat_map(|p| p.rows.iter().map(|r| names.feature(&r.feature)))
         .fold(Vec::new(), |mut seen, f| {
             if !seen.contains(&f) {
                 seen.push(f);
@@ -119,6 +120,7 @@ pub fn draw(
         &list,
         quantities,
         order,
+        names,
     )
     .map_err(err(&svg))?;
     bars(
@@ -127,6 +129,7 @@ pub fn draw(
         &list,
         quantities,
         order,
+        names,
     )
     .map_err(err(&png))
 }
@@ -157,6 +160,7 @@ fn bars<DB: DrawingBackend>(
     panels: &[Panel<'_>],
     quantities: &[String],
     order: &BarOrder,
+    names: &super::labels::Names,
 ) -> std::result::Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
@@ -225,7 +229,7 @@ fn bars<DB: DrawingBackend>(
             let values = (lo - pad)..(hi + pad);
             let longest = features
                 .iter()
-                .map(|f| f.chars().count())
+                .map(|f| names.feature(f).chars().count())
                 .max()
                 .unwrap_or(0) as u32;
             let builder = ChartBuilder::on(area)
@@ -248,7 +252,7 @@ fn bars<DB: DrawingBackend>(
                 if (v - p).abs() < 1e-6 && c >= 0.0 {
                     features
                         .get(c as usize)
-                        .map_or(String::new(), |s| s.to_string())
+                        .map_or(String::new(), |f| names.feature(f).to_string())
                 } else {
                     String::new()
                 }
@@ -278,6 +282,23 @@ fn bars<DB: DrawingBackend>(
                     Rectangle::new(
                         [pt(c - 0.3, 0.0), pt(c + 0.3, r.value.estimate)],
                         color.mix(0.8).filled(),
+                    )
+                }))
+                .map_err(e)?;
+            // A bar of exactly 0 (a term set to zero, e.g. Ĉ of a feature whose Î
+            // is below its null) is marked, so it does not read as a missing bar.
+            chart
+                .draw_series(rows.iter().filter(|r| r.value.estimate == 0.0).map(|r| {
+                    Text::new(
+                        "0",
+                        pt(at(r), 0.0),
+                        ("sans-serif", 12)
+                            .into_font()
+                            .color(&BLACK)
+                            .pos(match horizontal {
+                                true => Pos::new(HPos::Left, VPos::Center),
+                                false => Pos::new(HPos::Center, VPos::Bottom),
+                            }),
                     )
                 }))
                 .map_err(e)?;

@@ -34,7 +34,7 @@ fn pd_panels<'a>(
         let setting = col
             .zip(panels.as_deref())
             .map(|(c, k)| (k, r.labels[c].as_str()));
-        let title = names.panel(&r.model, setting);
+        let title = names.panel(&r.model, &r.quantity, setting);
         let panel = match list.iter().position(|p| p.title == title) {
             Some(i) => &mut list[i],
             None => {
@@ -127,15 +127,20 @@ pub fn draw<DB: DrawingBackend>(
                     y_desc: super::labels::axis_label(pd),
                 };
                 for (k, (panel, f)) in cells.into_iter().enumerate() {
-                    ice_panel(&areas[per_cell * k], panel, f, out, &style)?;
+                    ice_panel(&areas[per_cell * k], panel, f, out, &style, names)?;
                     if *histogram {
-                        class_histogram(&areas[per_cell * k + 1], out, &panel.features[f].0)?;
+                        class_histogram(
+                            &areas[per_cell * k + 1],
+                            out,
+                            &panel.features[f].0,
+                            names,
+                        )?;
                     }
                 }
             } else {
                 let areas = root.split_evenly((1, list.len().max(1)));
                 for (area, panel) in areas.iter().zip(&list) {
-                    pd_panel(area, panel, vlines, &super::labels::axis_label(pd))?;
+                    pd_panel(area, panel, vlines, &super::labels::axis_label(pd), names)?;
                 }
             }
         }
@@ -149,6 +154,7 @@ fn pd_panel<DB: DrawingBackend>(
     panel: &PdPanel<'_>,
     vlines: &[f64],
     y_desc: &str,
+    names: &Names,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let rows = panel.features.iter().flat_map(|(_, r)| r.iter());
@@ -172,9 +178,22 @@ fn pd_panel<DB: DrawingBackend>(
             )
             .collect();
         if !band.is_empty() {
+            // The band's edges in its colour keep two overlapping bands apart.
+            let half = band.len() / 2;
             chart
-                .draw_series(std::iter::once(Polygon::new(band, color.mix(0.2).filled())))
+                .draw_series(std::iter::once(Polygon::new(
+                    band.clone(),
+                    color.mix(0.15).filled(),
+                )))
                 .map_err(e)?;
+            for edge in [&band[..half], &band[half..]] {
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        edge.to_vec(),
+                        color.mix(0.6).stroke_width(1),
+                    )))
+                    .map_err(e)?;
+            }
         }
         chart
             .draw_series(LineSeries::new(
@@ -182,10 +201,24 @@ fn pd_panel<DB: DrawingBackend>(
                 color.stroke_width(2),
             ))
             .map_err(e)?
-            .label(feature.as_str())
+            .label(names.feature(feature))
             .legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
             });
+    }
+    if panel
+        .features
+        .iter()
+        .flat_map(|(_, r)| r.iter())
+        .any(|r| r.value.lower.is_finite())
+    {
+        // What the bands are: the summary's interval over replicates.
+        let grey = BLACK.mix(0.15);
+        chart
+            .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
+            .map_err(e)?
+            .label(names.band())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], grey.filled()));
     }
     draw_vlines(&mut chart, vlines, (y0, y1)).map_err(e)?;
     legend(&mut chart).map_err(e)
@@ -208,6 +241,7 @@ fn ice_panel<DB: DrawingBackend>(
     f: usize,
     out: &RunOutput,
     style: &IceStyle<'_>,
+    names: &Names,
 ) -> Result<(), String> {
     let (ice, color_by, vlines, y_desc) = (
         style.ice,
@@ -239,11 +273,6 @@ fn ice_panel<DB: DrawingBackend>(
         Some(b) => out.feature_names.iter().position(|n| n == b),
         None => None,
     };
-    let color_by = if by_class {
-        Some("class (red = 1, blue = 0)")
-    } else {
-        by.map(|b| out.feature_names[b].as_str())
-    };
     let (c0, c1) = range(curves.iter().filter_map(|c| by.map(|b| c.row_values[b])));
     let (x0, x1) = range(pd.iter().filter_map(|r| r.x));
     let (y0, y1) = range(
@@ -252,22 +281,21 @@ fn ice_panel<DB: DrawingBackend>(
             .flat_map(|c| c.values.iter().copied())
             .chain(pd.iter().map(|r| r.value.estimate)),
     );
-    let title = match (by_class, color_by) {
-        (true, Some(b)) => format!("{}: ICE of {feature}, colour = {b}", panel.title),
-        _ => format!("{}: ICE of {feature}", panel.title),
-    };
+    let title = format!("{}: ICE of {}", panel.title, names.feature(feature));
     // Colour encodes another feature's value: a labelled colour bar beside the panel.
     let area = match (by_class, by) {
         (false, Some(b)) => {
             let (rest, bar) = super::with_colour_bar(whole, 92);
-            super::colour_bar(&bar, (c0, c1), &out.feature_names[b])?;
+            super::colour_bar(&bar, (c0, c1), names.feature(&out.feature_names[b]))?;
             rest
         }
         _ => whole.clone(),
     };
     let area = &area;
     let mut chart = chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
-    super::axes(&mut chart, feature, y_desc).draw().map_err(e)?;
+    super::axes(&mut chart, &names.feature_axis(feature), y_desc)
+        .draw()
+        .map_err(e)?;
     for c in &curves {
         let color = match by {
             _ if by_class => class_color(c.row_class),
@@ -305,15 +333,32 @@ fn ice_panel<DB: DrawingBackend>(
                 .map_err(e)?;
         }
     }
+    let pd_color = super::statistic_color(style.pd).unwrap_or(BLACK);
     chart
         .draw_series(LineSeries::new(
             pd.iter().map(|r| (r.x.unwrap_or(0.0), r.value.estimate)),
-            super::statistic_color(style.pd)
-                .unwrap_or(BLACK)
-                .stroke_width(3),
+            pd_color.stroke_width(3),
         ))
-        .map_err(e)?;
-    draw_vlines(&mut chart, vlines, (y0, y1)).map_err(e)
+        .map_err(e)?
+        .label(super::labels::curve_name(style.pd))
+        .legend(move |(x, y)| {
+            PathElement::new(vec![(x, y), (x + 16, y)], pd_color.stroke_width(3))
+        });
+    if by_class {
+        // The key to the curves' colours: one entry per class.
+        for class in [1, 0] {
+            let color = class_color(Some(class));
+            chart
+                .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
+                .map_err(e)?
+                .label(format!("ICE, class {class}"))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+                });
+        }
+    }
+    draw_vlines(&mut chart, vlines, (y0, y1)).map_err(e)?;
+    legend(&mut chart).map_err(e)
 }
 
 /// Histogram of `feature` in the first replicate's training sample, one colour per
@@ -322,6 +367,7 @@ fn class_histogram<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     out: &RunOutput,
     feature: &str,
+    names: &Names,
 ) -> Result<(), String> {
     const BINS: usize = 25;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
@@ -345,9 +391,9 @@ fn class_histogram<DB: DrawingBackend>(
         counts[usize::from(*c == Some(1))][(((v - lo) / width) as usize).min(BINS - 1)] += 1;
     }
     let top = counts.iter().flatten().copied().max().unwrap_or(1) as f64 * 1.1;
-    let caption = format!("training {feature} by class");
+    let caption = format!("training rows by class: {}", names.feature(feature));
     let mut chart = chart_on(area, &caption, (lo, hi), (0.0, top)).map_err(e)?;
-    super::axes(&mut chart, feature, "rows")
+    super::axes(&mut chart, &names.feature_axis(feature), "rows")
         .y_label_formatter(&super::count)
         .draw()
         .map_err(e)?;

@@ -1,20 +1,27 @@
 //! Human names in figures: quantities with their units for axis labels (one table for
-//! every figure), and models and settings for panel titles.
+//! every figure), models and settings for panel titles, and a dataset's columns with
+//! their units (`features:` in `data/datasets.yaml`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
+use crate::datasets::{FeatureName, Registry};
+use crate::error::Result;
 use crate::spec::ExperimentSpec;
 
-/// The names of an experiment's models and grid values in panel titles.
+/// The names of an experiment's models, grid values and features in figures.
 pub struct Names {
     models: BTreeMap<String, String>,
     labels: BTreeMap<String, String>,
+    features: BTreeMap<String, FeatureName>,
+    model_free: BTreeSet<String>,
+    level: f64,
 }
 
 impl Names {
     /// The names of `spec`'s models (its `labels:`, else the learner's name, with the
-    /// key when two models share a learner) and its `labels:` for grid values.
-    pub fn of(spec: &ExperimentSpec) -> Self {
+    /// key when two models share a learner), its `labels:` for grid values, and the
+    /// column names of its dataset from the registry at `data/datasets.yaml`.
+    pub fn of(spec: &ExperimentSpec) -> Result<Self> {
         let models = spec
             .models
             .iter()
@@ -33,15 +40,36 @@ impl Names {
                 (key.clone(), name)
             })
             .collect();
-        Self {
+        let features = match &spec.data.dataset {
+            Some(d) => {
+                let root = crate::workspace::workspace_root();
+                let registry = Registry::load(&root.join("data").join("datasets.yaml"))?;
+                registry.get(&d.name)?.features.clone()
+            }
+            None => BTreeMap::new(),
+        };
+        Ok(Self {
             models,
             labels: spec.labels.clone(),
-        }
+            features,
+            model_free: spec
+                .methods
+                .iter()
+                .flat_map(|m| m.method().model_free())
+                .collect(),
+            level: spec.level,
+        })
     }
 
-    /// "model name, setting": the setting is the grid value's label, or "key = value".
-    pub fn panel(&self, model: &str, setting: Option<(&str, &str)>) -> String {
-        let model = self.models.get(model).map_or(model, String::as_str);
+    /// The panel title of `quantity`'s rows of `model` at a grid value: "model name,
+    /// setting", the setting being the grid value's label or "key = value"; "data
+    /// alone" instead of the model for a quantity that does not use it.
+    pub fn panel(&self, model: &str, quantity: &str, setting: Option<(&str, &str)>) -> String {
+        let model = if self.model_free.contains(quantity) {
+            "data alone (no model)"
+        } else {
+            self.models.get(model).map_or(model, String::as_str)
+        };
         match setting {
             Some((key, value)) => match self.labels.get(value) {
                 Some(l) => format!("{model}, {l}"),
@@ -49,6 +77,45 @@ impl Names {
             },
             None => model.to_string(),
         }
+    }
+
+    /// The legend entry of an interval band: "band: 95% interval over replicates"
+    /// (the experiment's `level`; the t-interval of the summary).
+    pub fn band(&self) -> String {
+        format!(
+            "band: {}% interval over replicates",
+            super::tick(&(100.0 * self.level))
+        )
+    }
+
+    /// A feature's name in tick labels and titles ("Plasma glucose (2-h OGTT)"), or its
+    /// key.
+    pub fn feature<'a>(&'a self, key: &'a str) -> &'a str {
+        self.features.get(key).map_or(key, |f| f.name.as_str())
+    }
+
+    /// A feature's axis label: its name with its unit ("Age (days)").
+    pub fn feature_axis(&self, key: &str) -> String {
+        match self.features.get(key) {
+            Some(FeatureName {
+                name,
+                unit: Some(unit),
+            }) => with_unit(name.clone(), unit),
+            _ => self.feature(key).to_string(),
+        }
+    }
+}
+
+/// The legend name of a curve quantity: `entropy_pd` → "Entropy-PDP",
+/// `likelihood_pd` → "Likelihood-PDP" (wood2024's names); other quantities keep
+/// their key.
+pub fn curve_name(quantity: &str) -> String {
+    match quantity.rsplit_once('_') {
+        Some((prefix, "pd")) => match statistic(prefix) {
+            Some((name, _)) => format!("{name}-PDP"),
+            None => quantity.to_string(),
+        },
+        _ => quantity.to_string(),
     }
 }
 
@@ -123,7 +190,46 @@ pub fn axis_label(quantity: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::axis_label;
+    use super::{Names, axis_label, curve_name};
+    use crate::plan::Experiment;
+
+    fn names_of(id: &str) -> Names {
+        let path = crate::workspace::workspace_root()
+            .join("experiments")
+            .join(format!("{id}.yaml"));
+        Names::of(&Experiment::load(&path).unwrap().spec).unwrap()
+    }
+
+    #[test]
+    fn dataset_columns_are_drawn_with_their_registered_names_and_units() {
+        let names = names_of("wood2024-fig12");
+        assert_eq!(names.feature("plas"), "Plasma glucose (2-h OGTT)");
+        assert_eq!(
+            names.feature_axis("plas"),
+            "Plasma glucose (2-h OGTT) (mg/dL)"
+        );
+        assert_eq!(names.feature_axis("pedi"), "Diabetes pedigree function");
+        // A DGP's features keep their keys.
+        assert_eq!(names_of("wood2024-fig6").feature_axis("X1"), "X1");
+    }
+
+    #[test]
+    fn panels_of_terms_that_do_not_use_the_model_are_not_titled_by_it() {
+        let names = names_of("cid2021-fig2");
+        assert_eq!(
+            names.panel("extra_trees", "covered", None),
+            "data alone (no model)"
+        );
+        assert_eq!(names.panel("extra_trees", "r2_cid", None), "extra-trees");
+    }
+
+    #[test]
+    fn pd_curves_are_named_as_the_paper_names_them() {
+        assert_eq!(curve_name("entropy_pd"), "Entropy-PDP");
+        assert_eq!(curve_name("likelihood_pd"), "Likelihood-PDP");
+        assert_eq!(curve_name("prediction_pd"), "Prediction-PDP");
+        assert_eq!(curve_name("entropy_pfi"), "entropy_pfi");
+    }
 
     #[test]
     fn quantities_read_as_the_papers_name_them() {

@@ -84,6 +84,21 @@ fn entropy_map<DB: DrawingBackend>(
                 .map(|p| Circle::new((p[0], p[1]), 3, BLACK.stroke_width(1))),
         )
         .map_err(e)?;
+    if !permuted {
+        // The key to the points' colours.
+        let mut classes = snap.classes.clone();
+        classes.sort_unstable();
+        classes.dedup();
+        for c in classes {
+            let color = COLORS[(c + 1) % COLORS.len()];
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                .map_err(e)?
+                .label(format!("class {c}"))
+                .legend(move |(x, y)| Circle::new((x + 6, y), 4, color.filled()));
+        }
+        super::legend_at(&mut chart, SeriesLabelPosition::LowerRight).map_err(e)?;
+    }
     Ok(())
 }
 

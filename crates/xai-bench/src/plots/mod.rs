@@ -107,7 +107,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
             exp.spec.title, exp.spec.paper, exp.spec.figure
         ),
     };
-    let names = labels::Names::of(&exp.spec);
+    let names = labels::Names::of(&exp.spec)?;
     match plot {
         PlotSpec::Bars {
             name,
@@ -210,8 +210,8 @@ fn with_colour_bar<DB: DrawingBackend>(
     area.split_horizontally(w.saturating_sub(width))
 }
 
-/// A vertical viridis colour bar over [lo, hi] with ticks and a label, the key to a
-/// colour that encodes a value.
+/// A vertical viridis colour bar over [lo, hi] with ticks and its label above it, the
+/// key to a colour that encodes a value.
 fn colour_bar<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     (lo, hi): (f64, f64),
@@ -219,12 +219,15 @@ fn colour_bar<DB: DrawingBackend>(
 ) -> Result<(), String> {
     use plotters::style::colors::colormaps::ViridisRGB;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    // The label reads horizontally above the bar (a rotated axis name on the right
+    // would be upside down and far from the bar).
     let mut chart = ChartBuilder::on(area)
-        .margin_top(40)
+        .caption(label, ("sans-serif", 13))
+        .margin_top(19)
         .margin_bottom(47)
         .margin_left(4)
-        .margin_right(8)
-        .right_y_label_area_size(62)
+        .margin_right(4)
+        .right_y_label_area_size(48)
         .build_cartesian_2d(0.0..1.0, lo..hi)
         .map_err(e)?;
     chart
@@ -232,7 +235,6 @@ fn colour_bar<DB: DrawingBackend>(
         .disable_mesh()
         .disable_x_axis()
         .y_label_formatter(&tick)
-        .y_desc(label)
         .label_style(("sans-serif", 12))
         .draw()
         .map_err(e)?;
@@ -272,9 +274,17 @@ fn chart_on<'a, DB: DrawingBackend>(
 fn legend<'a, DB: DrawingBackend + 'a>(
     chart: &mut Chart<'a, DB>,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    legend_at(chart, SeriesLabelPosition::UpperRight)
+}
+
+/// The series legend at `position`, on a translucent white box.
+fn legend_at<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    position: SeriesLabelPosition,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(position)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .label_font(("sans-serif", 13))

@@ -11,7 +11,14 @@
 //! (DejaVu Sans, the only one registered) and the same layout box as plotters, but
 //! with each glyph outlined at its exact pen position x_i = Σ_{k<i} (advance_k +
 //! kern_{k,k+1}), so its ink starts at x_i + left side bearing_i.
+//!
+//! A translucent one-pixel path (an ICE curve) is drawn by the bitmap backend one
+//! segment at a time, so the pixel where two segments meet is blended twice and shows
+//! as a darker dot at every grid point. [`Raster`] rasterises the whole path first and
+//! blends each pixel once, with the largest coverage any segment gave it, as the SVG
+//! viewer does with a polyline.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -100,6 +107,43 @@ impl<'a> DrawingBackend for Raster<'a> {
         self.0.draw_line(from, to, style)
     }
 
+    /// A translucent one-pixel path is blended once per pixel (see the module doc);
+    /// anything else as the bitmap backend draws it.
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Result<(), Failure<'a>> {
+        let color = style.color();
+        if style.stroke_width() != 1 || color.alpha >= 1.0 {
+            return self.0.draw_path(path, style);
+        }
+        let mut coverage = Coverage {
+            size: self.get_size(),
+            pixels: HashMap::new(),
+        };
+        let opaque = BackendColor {
+            alpha: 1.0,
+            rgb: color.rgb,
+        };
+        let points: Vec<BackendCoord> = path.into_iter().collect();
+        for pair in points.windows(2) {
+            // Coverage never fails.
+            let _ =
+                plotters_backend::rasterizer::draw_line(&mut coverage, pair[0], pair[1], &opaque);
+        }
+        for (point, c) in coverage.pixels {
+            self.0.draw_pixel(
+                point,
+                BackendColor {
+                    alpha: color.alpha * c,
+                    rgb: color.rgb,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
     fn draw_rect<S: BackendStyle>(
         &mut self,
         upper_left: BackendCoord,
@@ -159,6 +203,38 @@ impl<'a> DrawingBackend for Raster<'a> {
             }
         });
         result
+    }
+}
+
+/// A backend that only records, per pixel, the largest coverage (alpha) drawn there.
+struct Coverage {
+    size: (u32, u32),
+    pixels: HashMap<BackendCoord, f64>,
+}
+
+impl DrawingBackend for Coverage {
+    type ErrorType = std::convert::Infallible;
+
+    fn get_size(&self) -> (u32, u32) {
+        self.size
+    }
+
+    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        Ok(())
+    }
+
+    fn present(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        Ok(())
+    }
+
+    fn draw_pixel(
+        &mut self,
+        point: BackendCoord,
+        color: BackendColor,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        let c = self.pixels.entry(point).or_insert(0.0);
+        *c = c.max(color.alpha);
+        Ok(())
     }
 }
 
@@ -238,6 +314,40 @@ mod tests {
                 WORDS.chars().nth(i)
             );
         }
+    }
+
+    /// The grey of pixel (x, y) after drawing a translucent black corner path
+    /// (10, 10) → (50, 10) → (50, 50) with `backend`.
+    fn corner_pixels<DB: DrawingBackend>(backend: DB) {
+        let root = backend.into_drawing_area();
+        root.fill(&WHITE).unwrap();
+        root.draw(&PathElement::new(
+            vec![(10, 10), (50, 10), (50, 50)],
+            ShapeStyle::from(BLACK.mix(0.35)),
+        ))
+        .unwrap();
+        root.present().unwrap();
+    }
+
+    fn grey(buffer: &[u8], (x, y): (u32, u32)) -> u8 {
+        buffer[((y * 60 + x) * 3) as usize]
+    }
+
+    #[test]
+    fn a_translucent_path_is_blended_once_where_its_segments_meet() {
+        let mut buffer = vec![255u8; 60 * 60 * 3];
+        corner_pixels(Raster::with_buffer(&mut buffer, (60, 60)));
+        let (segment, corner) = (grey(&buffer, (30, 10)), grey(&buffer, (50, 10)));
+        assert!(segment < 200, "the path was drawn ({segment})");
+        assert_eq!(corner, segment, "the corner is as light as the segments");
+    }
+
+    #[test]
+    fn plotters_bitmap_blends_a_path_corner_twice() {
+        // The defect Raster::draw_path exists for.
+        let mut buffer = vec![255u8; 60 * 60 * 3];
+        corner_pixels(BitMapBackend::with_buffer(&mut buffer, (60, 60)));
+        assert!(grey(&buffer, (50, 10)) + 20 < grey(&buffer, (30, 10)));
     }
 
     #[test]
