@@ -73,6 +73,80 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 img{max-width:100%;border:1px solid #eee;margin:.5em 0}.meta{color:#666;font-size:.9em}\
 details{margin:.3em 0}";
 
+/// The columns of `summary.csv` that hold a row's value, not its identity.
+const VALUE_COLUMNS: [&str; 5] = ["estimate", "lower", "upper", "n", "sd"];
+
+/// The numbers a paper (or PAPERS.md's derivation from it) gives beside ours: for
+/// every `near` check, each selected row of `summary.csv` with the reference value,
+/// our estimate, its Monte-Carlo standard error se = sd/√n over the replicates, and
+/// the difference (ours − reference)/se. Empty when the experiment has no `near`
+/// check.
+fn reference_table(spec: &crate::spec::ExperimentSpec, dir: &Path) -> Result<String> {
+    use crate::spec::Assertion;
+    let near: Vec<_> = spec
+        .checks
+        .iter()
+        .filter_map(|c| match &c.assert {
+            Assertion::Near {
+                quantity,
+                rows,
+                value,
+                tolerance,
+            } => Some((quantity, rows, *value, *tolerance)),
+            _ => None,
+        })
+        .collect();
+    if near.is_empty() {
+        return Ok(String::new());
+    }
+    let summary = read_csv(&dir.join("summary.csv"))?;
+    let at = |name: &str| summary.header.iter().position(|h| h == name);
+    let number = |row: &[String], name: &str| {
+        at(name)
+            .and_then(|i| row.get(i))
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
+    let mut html = String::from(
+        "<table><tr><th>quantity</th><th>row</th><th>reference</th><th>ours</th><th>MC se</th><th>(ours − reference) / se</th><th>tolerance</th></tr>\n",
+    );
+    for (quantity, sel, value, tolerance) in near {
+        for row in &summary.rows {
+            let cols: Vec<(&str, String)> = summary
+                .header
+                .iter()
+                .zip(row)
+                .filter(|(h, _)| !VALUE_COLUMNS.contains(&h.as_str()))
+                .map(|(h, v)| (h.as_str(), v.clone()))
+                .collect();
+            let is_quantity = cols.iter().any(|(h, v)| *h == "quantity" && v == quantity);
+            if !is_quantity || !crate::checks::select::selected(&cols, sel) {
+                continue;
+            }
+            let (estimate, sd, n) = (number(row, "estimate"), number(row, "sd"), number(row, "n"));
+            let se = sd / n.sqrt();
+            let identity: Vec<String> = cols
+                .iter()
+                .filter(|(h, v)| *h != "quantity" && !v.is_empty())
+                .map(|(h, v)| format!("{h} {v}"))
+                .collect();
+            let _ = writeln!(
+                html,
+                "<tr><td>{}</td><td>{}</td><td>{value}</td><td>{}</td><td>{}</td><td>{}</td><td>±{tolerance}</td></tr>",
+                escape(quantity),
+                escape(&identity.join(", ")),
+                crate::checks::select::short(estimate),
+                crate::checks::select::short(se),
+                crate::checks::select::short((estimate - value) / se),
+            );
+        }
+    }
+    html.push_str("</table>\n");
+    Ok(format!(
+        "<details open><summary>the paper's numbers beside ours</summary>{html}</details>\n"
+    ))
+}
+
 /// Builds `<out>/index.html` with the figures copied to `<out>/img/<id>/`.
 pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
     let ids = experiment_ids(root)?;
@@ -175,6 +249,7 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
                 );
             }
             html.push_str("</table>\n");
+            html.push_str(&reference_table(s, &dir)?);
             if !s.notes.is_empty() {
                 let _ = writeln!(
                     html,

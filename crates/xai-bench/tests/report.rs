@@ -57,3 +57,42 @@ fn an_experiment_without_outputs_is_listed_as_not_run() {
     assert!(page.contains("<section id=\"wood2024-fig2\">") && page.contains("not run"));
     std::fs::remove_dir_all(&scratch).unwrap();
 }
+
+#[test]
+fn reference_values_stand_beside_ours_with_the_difference_in_standard_errors() {
+    let out = std::env::temp_dir().join(format!("xai-report-ref-{}", std::process::id()));
+    let built = build(&root(), Source::Committed, &out).unwrap();
+    let page = std::fs::read_to_string(&built.page).unwrap();
+    let section = page
+        .split("<section id=\"cid2021-fig2\">")
+        .nth(1)
+        .and_then(|s| s.split("</section>").next())
+        .unwrap();
+    // cid2021-fig2 checks Ĉ of X0 against the population value 0.595.
+    let summary = std::fs::read_to_string(root().join("results/cid2021-fig2/summary.csv")).unwrap();
+    let row: Vec<&str> = summary
+        .lines()
+        .find(|l| l.starts_with("covered,") && l.contains(",X0,"))
+        .unwrap()
+        .split(',')
+        .collect();
+    let (estimate, n, sd): (f64, f64, f64) = (
+        row[4].parse().unwrap(),
+        row[7].parse().unwrap(),
+        row[8].parse().unwrap(),
+    );
+    let z = (estimate - 0.595) / (sd / n.sqrt());
+    let short = xai_bench::checks::select::short;
+    let expected = format!(
+        "<td>model extra_trees, feature X0</td><td>0.595</td><td>{}</td><td>{}</td><td>{}</td>",
+        short(estimate),
+        short(sd / n.sqrt()),
+        short(z)
+    );
+    assert!(section.contains(&expected), "{expected} not in {section}");
+    // An experiment without a reference value has no such table.
+    let fig7 = page.split("<section id=\"wood2024-fig7\">").nth(1).unwrap();
+    let fig7 = fig7.split("</section>").next().unwrap();
+    assert!(!fig7.contains("beside ours"));
+    std::fs::remove_dir_all(&out).unwrap();
+}
