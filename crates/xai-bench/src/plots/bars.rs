@@ -100,10 +100,8 @@ pub fn draw(
         true => (7 * longest + 400, 26 * bars_per_panel + 110),
         false => (440.max(bars_per_panel * (7 * longest + 12) + 90), 300),
     };
-    let (cols, rows) = match order.side_by_side {
-        true => (list.len().max(1) * quantities.len().max(1), 1),
-        false => (list.len().max(1), quantities.len().max(1)),
-    };
+    let layout = Layout::of(&list, quantities, order.side_by_side);
+    let (cols, rows) = (layout.cols, layout.rows);
     let size = (
         (panel_width * cols as u32 + 40).max(10 * title.chars().count() as u32 + 40),
         panel_height * rows as u32 + 50,
@@ -132,6 +130,50 @@ pub fn draw(
         names,
     )
     .map_err(err(&png))
+}
+
+/// Where each (quantity, panel) cell with rows goes: a panel without rows of a
+/// quantity (a model-free term has no model panel) gets no cell.
+struct Layout {
+    /// Per quantity, the panels (indices) with rows of it.
+    cells: Vec<Vec<usize>>,
+    cols: usize,
+    rows: usize,
+    side_by_side: bool,
+}
+
+impl Layout {
+    fn of(panels: &[Panel<'_>], quantities: &[String], side_by_side: bool) -> Self {
+        let cells: Vec<Vec<usize>> = quantities
+            .iter()
+            .map(|q| {
+                (0..panels.len())
+                    .filter(|&p| panels[p].rows.iter().any(|r| r.quantity == *q))
+                    .collect()
+            })
+            .collect();
+        let (cols, rows) = match side_by_side {
+            true => (cells.iter().map(Vec::len).sum::<usize>().max(1), 1),
+            false => (
+                cells.iter().map(Vec::len).max().unwrap_or(0).max(1),
+                quantities.len().max(1),
+            ),
+        };
+        Self {
+            cells,
+            cols,
+            rows,
+            side_by_side,
+        }
+    }
+
+    /// The index of the area of quantity `qi`'s `k`-th cell in a `rows` × `cols` split.
+    fn area(&self, qi: usize, k: usize) -> usize {
+        match self.side_by_side {
+            true => self.cells[..qi].iter().map(Vec::len).sum::<usize>() + k,
+            false => qi * self.cols + k,
+        }
+    }
 }
 
 /// A thin interval whisker at category position c over [lower, upper] with short
@@ -165,11 +207,8 @@ fn bars<DB: DrawingBackend>(
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
     let root = root.titled(title, ("sans-serif", 20)).map_err(e)?;
-    // Panel (quantity qi, column pi) is area qi·panels + pi in either layout.
-    let areas = match order.side_by_side {
-        true => root.split_evenly((1, (quantities.len() * panels.len()).max(1))),
-        false => root.split_evenly((quantities.len().max(1), panels.len().max(1))),
-    };
+    let layout = Layout::of(panels, quantities, order.side_by_side);
+    let areas = root.split_evenly((layout.rows, layout.cols));
     for (qi, q) in quantities.iter().enumerate() {
         let color = super::statistic_color(q).unwrap_or(COLORS[qi % COLORS.len()]);
         fn of_q<'a>(p: &Panel<'a>, q: &str) -> Vec<&'a SummaryRow> {
@@ -196,7 +235,8 @@ fn bars<DB: DrawingBackend>(
             }
         }
         let pad = 0.08 * (hi - lo).max(1e-9);
-        for (pi, panel) in panels.iter().enumerate() {
+        for (k, &pi) in layout.cells[qi].iter().enumerate() {
+            let panel = &panels[pi];
             let mut rows = of_q(panel, q);
             let mut features: Vec<&str> = Vec::new();
             if order.rank {
@@ -220,7 +260,7 @@ fn bars<DB: DrawingBackend>(
             features.truncate(order.top.unwrap_or(usize::MAX));
             rows.retain(|r| features.contains(&r.feature.as_str()));
             let nf = features.len();
-            let area = &areas[qi * panels.len() + pi];
+            let area = &areas[layout.area(qi, k)];
             // Category c (a feature) at position c, left to right, or from the top.
             let horizontal = order.horizontal;
             let pos = |c: f64| if horizontal { nf as f64 - 1.0 - c } else { c };
@@ -318,4 +358,45 @@ fn bars<DB: DrawingBackend>(
         }
     }
     root.present().map_err(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Layout, Panel};
+    use crate::table::SummaryRow;
+
+    fn row(quantity: &str) -> SummaryRow {
+        SummaryRow {
+            quantity: quantity.into(),
+            labels: Vec::new(),
+            model: "m".into(),
+            feature: "X1".into(),
+            x: None,
+            value: crate::methods::point(1.0, 1),
+            sd: f64::NAN,
+        }
+    }
+
+    #[test]
+    fn a_panel_without_rows_of_a_quantity_gets_no_cell() {
+        let (model, data) = (row("r2_pfi"), row("mi"));
+        let panels = [
+            Panel {
+                title: "model".into(),
+                rows: vec![&model],
+            },
+            Panel {
+                title: "data alone".into(),
+                rows: vec![&data],
+            },
+        ];
+        let quantities = ["r2_pfi".to_string(), "mi".to_string()];
+        let side = Layout::of(&panels, &quantities, true);
+        assert_eq!((side.rows, side.cols), (1, 2));
+        assert_eq!((side.area(0, 0), side.area(1, 0)), (0, 1));
+        let stacked = Layout::of(&panels, &quantities, false);
+        assert_eq!((stacked.rows, stacked.cols), (2, 1));
+        assert_eq!((stacked.area(0, 0), stacked.area(1, 0)), (0, 1));
+        assert_eq!(stacked.cells, vec![vec![0], vec![1]]);
+    }
 }
