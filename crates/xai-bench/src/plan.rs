@@ -360,6 +360,7 @@ impl Experiment {
             n_test: None,
             models: &s.models,
             earlier: &no_quantities,
+            dgp: s.data.dgp.as_ref(),
         };
         let known_feature = |f: &String| {
             crate::methods::known_features(&data_plan, [f]).or_else(|e| fail(&e.field, e.message))
@@ -395,6 +396,7 @@ impl Experiment {
                 n_test: sizes.map(|z| z.1),
                 models: &s.models,
                 earlier: &quantities,
+                dgp: s.data.dgp.as_ref(),
             };
             if let Err(e) = m.validate(&plan) {
                 return fail(&e.field, e.message);

@@ -315,6 +315,7 @@ fn replicate(variant: &Variant, v: usize, r: usize, data: Option<&Dataset>) -> R
                 test: &test,
                 all: data.unwrap_or(&train),
                 learner,
+                dgp: spec.data.dgp.as_ref(),
                 model: model.as_deref(),
                 earlier: &values,
                 level: spec.level,

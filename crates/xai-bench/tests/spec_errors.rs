@@ -329,3 +329,13 @@ fn a_companion_figure_needs_its_own_title() {
         ],
     );
 }
+
+#[test]
+fn fresh_draws_need_a_dgp_with_marginals() {
+    // fig4's correlated Gaussian DGP has no marginal sampler.
+    let msg = error_of(
+        "permutation: { repeats: 10 }",
+        "fresh_draws: { repeats: 10 }",
+    );
+    assert_has(&msg, &["fresh_draws", "marginal", "permutation"]);
+}

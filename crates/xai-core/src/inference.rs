@@ -1,4 +1,5 @@
-//! Point estimates with their uncertainty: mean, standard error, t-interval.
+//! Point estimates with their uncertainty: mean, standard error, t-interval, the
+//! Nadeau–Bengio-corrected interval over refits, and coverage over replicates.
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -25,8 +26,23 @@ impl Estimate {
 }
 
 /// Mean of `values` with the t-interval of molnar2023 Eq. 6–8:
-/// V̂ = 1/(n(n−1))·Σᵢ (vᵢ − v̄)², interval v̄ ± t_{1−α/2, n−1}·√V̂ with α = 1 − `level`.
+/// V̂ = 1/(n(n−1))·Σᵢ (vᵢ − v̄)², interval v̄ ± t_{1−α/2, n−1}·√V̂ with α = 1 − `level`
+/// ([`corrected_t_interval`] with c = 0).
 pub fn t_interval(values: &[f64], level: f64) -> Estimate {
+    corrected_t_interval(values, 0.0, level)
+}
+
+/// The variance correction c the authors of molnar2023 use for bootstrap and
+/// subsampling refits alike: n_test/n_train = (1 − 0.632)/0.632 ≈ 0.5823 (Nadeau &
+/// Bengio 2003 with a 0.632 training fraction; PAPERS.md §2.1 [code]).
+pub const NADEAU_BENGIO_632: f64 = (1.0 - 0.632) / 0.632;
+
+/// Mean of m refit values (learner-PD/PFI, molnar2023 Eq. 9–10) with the corrected
+/// t-interval of molnar2023 §5 (Nadeau & Bengio 2003):
+/// V̂ = (1/m + c)·s², s² = 1/(m−1)·Σ_d (v_d − v̄)², interval v̄ ± t_{1−α/2, m−1}·√V̂.
+/// c = 0 when every refit has fresh training and evaluation data (and for
+/// replicates); c = [`NADEAU_BENGIO_632`] corrects for refits that share rows.
+pub fn corrected_t_interval(values: &[f64], c: f64, level: f64) -> Estimate {
     let n = values.len();
     let mean = values.iter().sum::<f64>() / n as f64;
     if n < 2 {
@@ -38,8 +54,8 @@ pub fn t_interval(values: &[f64], level: f64) -> Estimate {
             n,
         };
     }
-    let ss: f64 = values.iter().map(|v| (v - mean).powi(2)).sum();
-    let se = (ss / ((n * (n - 1)) as f64)).sqrt();
+    let s2 = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let se = ((1.0 / n as f64 + c) * s2).sqrt();
     let half = t_quantile(1.0 - (1.0 - level) / 2.0, (n - 1) as f64) * se;
     Estimate {
         estimate: mean,
@@ -47,6 +63,32 @@ pub fn t_interval(values: &[f64], level: f64) -> Estimate {
         lower: mean - half,
         upper: mean + half,
         n,
+    }
+}
+
+/// How often intervals over replicates contain the truth, and how wide they are.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Coverage {
+    /// The share of intervals with lower ≤ truth ≤ upper, with its Monte-Carlo
+    /// t-interval over replicates (se ≈ √(p(1 − p)/R)).
+    pub coverage: Estimate,
+    /// The mean width upper − lower, with its Monte-Carlo t-interval.
+    pub width: Estimate,
+}
+
+/// The coverage summary of R intervals (one per replicate) for an estimand whose true
+/// value is `truth`: the mean of the indicators 1[lower ≤ truth ≤ upper] and of the
+/// widths, each with its t-interval over the R replicates at `level`. An interval
+/// that could not be formed (NaN ends) counts as not covering.
+pub fn coverage(intervals: &[Estimate], truth: f64, level: f64) -> Coverage {
+    let hits: Vec<f64> = intervals
+        .iter()
+        .map(|e| f64::from(u8::from(e.covers(truth))))
+        .collect();
+    let widths: Vec<f64> = intervals.iter().map(|e| e.upper - e.lower).collect();
+    Coverage {
+        coverage: t_interval(&hits, level),
+        width: t_interval(&widths, level),
     }
 }
 
@@ -76,6 +118,77 @@ mod tests {
         // R: qt(0.975, 3) = 3.182446
         assert!((e.upper - (2.5 + 3.182446 * se)).abs() < 1e-5);
         assert!(e.covers(2.5) && !e.covers(10.0));
+    }
+
+    #[test]
+    fn the_nadeau_bengio_variance_is_one_over_m_plus_c_times_the_sample_variance() {
+        let v = [1.0, 2.0, 3.0, 4.0];
+        let s2 = 5.0 / 3.0;
+        let c = NADEAU_BENGIO_632;
+        assert!((c - 0.368 / 0.632).abs() < 1e-15 && (c - 0.5823).abs() < 1e-4);
+        let e = corrected_t_interval(&v, c, 0.95);
+        assert_eq!(e.estimate, 2.5);
+        assert!((e.se - ((0.25 + c) * s2).sqrt()).abs() < 1e-15);
+        assert!((e.upper - (2.5 + 3.182446 * e.se)).abs() < 1e-5);
+        // c = 0 (fresh data per refit) is the plain t-interval.
+        assert_eq!(corrected_t_interval(&v, 0.0, 0.95), t_interval(&v, 0.95));
+        // The correction widens the interval.
+        assert!(e.upper - e.lower > t_interval(&v, 0.95).upper - t_interval(&v, 0.95).lower);
+    }
+
+    fn interval(lower: f64, upper: f64) -> Estimate {
+        Estimate {
+            estimate: (lower + upper) / 2.0,
+            se: 1.0,
+            lower,
+            upper,
+            n: 2,
+        }
+    }
+
+    #[test]
+    fn coverage_of_constructed_intervals() {
+        // 7 of 10 intervals contain 0 (one of them at its edge); widths 1..10.
+        let intervals: Vec<Estimate> = (0..10)
+            .map(|k| {
+                let w = (k + 1) as f64;
+                match k {
+                    0..=5 => interval(-w / 2.0, w / 2.0),
+                    6 => interval(0.0, w),
+                    _ => interval(1.0, 1.0 + w),
+                }
+            })
+            .collect();
+        let c = coverage(&intervals, 0.0, 0.95);
+        assert_eq!(c.coverage.estimate, 0.7);
+        assert!((c.coverage.se - (0.7f64 * 0.3 / 9.0).sqrt()).abs() < 1e-12);
+        assert_eq!(c.width.estimate, 5.5);
+        assert_eq!(c.coverage.n, 10);
+        // An interval that could not be formed does not cover.
+        let missing = Estimate {
+            lower: f64::NAN,
+            upper: f64::NAN,
+            ..interval(0.0, 0.0)
+        };
+        assert_eq!(coverage(&[missing], 0.0, 0.95).coverage.estimate, 0.0);
+    }
+
+    #[test]
+    fn t_intervals_of_normal_samples_cover_the_mean_95_percent_of_the_time() {
+        use rand::RngExt;
+        use rand_distr::StandardNormal;
+        let mut rng = crate::rng::stream_rng(11, 0);
+        let intervals: Vec<Estimate> = (0..4000)
+            .map(|_| {
+                let v: Vec<f64> = (0..8).map(|_| rng.sample(StandardNormal)).collect();
+                t_interval(&v, 0.95)
+            })
+            .collect();
+        let c = coverage(&intervals, 0.0, 0.95);
+        // MC se = √(0.95·0.05/4000) ≈ 0.0034: within 4 se.
+        assert!((c.coverage.estimate - 0.95).abs() < 0.014, "{c:?}");
+        // And an interval with the wrong centre covers less.
+        assert!(coverage(&intervals, 0.5, 0.95).coverage.estimate < 0.8);
     }
 
     #[test]

@@ -40,10 +40,12 @@ pub mod tree;
 pub use dataset::{Dataset, FeatureKind, Target};
 pub use error::CoreError;
 pub use ice::{IceResult, ice, ice_from_values};
-pub use inference::{Estimate, t_interval};
+pub use inference::{Coverage, Estimate, corrected_t_interval, coverage, t_interval};
 pub use interp::interpolate;
 pub use model::{Learner, Model};
-pub use perturbation::{GridRange, GridSpec, Perturbation, PerturbationSpec};
+pub use perturbation::{
+    GridRange, GridSpec, MarginalSampler, Marginals, Perturbation, PerturbationSpec,
+};
 pub use perturbed::{PerturbedStatistics, perturbed_statistics};
 pub use pfi::{PfiResult, pfi, pfi_from_values};
 pub use predictions::Predictions;

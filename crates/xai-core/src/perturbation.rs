@@ -1,5 +1,7 @@
 //! The perturbation axis: how the values of one feature are replaced.
 
+use std::sync::Arc;
+
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2, Axis};
 use rand::seq::SliceRandom;
 use rand::{Rng, RngExt};
@@ -81,18 +83,65 @@ pub enum PerturbationSpec {
         /// Number R of independent draws per row (≥ 1).
         repeats: usize,
     },
+    /// Independent draws from the feature's marginal P(X_j), from the data generating
+    /// process itself ("fresh draws": the ideal PFI of molnar2023's simulation, in
+    /// place of a permutation), `repeats` draws per row.
+    FreshDraws {
+        /// Number R of independent draws per row (≥ 1).
+        repeats: usize,
+    },
+}
+
+/// Independent draws from each feature's marginal distribution P(X_j), as a data
+/// generating process knows it.
+pub trait MarginalSampler: Send + Sync {
+    /// One draw of feature `feature` from P(X_feature).
+    fn draw(&self, feature: usize, rng: &mut dyn Rng) -> f64;
+}
+
+/// A shared [`MarginalSampler`] (compared by identity).
+#[derive(Clone)]
+pub struct Marginals(pub Arc<dyn MarginalSampler>);
+
+impl std::fmt::Debug for Marginals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Marginals(..)")
+    }
+}
+
+impl PartialEq for Marginals {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl PerturbationSpec {
     /// The perturbation for explaining the rows of `explained` (grids span its
     /// columns); samplers that model the feature distribution are estimated from
-    /// `reference` (the training rows).
-    pub fn resolve(&self, reference: &Dataset, explained: &Dataset) -> Result<Perturbation> {
+    /// `reference` (the training rows); fresh draws come from `marginals`, the data
+    /// generating process's own sampler (an error without one).
+    pub fn resolve(
+        &self,
+        reference: &Dataset,
+        explained: &Dataset,
+        marginals: Option<&Marginals>,
+    ) -> Result<Perturbation> {
         match self {
             PerturbationSpec::Permutation { repeats: 0 }
-            | PerturbationSpec::ConditionalGaussian { repeats: 0 } => Err(CoreError::Invalid(
+            | PerturbationSpec::ConditionalGaussian { repeats: 0 }
+            | PerturbationSpec::FreshDraws { repeats: 0 } => Err(CoreError::Invalid(
                 "perturbation repeats must be at least 1".into(),
             )),
+            PerturbationSpec::FreshDraws { repeats } => match marginals {
+                Some(m) => Ok(Perturbation::FreshDraws {
+                    repeats: *repeats,
+                    marginals: m.clone(),
+                }),
+                None => Err(CoreError::Invalid(
+                    "`fresh_draws` needs a DGP that draws each feature from its marginal;                      this data has none (use `permutation` for real data)"
+                        .into(),
+                )),
+            },
             PerturbationSpec::ConditionalGaussian { repeats } => {
                 gaussian_conditional(reference, *repeats)
             }
@@ -142,6 +191,13 @@ pub enum Perturbation {
         /// Precision matrix Λ.
         precision: Array2<f64>,
     },
+    /// Copy r draws x̃_j ~ P(X_j) independently for each row, from the DGP's sampler.
+    FreshDraws {
+        /// Number of draws R.
+        repeats: usize,
+        /// The DGP's marginals.
+        marginals: Marginals,
+    },
 }
 
 /// The Gaussian conditional sampler of `reference`'s sample mean and covariance
@@ -178,13 +234,14 @@ impl Perturbation {
             Perturbation::Permutation { repeats } => *repeats,
             Perturbation::Grid { values } => values[feature].len(),
             Perturbation::Orders { orders } => orders[feature].len(),
-            Perturbation::ConditionalGaussian { repeats, .. } => *repeats,
+            Perturbation::ConditionalGaussian { repeats, .. }
+            | Perturbation::FreshDraws { repeats, .. } => *repeats,
         }
     }
 
     /// Writes copy `copy` of feature `feature` into column `feature` of `block`, a
     /// copy of the explained rows `original`.
-    pub fn apply<R: Rng + ?Sized>(
+    pub fn apply<R: Rng>(
         &self,
         original: ArrayView2<'_, f64>,
         feature: usize,
@@ -222,6 +279,11 @@ impl Perturbation {
                     *o = mean[feature] - shift / lambda[feature] + sd * z;
                 }
             }
+            Perturbation::FreshDraws { marginals, .. } => {
+                for o in out.iter_mut() {
+                    *o = marginals.0.draw(feature, rng);
+                }
+            }
         }
     }
 }
@@ -255,7 +317,7 @@ mod tests {
         )
         .unwrap();
         let p = PerturbationSpec::ConditionalGaussian { repeats: 1 }
-            .resolve(&data, &data)
+            .resolve(&data, &data, None)
             .unwrap();
         let x = Array2::from_shape_fn((20_000, 2), |(_, j)| if j == 1 { 1.5 } else { 0.0 });
         let mut out = x.clone();
@@ -278,9 +340,44 @@ mod tests {
         )
         .unwrap();
         let err = PerturbationSpec::ConditionalGaussian { repeats: 1 }
-            .resolve(&data, &data)
+            .resolve(&data, &data, None)
             .unwrap_err();
         assert!(err.to_string().contains("singular"), "{err}");
+    }
+
+    /// X_j ~ U[j, j + 1].
+    struct Shifted;
+
+    impl MarginalSampler for Shifted {
+        fn draw(&self, feature: usize, rng: &mut dyn Rng) -> f64 {
+            feature as f64 + rng.random::<f64>()
+        }
+    }
+
+    #[test]
+    fn fresh_draws_come_from_the_marginal_and_ignore_the_rows() {
+        let x = Array2::from_elem((4000, 2), 100.0);
+        let data = Dataset::new(
+            x.clone(),
+            crate::Target::Continuous(Array1::zeros(4000)),
+            vec!["a".into(), "b".into()],
+        )
+        .unwrap();
+        let spec = PerturbationSpec::FreshDraws { repeats: 3 };
+        let err = spec.resolve(&data, &data, None).unwrap_err();
+        assert!(err.to_string().contains("fresh_draws"), "{err}");
+        let p = spec
+            .resolve(&data, &data, Some(&Marginals(Arc::new(Shifted))))
+            .unwrap();
+        assert_eq!(p.copies(1), 3);
+        let mut out = x.clone();
+        p.apply(x.view(), 1, 0, out.view_mut(), &mut stream_rng(5, 0));
+        let draws = out.column(1);
+        assert!(draws.iter().all(|&v| (1.0..2.0).contains(&v)));
+        // Mean of U[1, 2] is 1.5; sd of the mean of 4000 draws ≈ 0.0046.
+        assert!((draws.mean().unwrap() - 1.5).abs() < 0.02);
+        // The other column is untouched.
+        assert!(out.column(0).iter().all(|&v| v == 100.0));
     }
 
     #[test]

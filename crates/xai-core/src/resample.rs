@@ -1,8 +1,8 @@
-//! Resampling: seeded train/test splits (stratified for classification) and k-fold
-//! partitions.
+//! Resampling: seeded train/test splits (stratified for classification), k-fold
+//! partitions, and the bootstrap and subsampling draws of learner inference.
 
-use rand::Rng;
 use rand::seq::SliceRandom;
+use rand::{Rng, RngExt};
 
 use crate::dataset::Target;
 
@@ -70,6 +70,32 @@ pub fn k_fold<R: Rng + ?Sized>(y: &Target, k: usize, stratify: bool, rng: &mut R
     fold
 }
 
+/// A bootstrap resample of n rows (molnar2023's `boot`): n indices drawn uniformly
+/// with replacement (the training rows, repeats kept, sorted) and the out-of-bag rows
+/// never drawn (the evaluation rows, sorted; about n/e of them).
+pub fn bootstrap<R: Rng + ?Sized>(n: usize, rng: &mut R) -> (Vec<usize>, Vec<usize>) {
+    let mut train: Vec<usize> = (0..n).map(|_| rng.random_range(0..n)).collect();
+    train.sort_unstable();
+    let mut drawn = vec![false; n];
+    for &i in &train {
+        drawn[i] = true;
+    }
+    let out_of_bag = (0..n).filter(|&i| !drawn[i]).collect();
+    (train, out_of_bag)
+}
+
+/// A subsample of k of n rows without replacement (molnar2023's `subs`, k =
+/// ⌊0.632·n⌋): the k training rows and the n − k others, each sorted.
+pub fn subsample<R: Rng + ?Sized>(n: usize, k: usize, rng: &mut R) -> (Vec<usize>, Vec<usize>) {
+    let mut rows: Vec<usize> = (0..n).collect();
+    rows.shuffle(rng);
+    let (train, rest) = rows.split_at(k.min(n));
+    let (mut train, mut rest) = (train.to_vec(), rest.to_vec());
+    train.sort_unstable();
+    rest.sort_unstable();
+    (train, rest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +135,28 @@ mod tests {
         let y = Target::Continuous(Array1::zeros(10));
         let (train, test) = train_test_split(&y, 0.3, true, &mut stream_rng(2, 0));
         assert_eq!((train.len(), test.len()), (7, 3));
+    }
+
+    #[test]
+    fn bootstrap_draws_n_rows_and_evaluates_on_the_rows_never_drawn() {
+        let (train, oob) = bootstrap(1000, &mut stream_rng(4, 0));
+        assert_eq!(train.len(), 1000);
+        assert!(oob.iter().all(|i| train.binary_search(i).is_err()));
+        let mut distinct = train.clone();
+        distinct.dedup();
+        assert_eq!(distinct.len() + oob.len(), 1000);
+        // P(row not drawn) = (1 − 1/n)^n ≈ e⁻¹; sd of the count ≈ 15.
+        assert!((oob.len() as f64 - 1000.0 / std::f64::consts::E).abs() < 60.0);
+    }
+
+    #[test]
+    fn subsample_partitions_the_rows() {
+        let (train, rest) = subsample(100, 63, &mut stream_rng(5, 0));
+        assert_eq!((train.len(), rest.len()), (63, 37));
+        let mut all: Vec<usize> = train.iter().chain(&rest).copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..100).collect::<Vec<_>>());
+        assert_eq!(subsample(100, 63, &mut stream_rng(5, 0)).0, train);
     }
 
     #[test]

@@ -12,18 +12,20 @@ pub mod correlated_gaussian;
 pub mod error;
 pub mod joint_gaussian;
 pub mod mease_wyner;
+pub mod molnar;
 pub mod registry;
 pub mod three_clusters;
 
 use ndarray::{Array1, ArrayView2};
 use rand::Rng;
-use xai_core::Dataset;
+use xai_core::{Dataset, Marginals};
 
 pub use border::Border;
 pub use correlated_gaussian::CorrelatedGaussian;
 pub use error::DgpError;
 pub use joint_gaussian::JointGaussian;
 pub use mease_wyner::MeaseWyner;
+pub use molnar::{MolnarLinear, MolnarNonlinear};
 pub use registry::DgpSpec;
 pub use three_clusters::ThreeClusters;
 
@@ -44,4 +46,10 @@ pub trait Dgp: Send + Sync {
 
     /// Var(Y | X = x) for each row of `x`.
     fn conditional_variance(&self, x: ArrayView2<'_, f64>) -> Array1<f64>;
+
+    /// A sampler of each feature's marginal P(X_j) (for fresh-draw PFI), if the DGP
+    /// has one; `None` by default.
+    fn marginals(&self) -> Option<Marginals> {
+        None
+    }
 }

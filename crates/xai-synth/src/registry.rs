@@ -7,6 +7,7 @@ use crate::border::Border;
 use crate::correlated_gaussian::CorrelatedGaussian;
 use crate::joint_gaussian::JointGaussian;
 use crate::mease_wyner::MeaseWyner;
+use crate::molnar::{MolnarLinear, MolnarNonlinear};
 use crate::three_clusters::ThreeClusters;
 
 /// A DGP with its parameters, as written in YAML (`correlated_gaussian: {...}`).
@@ -23,6 +24,11 @@ pub enum DgpSpec {
     ThreeClusters(ThreeClusters),
     /// cid2021 Fig. 2: (X, Y) ~ N(0, Σ), Σ given ([`crate::joint_gaussian`]).
     JointGaussian(JointGaussian),
+    /// molnar2023 Table 1: y = x1 − x2 + ε ([`crate::molnar`]).
+    MolnarLinear(MolnarLinear),
+    /// molnar2023 Table 1: y = x1 − √(1 + x2) + x3·x4 + (x4/10)² + ε
+    /// ([`crate::molnar`]).
+    MolnarNonlinear(MolnarNonlinear),
 }
 
 impl DgpSpec {
@@ -34,6 +40,8 @@ impl DgpSpec {
             DgpSpec::MeaseWyner(_) => "mease_wyner",
             DgpSpec::ThreeClusters(_) => "three_clusters",
             DgpSpec::JointGaussian(_) => "joint_gaussian",
+            DgpSpec::MolnarLinear(_) => "molnar_linear",
+            DgpSpec::MolnarNonlinear(_) => "molnar_nonlinear",
         }
     }
 
@@ -45,6 +53,8 @@ impl DgpSpec {
             DgpSpec::MeaseWyner(d) => d,
             DgpSpec::ThreeClusters(d) => d,
             DgpSpec::JointGaussian(d) => d,
+            DgpSpec::MolnarLinear(d) => d,
+            DgpSpec::MolnarNonlinear(d) => d,
         }
     }
 }

@@ -73,6 +73,8 @@ pub struct Plan<'a> {
     pub models: &'a BTreeMap<String, LearnerSpec>,
     /// The quantities reported by the methods listed before this one.
     pub earlier: &'a [String],
+    /// The DGP the data is drawn from, if any.
+    pub dgp: Option<&'a xai_synth::DgpSpec>,
 }
 
 /// A method's setting that cannot work, found before any work.
@@ -105,6 +107,8 @@ pub struct Input<'a> {
     pub all: &'a Dataset,
     /// The model's learner (for methods that refit).
     pub learner: &'a LearnerSpec,
+    /// The DGP the replicate's rows were drawn from, if any (fresh draws).
+    pub dgp: Option<&'a xai_synth::DgpSpec>,
     /// The model fitted on the training rows, when [`Method::needs_fit`].
     pub model: Option<&'a dyn Model>,
     /// The values emitted for this model by the methods listed before.

@@ -15,8 +15,9 @@ use super::{Emitted, Input, Invalid, Method, Plan, Value, feature_indices, known
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PfiSpec {
-    /// How a feature's values are replaced: `permutation` (marginal) or
-    /// `conditional_gaussian` (X_j | X_−j, fitted on the training rows).
+    /// How a feature's values are replaced: `permutation` (marginal),
+    /// `conditional_gaussian` (X_j | X_−j, fitted on the training rows) or
+    /// `fresh_draws` (from the DGP's marginals).
     pub perturbation: PerturbationSpec,
     /// What is read off each row's predictive distribution; all statistics share the
     /// perturbed copies.
@@ -40,6 +41,7 @@ fn sampler_name(p: &PerturbationSpec) -> Option<&'static str> {
     match p {
         PerturbationSpec::Permutation { .. } | PerturbationSpec::Grid(_) => None,
         PerturbationSpec::ConditionalGaussian { .. } => Some("conditional"),
+        PerturbationSpec::FreshDraws { .. } => Some("fresh"),
     }
 }
 
@@ -54,7 +56,8 @@ impl Method for PfiSpec {
     fn predict_rows(&self, n_test: usize) -> usize {
         let copies = match self.perturbation {
             PerturbationSpec::Permutation { repeats }
-            | PerturbationSpec::ConditionalGaussian { repeats } => repeats,
+            | PerturbationSpec::ConditionalGaussian { repeats }
+            | PerturbationSpec::FreshDraws { repeats } => repeats,
             PerturbationSpec::Grid(g) => g.points,
         };
         n_test.saturating_mul(copies)
@@ -71,10 +74,20 @@ impl Method for PfiSpec {
                 ));
             }
             PerturbationSpec::Permutation { repeats: 0 }
-            | PerturbationSpec::ConditionalGaussian { repeats: 0 } => {
+            | PerturbationSpec::ConditionalGaussian { repeats: 0 }
+            | PerturbationSpec::FreshDraws { repeats: 0 } => {
                 return Err(Invalid::new(
                     "repeats",
                     "perturbation repeats must be at least 1",
+                ));
+            }
+            PerturbationSpec::FreshDraws { .. }
+                if plan.dgp.and_then(|d| d.dgp().marginals()).is_none() =>
+            {
+                return Err(Invalid::new(
+                    "fresh_draws",
+                    "`fresh_draws` draws a feature from its marginal, which only a DGP with a \
+                     marginal sampler (e.g. molnar_linear) knows: use `permutation` here",
                 ));
             }
             _ => {}
@@ -85,7 +98,10 @@ impl Method for PfiSpec {
     fn compute(&self, input: &Input<'_>, rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {
         let seed = rng.next_u64();
         let features = feature_indices(input.test, self.features.as_deref());
-        let perturbation = self.perturbation.resolve(input.train, input.test)?;
+        let marginals = input.dgp.and_then(|d| d.dgp().marginals());
+        let perturbation =
+            self.perturbation
+                .resolve(input.train, input.test, marginals.as_ref())?;
         let res = xai_core::pfi(
             input.model()?,
             input.test,
