@@ -123,9 +123,18 @@ pub struct TreeSettings {
     pub size: NodeSize,
     /// Where a threshold lies between two values.
     pub threshold: ThresholdRule,
+    /// Regression splits scored as rpart's `anova` scores them (src/anova.c): with ȳ
+    /// the node mean summed in the feature's sorted order, left and right sums of
+    /// w·(y − ȳ), and the score L²/w_l + R²/w_r, which is the decrease in the sum of
+    /// squares itself. The same maximiser as Σ_l²/w_l + Σ_r²/w_r in exact arithmetic;
+    /// with R's operations in R's order, two splits whose gains tie up to rounding
+    /// (e.g. two features that cut a node of repeated rows alike) are told apart as R
+    /// tells them apart.
+    pub centered: bool,
     /// rpart's complexity parameter cp (`None`: no cost-complexity pruning). With
-    /// α = cp · R(root), R(t) = w(t)·I(t) the node's risk (for regression its sum of
-    /// squares, rpart's anova deviance), the tree is grown depth first, left child
+    /// α = cp · R(root), R(t) the node's risk (regression: its sum of squares
+    /// Σw(y − ȳ)² in two passes, rpart's anova deviance, src/anova.c `anovass`;
+    /// classification: w(t)·Gini(t)), the tree is grown depth first, left child
     /// first, as rpart's `partition` (src/partition.c) grows it:
     ///
     /// - a node is a leaf if min(R(t), c(t)) ≤ α, where c(root) = R(root) and a child's
@@ -159,6 +168,7 @@ impl Default for TreeSettings {
             draw: FeatureDraw::UntilSplit,
             size: NodeSize::Rows,
             threshold: ThresholdRule::Midpoint,
+            centered: false,
             cp: None,
         }
     }
@@ -400,9 +410,7 @@ impl<'a> Grower<'a> {
         }];
         while let Some(task) = stack.pop() {
             match task {
-                Task::Visit { id, lo, hi, depth } => {
-                    self.visit(id, lo, hi, depth, &mut stack, rng)
-                }
+                Task::Visit { id, lo, hi, depth } => self.visit(id, lo, hi, depth, &mut stack, rng),
                 Task::Right {
                     parent,
                     lo,
@@ -446,7 +454,8 @@ impl<'a> Grower<'a> {
         let response = self.response;
         self.total.clear();
         for &r in &self.order[0][lo..hi] {
-            self.total.add(&response, r as usize, self.weights[r as usize]);
+            self.total
+                .add(&response, r as usize, self.weights[r as usize]);
         }
         let impurity = self.total.impurity(&response);
         let out = response.outputs();
@@ -460,7 +469,17 @@ impl<'a> Grower<'a> {
         // rpart's "can I quit now?": min(R(t), c(t)) ≤ α.
         let mut bound = 0.0;
         if let Some(cp) = settings.cp {
-            let risk = self.total.weight * impurity;
+            let risk = match response {
+                // rpart's anovass: Σ w·(y − ȳ)², two passes.
+                Response::Regression(y) => {
+                    let mean = self.total.sums[0] / self.total.weight;
+                    self.order[0][lo..hi]
+                        .iter()
+                        .map(|&r| (y[r as usize] - mean).powi(2) * self.weights[r as usize])
+                        .sum()
+                }
+                Response::Classes(..) => self.total.weight * impurity,
+            };
             if id == 0 {
                 self.alpha = Some(cp * risk);
                 self.costs[0].complexity = risk;
@@ -654,10 +673,16 @@ fn find_split<R: Rng + ?Sized>(
         FeatureDraw::Exactly => settings.mtry.min(d),
     };
     let in_order = settings.draw == FeatureDraw::Exactly && draws == d;
-    // Exactly: a split must lower the impurity (score above the node's own term).
-    let floor = match settings.draw {
-        FeatureDraw::UntilSplit => f64::NEG_INFINITY,
-        FeatureDraw::Exactly => total.proxy(response),
+    let centered = match response {
+        Response::Regression(y) if settings.centered => Some(*y),
+        _ => None,
+    };
+    // Exactly: a split must lower the impurity (score above the node's own term, or
+    // a centered score, which is the decrease itself, above 0).
+    let floor = match (settings.draw, centered) {
+        (FeatureDraw::UntilSplit, _) => f64::NEG_INFINITY,
+        (FeatureDraw::Exactly, Some(_)) => 0.0,
+        (FeatureDraw::Exactly, None) => total.proxy(response),
     };
     let mut best: Option<Split> = None;
     let mut tried = 0;
@@ -677,12 +702,12 @@ fn find_split<R: Rng + ?Sized>(
             continue; // constant in this node: does not count towards mtry (UntilSplit)
         }
         tried += 1;
-        let found = if settings.random_thresholds {
-            random_split(
+        let found = match centered {
+            _ if settings.random_thresholds => random_split(
                 col, rows, response, weights, total, left, settings, min, max, rng,
-            )
-        } else {
-            best_split(col, rows, response, weights, total, left, settings)
+            ),
+            Some(y) => centered_split(col, rows, y, weights, total, settings),
+            None => best_split(col, rows, response, weights, total, left, settings),
         };
         if let Some((threshold, score)) = found
             && score > floor
@@ -694,8 +719,7 @@ fn find_split<R: Rng + ?Sized>(
                 score,
             });
         }
-        if settings.draw == FeatureDraw::UntilSplit && tried >= settings.mtry && best.is_some()
-        {
+        if settings.draw == FeatureDraw::UntilSplit && tried >= settings.mtry && best.is_some() {
             break;
         }
     }
@@ -719,7 +743,9 @@ fn best_split(
         let r = rows[p] as usize;
         left.add(response, r, weights[r]);
         let left_size = settings.size.of(left);
-        if col[rows[p + 1] as usize] <= col[r] || left_size < min_leaf || size - left_size < min_leaf
+        if col[rows[p + 1] as usize] <= col[r]
+            || left_size < min_leaf
+            || size - left_size < min_leaf
         {
             continue;
         }
@@ -731,6 +757,60 @@ fn best_split(
     best.map(|(p, score)| {
         let (here, next) = (col[rows[p] as usize], col[rows[p + 1] as usize]);
         (settings.threshold.between(here, next), score)
+    })
+}
+
+/// rpart's anova split search (src/anova.c `anova`, continuous predictor): returns
+/// the threshold and the decrease in the sum of squares, or `None` if no position
+/// decreases it.
+fn centered_split(
+    col: &[f64],
+    rows: &[u32],
+    y: &[f64],
+    weights: &[f64],
+    total: &Stats,
+    settings: &TreeSettings,
+) -> Option<(f64, f64)> {
+    let (mut right_sum, mut right_wt) = (0.0, 0.0);
+    for &r in rows {
+        let (r, w) = (r as usize, weights[r as usize]);
+        right_sum += y[r] * w;
+        right_wt += w;
+    }
+    let grand_mean = right_sum / right_wt;
+    let (mut left_sum, mut left_wt, mut left_n) = (0.0, 0.0, 0usize);
+    right_sum = 0.0;
+    let min_leaf = settings.min_samples_leaf as f64;
+    let size = settings.size.of(total);
+    let mut best = 0.0;
+    let mut at = None;
+    for p in 0..rows.len() - 1 {
+        let (r, w) = (rows[p] as usize, weights[rows[p] as usize]);
+        left_wt += w;
+        right_wt -= w;
+        left_n += 1;
+        let t = (y[r] - grand_mean) * w;
+        left_sum += t;
+        right_sum -= t;
+        let left_size = match settings.size {
+            NodeSize::Rows => left_n as f64,
+            NodeSize::Weight => left_wt,
+        };
+        if col[rows[p + 1] as usize] <= col[r]
+            || left_size < min_leaf
+            || size - left_size < min_leaf
+        {
+            continue;
+        }
+        let score = left_sum * left_sum / left_wt + right_sum * right_sum / right_wt;
+        if score > best {
+            best = score;
+            at = Some(p);
+        }
+    }
+    at.map(|p| {
+        let (here, next) = (col[rows[p] as usize], col[rows[p + 1] as usize]);
+        (settings.threshold.between(here, next), best)
     })
 }
 

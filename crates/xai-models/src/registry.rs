@@ -12,6 +12,9 @@ use crate::calibration::{CalibratedForestLearner, CalibratedParams};
 use crate::error::ParamError;
 use crate::forest::{ForestLearner, ForestParams};
 use crate::gp::{GaussianProcessLearner, GpParams};
+use crate::lm::{LmLearner, LmParams};
+use crate::r_random_forest::{RForestLearner, RForestParams};
+use crate::rpart::{RpartLearner, RpartParams};
 
 /// A learner with its hyperparameters, as written in YAML (`gaussian_process: {...}`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -26,6 +29,14 @@ pub enum LearnerSpec {
     /// Random forest with cross-fitted sigmoid or isotonic calibration
     /// ([`crate::calibration`]).
     CalibratedForest(#[serde(default)] CalibratedParams),
+    /// Least squares with an intercept on every feature, as R's `lm` ([`crate::lm`]).
+    Lm(#[serde(default)] LmParams),
+    /// A regression tree as R's `rpart` fits it: cp, minsplit, minbucket, maxdepth
+    /// ([`crate::rpart`]).
+    Rpart(#[serde(default)] RpartParams),
+    /// A regression forest as R's `randomForest` fits it: ntree, mtry, nodesize
+    /// ([`crate::r_random_forest`]).
+    RRandomForest(#[serde(default)] RForestParams),
 }
 
 impl LearnerSpec {
@@ -36,6 +47,9 @@ impl LearnerSpec {
             LearnerSpec::RandomForest(_) => "random_forest",
             LearnerSpec::ExtraTrees(_) => "extra_trees",
             LearnerSpec::CalibratedForest(_) => "calibrated_forest",
+            LearnerSpec::Lm(_) => "lm",
+            LearnerSpec::Rpart(_) => "rpart",
+            LearnerSpec::RRandomForest(_) => "r_random_forest",
         }
     }
 
@@ -46,6 +60,9 @@ impl LearnerSpec {
             LearnerSpec::RandomForest(_) => "random forest",
             LearnerSpec::ExtraTrees(_) => "extra-trees",
             LearnerSpec::CalibratedForest(_) => "calibrated random forest",
+            LearnerSpec::Lm(_) => "linear model",
+            LearnerSpec::Rpart(_) => "regression tree (rpart)",
+            LearnerSpec::RRandomForest(_) => "random forest (R)",
         }
     }
 
@@ -56,6 +73,9 @@ impl LearnerSpec {
             LearnerSpec::GaussianProcess(p) => p.validate(),
             LearnerSpec::RandomForest(p) | LearnerSpec::ExtraTrees(p) => p.validate(),
             LearnerSpec::CalibratedForest(p) => p.validate(),
+            LearnerSpec::Lm(p) => p.validate(),
+            LearnerSpec::Rpart(p) => p.validate(),
+            LearnerSpec::RRandomForest(p) => p.validate(),
         }
     }
 
@@ -77,6 +97,11 @@ impl LearnerSpec {
     ///   24n + n_t·(8d + 16) + [the forest's working bytes on n_t rows, as above without
     ///   its 8n and trees] + n_h·(8d + 8o + 136) + k·T·B(n_t): one fold's row copies
     ///   and forest at a time, all k forests kept.
+    /// - `lm` (q = d + 1): 8·(3nq + 2n + 4q²): the design, its QR factor and faer's
+    ///   scratch, copies of y, and the q × q factors and covariance ([`crate::lm`]).
+    /// - `rpart` (l = minbucket, D = maxdepth): the `random_forest` bytes with T = 1,
+    ///   plus 8n (unit weights) and 64·N(n) (the cp-pruning bookkeeping).
+    /// - `r_random_forest` (T = ntree, l = 1, D unlimited): the `random_forest` bytes.
     ///
     /// The forests' terms are worst cases (every leaf one row, every vector at twice
     /// its length): measured fits of 20 trees on 20,000 rows
@@ -90,6 +115,9 @@ impl LearnerSpec {
             LearnerSpec::GaussianProcess(_) => crate::gp::fit_memory_bytes(n, d),
             LearnerSpec::RandomForest(p) | LearnerSpec::ExtraTrees(p) => p.fit_memory_bytes(n, d),
             LearnerSpec::CalibratedForest(p) => p.fit_memory_bytes(n, d),
+            LearnerSpec::Lm(_) => crate::lm::fit_memory_bytes(n, d),
+            LearnerSpec::Rpart(p) => p.fit_memory_bytes(n, d),
+            LearnerSpec::RRandomForest(p) => p.as_forest().fit_memory_bytes(n, d),
         }
     }
 
@@ -105,14 +133,18 @@ impl LearnerSpec {
     ///   indices of a 4096-row chunk (independent of n).
     /// - `calibrated_forest`: the forest's bytes + 16mo (the sum over the k members
     ///   and its mean; the members predict one after another).
+    /// - `rpart`, `r_random_forest`: as `random_forest` (they predict as forests).
+    /// - `lm`: 8m (the predictions).
     pub fn predict_memory_bytes(&self, n_train: usize, n_rows: usize, n_features: usize) -> u128 {
         let (n, m, d) = (n_train as u128, n_rows as u128, n_features as u128);
         match self {
             LearnerSpec::GaussianProcess(_) => crate::gp::predict_memory_bytes(n, m, d),
-            LearnerSpec::RandomForest(_) | LearnerSpec::ExtraTrees(_) => {
-                crate::forest::predict_memory_bytes(m, d)
-            }
+            LearnerSpec::RandomForest(_)
+            | LearnerSpec::ExtraTrees(_)
+            | LearnerSpec::Rpart(_)
+            | LearnerSpec::RRandomForest(_) => crate::forest::predict_memory_bytes(m, d),
             LearnerSpec::CalibratedForest(_) => crate::calibration::predict_memory_bytes(m, d),
+            LearnerSpec::Lm(_) => crate::lm::predict_memory_bytes(m),
         }
     }
 
@@ -129,6 +161,9 @@ impl LearnerSpec {
                 random_thresholds: true,
             }),
             LearnerSpec::CalibratedForest(p) => Box::new(CalibratedForestLearner(p.clone())),
+            LearnerSpec::Lm(p) => Box::new(LmLearner(p.clone())),
+            LearnerSpec::Rpart(p) => Box::new(RpartLearner(p.clone())),
+            LearnerSpec::RRandomForest(p) => Box::new(RForestLearner(p.clone())),
         }
     }
 }
