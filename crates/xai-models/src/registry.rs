@@ -53,6 +53,19 @@ impl LearnerSpec {
         }
     }
 
+    /// Whether the fitted model is a tree ensemble predicting the mean of its trees
+    /// (it exposes [`xai_core::TreeEnsembleView`]: impurity importance, TreeSHAP):
+    /// `random_forest`, `extra_trees`, `rpart` (one tree), `r_random_forest`.
+    pub fn is_tree_ensemble(&self) -> bool {
+        matches!(
+            self,
+            LearnerSpec::RandomForest(_)
+                | LearnerSpec::ExtraTrees(_)
+                | LearnerSpec::Rpart(_)
+                | LearnerSpec::RRandomForest(_)
+        )
+    }
+
     /// The learner's name in words, for figures ("Gaussian process").
     pub fn describe(&self) -> &'static str {
         match self {
@@ -194,14 +207,96 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(spec.validate().unwrap_err().param(), "max_iter");
-        for spec in [
+        let spec = LearnerSpec::Rpart(RpartParams {
+            maxdepth: 31,
+            ..Default::default()
+        });
+        assert_eq!(spec.validate().unwrap_err().param(), "maxdepth");
+        let spec = LearnerSpec::RRandomForest(RForestParams {
+            nodesize: 0,
+            ..Default::default()
+        });
+        assert_eq!(spec.validate().unwrap_err().param(), "nodesize");
+        for spec in all_defaults() {
+            spec.validate().unwrap();
+        }
+    }
+
+    fn all_defaults() -> [LearnerSpec; 7] {
+        [
             LearnerSpec::GaussianProcess(GpParams::default()),
             LearnerSpec::RandomForest(ForestParams::default()),
             LearnerSpec::ExtraTrees(ForestParams::default()),
             LearnerSpec::CalibratedForest(CalibratedParams::default()),
-        ] {
-            spec.validate().unwrap();
+            LearnerSpec::Lm(LmParams::default()),
+            LearnerSpec::Rpart(RpartParams::default()),
+            LearnerSpec::RRandomForest(RForestParams::default()),
+        ]
+    }
+
+    #[test]
+    fn every_learner_fits_and_tree_ensembles_expose_their_trees() {
+        let mut rng = xai_core::rng::stream_rng(2, 0);
+        let x = ndarray::Array2::from_shape_fn((60, 2), |(i, j)| ((i * (j + 3)) % 17) as f64);
+        let y: Vec<f64> = x.rows().into_iter().map(|r| r[0] - 0.5 * r[1]).collect();
+        let data = xai_core::Dataset::new(
+            x,
+            xai_core::Target::Continuous(y.into()),
+            vec!["a".into(), "b".into()],
+        )
+        .unwrap();
+        for spec in all_defaults()
+            .into_iter()
+            .filter(|s| !matches!(s, LearnerSpec::CalibratedForest(_)))
+        {
+            let model = spec.build().fit(&data, &mut rng).unwrap();
+            assert_eq!(
+                model.tree_ensemble().is_some(),
+                spec.is_tree_ensemble(),
+                "{}",
+                spec.name()
+            );
+            assert!(!spec.describe().is_empty());
         }
+    }
+
+    #[test]
+    fn r_learner_memory_is_linear_in_rows() {
+        for spec in [
+            LearnerSpec::Lm(LmParams::default()),
+            LearnerSpec::Rpart(RpartParams::default()),
+            LearnerSpec::RRandomForest(RForestParams::default()),
+        ] {
+            let r = ratio(
+                spec.fit_memory_bytes(200_000, 4),
+                spec.fit_memory_bytes(100_000, 4),
+            );
+            assert!(
+                (r - 2.0).abs() < 0.01,
+                "{}: fit at 2n / fit at n = {r}",
+                spec.name()
+            );
+            let r = ratio(
+                spec.predict_memory_bytes(10, 2_000_000, 4),
+                spec.predict_memory_bytes(10, 1_000_000, 4),
+            );
+            assert!(
+                (r - 2.0).abs() < 0.01,
+                "{}: predict on 2m rows: {r}",
+                spec.name()
+            );
+            // 10¹¹ rows: beyond any machine (lm, the cheapest, needs 12 TB).
+            assert!(spec.fit_memory_bytes(100_000_000_000, 4) > 1e13 as u128);
+        }
+        // lm: 8·(3·10·3 + 2·10 + 4·9) = 1168 bytes for n = 10, d = 2.
+        assert_eq!(
+            LearnerSpec::Lm(LmParams::default()).fit_memory_bytes(10, 2),
+            1168
+        );
+        // One rpart tree costs far less than a 100-tree forest.
+        let tree = LearnerSpec::Rpart(RpartParams::default()).fit_memory_bytes(1000, 4);
+        let forest = LearnerSpec::RRandomForest(RForestParams::default()).fit_memory_bytes(1000, 4);
+        assert!(tree * 20 < forest, "{tree} vs {forest}");
     }
 
     fn ratio(a: u128, b: u128) -> f64 {
