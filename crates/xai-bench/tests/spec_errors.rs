@@ -338,12 +338,20 @@ fn r_learners_parse_with_their_r_names() {
                 tree: {rpart: {cp: 0.02, minsplit: 10}}\n\
                 rf: {r_random_forest: {ntree: 50, mtry: third, nodesize: 5}}\n\
                 rf1: {r_random_forest: {mtry: 1}}\n\
-                tree0: {rpart: {}}\n";
+                tree0: {rpart: {}}\n\
+                lm0: {lm: {}}\n";
     let models: BTreeMap<String, LearnerSpec> = serde_saphyr::from_str(yaml).unwrap();
     let names: Vec<&str> = models.values().map(LearnerSpec::name).collect();
     assert_eq!(
         names,
-        ["lm", "r_random_forest", "r_random_forest", "rpart", "rpart"]
+        [
+            "lm",
+            "lm",
+            "r_random_forest",
+            "r_random_forest",
+            "rpart",
+            "rpart"
+        ]
     );
     for spec in models.values() {
         spec.validate().unwrap();

@@ -33,7 +33,7 @@ pub const RANK_TOLERANCE: f64 = 1e-7;
 
 /// Settings of `lm` (none: OLS with an intercept on every feature; YAML `lm: {}`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct LmParams {}
 
 impl LmParams {

@@ -236,6 +236,10 @@ fn r_random_forest_grows_trees_of_r_s_size_and_predicts_as_r() {
         let ours = learner(5).fit_forest(c.x.view(), &c.y, 1);
         let (mean, sd) = mean_sd(&leaves(&ours));
         let se = ((r_sd * r_sd + sd * sd) / TREES as f64).sqrt();
+        eprintln!(
+            "{}: leaves per tree {mean:.2} (sd {sd:.2}), R {r_mean:.2} (sd {r_sd:.2})",
+            c.name
+        );
         assert!(
             (mean - r_mean).abs() < 4.0 * se,
             "{}: {mean:.2} leaves per tree, R {r_mean:.2} (se {se:.3})",
