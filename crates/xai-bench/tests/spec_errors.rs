@@ -89,7 +89,7 @@ fn unknown_learner_lists_the_known_ones() {
         &[
             "line 32",
             "neural_net",
-            "expected one of gaussian_process, random_forest, extra_trees, calibrated_forest",
+            "expected one of gaussian_process, random_forest, extra_trees, calibrated_forest, lm, rpart, r_random_forest",
         ],
     );
 }
@@ -338,4 +338,43 @@ fn fresh_draws_need_a_dgp_with_marginals() {
         "fresh_draws: { repeats: 10 }",
     );
     assert_has(&msg, &["fresh_draws", "marginal", "permutation"]);
+}
+
+#[test]
+fn r_learners_parse_with_their_r_names() {
+    use std::collections::BTreeMap;
+    use xai_models::LearnerSpec;
+    let yaml = "lm: {lm: {}}\n\
+                tree: {rpart: {cp: 0.02, minsplit: 10}}\n\
+                rf: {r_random_forest: {ntree: 50, mtry: third, nodesize: 5}}\n\
+                rf1: {r_random_forest: {mtry: 1}}\n\
+                tree0: {rpart: {}}\n\
+                lm0: {lm: {}}\n";
+    let models: BTreeMap<String, LearnerSpec> = serde_saphyr::from_str(yaml).unwrap();
+    let names: Vec<&str> = models.values().map(LearnerSpec::name).collect();
+    assert_eq!(
+        names,
+        [
+            "lm",
+            "lm",
+            "r_random_forest",
+            "r_random_forest",
+            "rpart",
+            "rpart"
+        ]
+    );
+    for spec in models.values() {
+        spec.validate().unwrap();
+    }
+    let LearnerSpec::Rpart(p) = &models["tree"] else {
+        panic!("rpart")
+    };
+    assert_eq!((p.cp, p.sizes()), (0.02, (10, 3)));
+    let bad: Result<BTreeMap<String, LearnerSpec>, _> =
+        serde_saphyr::from_str("tree: {rpart: {minsplt: 10}}\n");
+    let msg = bad.unwrap_err().to_string();
+    assert!(
+        msg.contains("minsplt") && msg.contains("minbucket"),
+        "{msg}"
+    );
 }

@@ -1,6 +1,7 @@
 //! Growing one CART tree (Breiman et al. 1984): exact best splits on presorted
 //! per-feature row lists, or one uniform random threshold per feature (extra-trees,
-//! Geurts et al. 2006).
+//! Geurts et al. 2006), with the rules of scikit-learn or of R (randomForest, rpart)
+//! chosen by [`TreeSettings`].
 //!
 //! Rows carry weights (a bootstrap sample is its multiplicities, as in scikit-learn).
 //! A node holds a range of every feature's sorted row list; a split partitions each
@@ -9,6 +10,9 @@
 //! Split criterion: the weighted impurity decrease w·I(node) − w_l·I(left) − w_r·I(right)
 //! with I = variance (regression) or Gini 1 − Σ_c p_c² (classification); maximising it
 //! is maximising Σ_l²/w_l + Σ_r²/w_r (sums of w·y) or Σ_c (c_l²/w_l + c_r²/w_r).
+//!
+//! With [`TreeSettings::cp`] set, the tree is grown and pruned in one pass as rpart's
+//! `partition` does (rpart src/partition.c): see [`TreeSettings::cp`].
 
 use rand::{Rng, RngExt};
 use xai_core::{LEAF, Tree, TreeNode};
@@ -32,19 +36,142 @@ impl Response<'_> {
     }
 }
 
-/// Settings of one tree.
+/// How the features tried at a node are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeatureDraw {
+    /// scikit-learn: features are drawn one at a time in random order; one that is
+    /// constant in the node is skipped without counting, and drawing goes on past
+    /// `mtry` until a tried feature gives a split (or every feature was tried).
+    UntilSplit,
+    /// R: exactly min(mtry, d) features are drawn without replacement, a constant one
+    /// counts as drawn, and if none of them gives a split that lowers the node's
+    /// impurity (gain > 0) the node is a leaf — R does not try further features
+    /// (randomForest src/regTree.c `findBestSplit`: `for (i = 0; i < mtry; ++i)`, a
+    /// constant feature `continue`s, no split found → `NODE_TERMINAL`; a split needs
+    /// `crit > 0`). With mtry ≥ d the features are tried in index order and no random
+    /// number is drawn, so ties go to the lowest index, as rpart's `bsplit` (src/bsplit.c,
+    /// src/insert_split.c: a later variable replaces the best only if strictly better;
+    /// src/anova.c: a split needs improvement > 0).
+    Exactly,
+}
+
+/// What `min_samples_split` and `min_samples_leaf` count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeSize {
+    /// Distinct rows with positive weight (scikit-learn; rpart, whose rows all have
+    /// weight 1).
+    Rows,
+    /// The sum of the row weights: with bootstrap multiplicities as weights every copy
+    /// counts, as in R's randomForest, which copies the sampled rows into its bootstrap
+    /// sample and counts cases (src/regrf.c: `xb`, `yb`; src/regTree.c).
+    Weight,
+}
+
+impl NodeSize {
+    fn of(self, s: &Stats) -> f64 {
+        match self {
+            NodeSize::Rows => s.count as f64,
+            NodeSize::Weight => s.weight,
+        }
+    }
+}
+
+/// Where a split between two neighbouring sorted values a < b puts its threshold t;
+/// rows with x ≤ t go left. Both rules split the training rows alike; they differ only
+/// for a new x exactly at (a + b)/2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThresholdRule {
+    /// t = (a + b)/2, correctly rounded: scikit-learn, and R's randomForest
+    /// (src/regTree.c: `(v[j] + v[j+1]) / 2.0`; `x <= split` goes left in
+    /// `findBestSplit` and `predictRegTree`).
+    Midpoint,
+    /// t = the largest double below (a + b)/2, so x ≤ t ⇔ x < (a + b)/2: rpart
+    /// (src/anova.c: `(x[where] + x[where + 1]) / 2`; src/nodesplit.c and
+    /// src/pred_rpart.c send `x < split` to one side and `x ≥ split` to the other).
+    BelowMidpoint,
+}
+
+impl ThresholdRule {
+    /// The threshold between neighbours `a < b`; always in [a, b).
+    fn between(self, a: f64, b: f64) -> f64 {
+        let mid = f64::midpoint(a, b);
+        match self {
+            ThresholdRule::Midpoint if mid < b => mid,
+            ThresholdRule::BelowMidpoint if mid > a => mid.next_down(),
+            // a and b are adjacent doubles: only t = a separates them.
+            _ => a,
+        }
+    }
+}
+
+/// Settings of one tree. [`TreeSettings::default`] is scikit-learn's fully grown tree.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TreeSettings {
-    /// Maximum depth (root = 0).
+    /// Maximum depth (root = 0): a node at this depth is a leaf.
     pub max_depth: usize,
-    /// A node with fewer rows is a leaf.
+    /// A node whose size ([`NodeSize`]) is below this is a leaf.
     pub min_samples_split: usize,
-    /// Each child keeps at least this many rows.
+    /// Each child keeps at least this size ([`NodeSize`]).
     pub min_samples_leaf: usize,
-    /// Features tried per split (non-constant ones; more are tried if none splits).
+    /// Features tried per split, drawn as [`TreeSettings::draw`] says.
     pub mtry: usize,
     /// One uniform random threshold per tried feature instead of the best one.
     pub random_thresholds: bool,
+    /// How the tried features are chosen.
+    pub draw: FeatureDraw,
+    /// What the size limits count.
+    pub size: NodeSize,
+    /// Where a threshold lies between two values.
+    pub threshold: ThresholdRule,
+    /// Regression splits scored as rpart's `anova` scores them (src/anova.c): with ȳ
+    /// the node mean summed in the feature's sorted order, left and right sums of
+    /// w·(y − ȳ), and the score L²/w_l + R²/w_r, which is the decrease in the sum of
+    /// squares itself. The same maximiser as Σ_l²/w_l + Σ_r²/w_r in exact arithmetic;
+    /// with R's operations in R's order, two splits whose gains tie up to rounding
+    /// (e.g. two features that cut a node of repeated rows alike) are told apart as R
+    /// tells them apart.
+    pub centered: bool,
+    /// rpart's complexity parameter cp (`None`: no cost-complexity pruning). With
+    /// α = cp · R(root), R(t) the node's risk (regression: its sum of squares
+    /// Σw(y − ȳ)² in two passes, rpart's anova deviance, src/anova.c `anovass`;
+    /// classification: w(t)·Gini(t)), the tree is grown depth first, left child
+    /// first, as rpart's `partition` (src/partition.c) grows it:
+    ///
+    /// - a node is a leaf if min(R(t), c(t)) ≤ α, where c(root) = R(root) and a child's
+    ///   bound c is handed down by its parent: the left child gets c = C − α with C =
+    ///   min(R(parent), c(parent)); the right child, after the left subtree is done,
+    ///   gets c = min(max((R(parent) − R(T_left))/(s_left + 1), R(parent) − R(left)),
+    ///   c(parent)) − α (R(T) = the risk of subtree T's leaves, s = its splits);
+    /// - after both subtrees are grown, the node's complexity is
+    ///   (R(t) − R(T_l) − R(T_r))/(s_l + s_r + 1), where a child whose own complexity is
+    ///   below that value is first collapsed to a leaf (counted as R(child), 0 splits;
+    ///   rpart's "who goes first");
+    /// - if that complexity is ≤ α, the node's subtree is snipped off and it is a leaf
+    ///   (`free_tree`); a leaf's complexity is α.
+    ///
+    /// So a split into two leaves is kept only if it lowers the risk by more than
+    /// cp · R(root), and a split lowering it by less stays if its subtree lowers it by
+    /// more than that per split.
+    pub cp: Option<f64>,
+}
+
+impl Default for TreeSettings {
+    /// Unlimited depth, min_samples_split 2, min_samples_leaf 1, every feature, best
+    /// thresholds at the midpoint, counted in rows, no pruning (scikit-learn).
+    fn default() -> Self {
+        Self {
+            max_depth: usize::MAX,
+            min_samples_split: 2,
+            min_samples_leaf: 1,
+            mtry: usize::MAX,
+            random_thresholds: false,
+            draw: FeatureDraw::UntilSplit,
+            size: NodeSize::Rows,
+            threshold: ThresholdRule::Midpoint,
+            centered: false,
+            cp: None,
+        }
+    }
 }
 
 /// Column-major features with, per feature, the rows sorted by value.
@@ -96,6 +223,12 @@ impl Stats {
         }
     }
 
+    fn clear(&mut self) {
+        self.weight = 0.0;
+        self.count = 0;
+        self.sums.iter_mut().for_each(|s| *s = 0.0);
+    }
+
     fn add(&mut self, r: &Response<'_>, row: usize, w: f64) {
         self.weight += w;
         self.count += 1;
@@ -140,10 +273,15 @@ impl Stats {
         }
     }
 
-    fn value(&self, r: &Response<'_>) -> Vec<f64> {
+    /// Writes the node value (mean, or class frequencies) into `out`.
+    fn write_value(&self, r: &Response<'_>, out: &mut [f64]) {
         match r {
-            Response::Regression(_) => vec![self.sums[0] / self.weight],
-            Response::Classes(..) => self.sums.iter().map(|c| c / self.weight).collect(),
+            Response::Regression(_) => out[0] = self.sums[0] / self.weight,
+            Response::Classes(..) => {
+                for (o, c) in out.iter_mut().zip(&self.sums) {
+                    *o = c / self.weight;
+                }
+            }
         }
     }
 }
@@ -162,98 +300,345 @@ pub fn grow<R: Rng + ?Sized>(
     settings: &TreeSettings,
     rng: &mut R,
 ) -> Tree {
-    let d = data.n_features();
-    let k = match response {
-        Response::Regression(_) => 2,
-        Response::Classes(_, k) => k,
-    };
-    let mut order: Vec<Vec<u32>> = data
-        .order
-        .iter()
-        .map(|o| {
-            o.iter()
-                .copied()
-                .filter(|&r| weights[r as usize] > 0.0)
-                .collect()
-        })
-        .collect();
-    let n = order.first().map_or(0, Vec::len);
-    let mut nodes: Vec<TreeNode> = Vec::new();
-    let mut values: Vec<f64> = Vec::new();
-    let mut goes_left = vec![false; data.n_rows()];
-    let mut buffer: Vec<u32> = Vec::with_capacity(n);
-    let mut features: Vec<usize> = (0..d).collect();
-    // (node index, range start, range end, depth)
-    let mut stack = vec![(0usize, 0usize, n, 0usize)];
-    nodes.push(placeholder());
-    values.extend(std::iter::repeat_n(0.0, response.outputs()));
-    while let Some((id, lo, hi, depth)) = stack.pop() {
-        let mut total = Stats::new(k);
-        for &r in &order[0][lo..hi] {
-            total.add(&response, r as usize, weights[r as usize]);
+    Grower::new(data, response, weights, settings).run(rng)
+}
+
+/// What is left to do, on an explicit stack (no recursion: unlimited depth is allowed).
+enum Task {
+    /// Compute a node's statistics and split it if the rules allow.
+    Visit {
+        id: usize,
+        lo: usize,
+        hi: usize,
+        depth: usize,
+    },
+    /// With pruning: the left subtree of `parent` is done; bound and visit the right
+    /// child (rows `lo..hi`).
+    Right {
+        parent: usize,
+        lo: usize,
+        hi: usize,
+        depth: usize,
+    },
+    /// With pruning: both subtrees of `id` are done; compute its complexity, snip if
+    /// it is ≤ α.
+    Finish { id: usize },
+}
+
+/// rpart's per-node bookkeeping of [`TreeSettings::cp`].
+#[derive(Debug, Clone, Copy, Default)]
+struct Cost {
+    /// R(t) = w·I.
+    risk: f64,
+    /// On entry the bound handed down by the parent; once done the node's complexity
+    /// (rpart's `me->complexity`).
+    complexity: f64,
+    /// Risk of the subtree's leaves (`*sumrisk`).
+    subtree_risk: f64,
+    /// Splits in the subtree (partition's return value).
+    splits: u32,
+}
+
+struct Grower<'a> {
+    data: &'a SortedColumns,
+    response: Response<'a>,
+    weights: &'a [f64],
+    settings: &'a TreeSettings,
+    order: Vec<Vec<u32>>,
+    nodes: Vec<TreeNode>,
+    values: Vec<f64>,
+    /// With pruning: one entry per node.
+    costs: Vec<Cost>,
+    /// α = cp · R(root), once the root is visited.
+    alpha: Option<f64>,
+    goes_left: Vec<bool>,
+    buffer: Vec<u32>,
+    features: Vec<usize>,
+    total: Stats,
+    left: Stats,
+}
+
+impl<'a> Grower<'a> {
+    fn new(
+        data: &'a SortedColumns,
+        response: Response<'a>,
+        weights: &'a [f64],
+        settings: &'a TreeSettings,
+    ) -> Self {
+        let k = match response {
+            Response::Regression(_) => 2,
+            Response::Classes(_, k) => k,
+        };
+        let order: Vec<Vec<u32>> = data
+            .order
+            .iter()
+            .map(|o| {
+                o.iter()
+                    .copied()
+                    .filter(|&r| weights[r as usize] > 0.0)
+                    .collect()
+            })
+            .collect();
+        let n = order.first().map_or(0, Vec::len);
+        Self {
+            data,
+            response,
+            weights,
+            settings,
+            order,
+            nodes: Vec::new(),
+            values: Vec::new(),
+            costs: Vec::new(),
+            alpha: None,
+            goes_left: vec![false; data.n_rows()],
+            buffer: Vec::with_capacity(n),
+            features: (0..data.n_features()).collect(),
+            total: Stats::new(k),
+            left: Stats::new(k),
         }
-        let impurity = total.impurity(&response);
+    }
+
+    fn run<R: Rng + ?Sized>(mut self, rng: &mut R) -> Tree {
+        let n = self.order.first().map_or(0, Vec::len);
+        let out = self.response.outputs();
+        self.push_node();
+        let mut stack = vec![Task::Visit {
+            id: 0,
+            lo: 0,
+            hi: n,
+            depth: 0,
+        }];
+        while let Some(task) = stack.pop() {
+            match task {
+                Task::Visit { id, lo, hi, depth } => self.visit(id, lo, hi, depth, &mut stack, rng),
+                Task::Right {
+                    parent,
+                    lo,
+                    hi,
+                    depth,
+                } => {
+                    let right = self.nodes[parent].right as usize;
+                    self.bound_right(parent, right);
+                    stack.push(Task::Visit {
+                        id: right,
+                        lo,
+                        hi,
+                        depth,
+                    });
+                }
+                Task::Finish { id } => self.finish(id),
+            }
+        }
+        Tree::new(self.nodes, self.values, out)
+    }
+
+    fn push_node(&mut self) {
+        self.nodes.push(placeholder());
+        self.values
+            .extend(std::iter::repeat_n(0.0, self.response.outputs()));
+        if self.settings.cp.is_some() {
+            self.costs.push(Cost::default());
+        }
+    }
+
+    fn visit<R: Rng + ?Sized>(
+        &mut self,
+        id: usize,
+        lo: usize,
+        hi: usize,
+        depth: usize,
+        stack: &mut Vec<Task>,
+        rng: &mut R,
+    ) {
+        let settings = self.settings;
+        let response = self.response;
+        self.total.clear();
+        for &r in &self.order[0][lo..hi] {
+            self.total
+                .add(&response, r as usize, self.weights[r as usize]);
+        }
+        let impurity = self.total.impurity(&response);
         let out = response.outputs();
-        values[id * out..(id + 1) * out].copy_from_slice(&total.value(&response));
-        nodes[id] = TreeNode {
+        self.total
+            .write_value(&response, &mut self.values[id * out..(id + 1) * out]);
+        self.nodes[id] = TreeNode {
             impurity,
-            weight: total.weight,
+            weight: self.total.weight,
             ..placeholder()
         };
-        let splittable = depth < settings.max_depth
-            && hi - lo >= settings.min_samples_split
-            && hi - lo >= 2 * settings.min_samples_leaf
-            && impurity > 1e-12;
-        if !splittable {
-            continue;
-        }
-        let Some(split) = find_split(
-            data,
-            &order,
-            lo,
-            hi,
-            &response,
-            weights,
-            &total,
-            settings,
-            &mut features,
-            rng,
-        ) else {
-            continue;
-        };
-        let col = &data.columns[split.feature];
-        for &r in &order[0][lo..hi] {
-            goes_left[r as usize] = col[r as usize] <= split.threshold;
-        }
-        let mut n_left = 0;
-        for o in order.iter_mut() {
-            buffer.clear();
-            let mut w = lo;
-            for i in lo..hi {
-                let r = o[i];
-                if goes_left[r as usize] {
-                    o[w] = r;
-                    w += 1;
-                } else {
-                    buffer.push(r);
+        // rpart's "can I quit now?": min(R(t), c(t)) ≤ α.
+        let mut bound = 0.0;
+        if let Some(cp) = settings.cp {
+            let risk = match response {
+                // rpart's anovass: Σ w·(y − ȳ)², two passes.
+                Response::Regression(y) => {
+                    let mean = self.total.sums[0] / self.total.weight;
+                    self.order[0][lo..hi]
+                        .iter()
+                        .map(|&r| (y[r as usize] - mean).powi(2) * self.weights[r as usize])
+                        .sum()
                 }
+                Response::Classes(..) => self.total.weight * impurity,
+            };
+            if id == 0 {
+                self.alpha = Some(cp * risk);
+                self.costs[0].complexity = risk;
             }
-            n_left = w - lo;
-            o[w..hi].copy_from_slice(&buffer);
+            let c = &mut self.costs[id];
+            c.risk = risk;
+            c.subtree_risk = risk;
+            c.splits = 0;
+            bound = risk.min(c.complexity);
         }
-        let left = nodes.len();
-        nodes.push(placeholder());
-        nodes.push(placeholder());
-        values.extend(std::iter::repeat_n(0.0, 2 * response.outputs()));
-        let node = &mut nodes[id];
+        let alpha = self.alpha.unwrap_or(f64::NEG_INFINITY);
+        let size = settings.size.of(&self.total);
+        let splittable = depth < settings.max_depth
+            && size >= settings.min_samples_split as f64
+            && size >= 2.0 * settings.min_samples_leaf as f64
+            && impurity > 1e-12
+            && bound > alpha;
+        let split = if splittable {
+            find_split(
+                self.data,
+                &self.order,
+                lo,
+                hi,
+                &response,
+                self.weights,
+                &self.total,
+                &mut self.left,
+                settings,
+                &mut self.features,
+                rng,
+            )
+        } else {
+            None
+        };
+        let Some(split) = split else {
+            if let Some(c) = self.costs.get_mut(id) {
+                c.complexity = alpha;
+            }
+            return;
+        };
+        let n_left = self.partition(lo, hi, &split);
+        let left = self.nodes.len();
+        self.push_node();
+        self.push_node();
+        let node = &mut self.nodes[id];
         node.feature = split.feature as u32;
         node.threshold = split.threshold;
         node.left = left as u32;
         node.right = left as u32 + 1;
-        stack.push((left + 1, lo + n_left, hi, depth + 1));
-        stack.push((left, lo, lo + n_left, depth + 1));
+        if settings.cp.is_some() {
+            self.costs[left].complexity = bound - alpha;
+            stack.push(Task::Finish { id });
+            stack.push(Task::Right {
+                parent: id,
+                lo: lo + n_left,
+                hi,
+                depth: depth + 1,
+            });
+        } else {
+            stack.push(Task::Visit {
+                id: left + 1,
+                lo: lo + n_left,
+                hi,
+                depth: depth + 1,
+            });
+        }
+        stack.push(Task::Visit {
+            id: left,
+            lo,
+            hi: lo + n_left,
+            depth: depth + 1,
+        });
     }
-    Tree::new(nodes, values, response.outputs())
+
+    /// Partitions every feature's rows `lo..hi` stably into left then right; returns
+    /// the number of left rows.
+    fn partition(&mut self, lo: usize, hi: usize, split: &Split) -> usize {
+        let col = &self.data.columns[split.feature];
+        for &r in &self.order[0][lo..hi] {
+            self.goes_left[r as usize] = col[r as usize] <= split.threshold;
+        }
+        let mut n_left = 0;
+        for o in self.order.iter_mut() {
+            self.buffer.clear();
+            let mut w = lo;
+            for i in lo..hi {
+                let r = o[i];
+                if self.goes_left[r as usize] {
+                    o[w] = r;
+                    w += 1;
+                } else {
+                    self.buffer.push(r);
+                }
+            }
+            n_left = w - lo;
+            o[w..hi].copy_from_slice(&self.buffer);
+        }
+        n_left
+    }
+
+    /// The right child's bound c = min(max((R(t) − R(T_l))/(s_l + 1), R(t) − R(l)),
+    /// c(t)) − α (rpart src/partition.c, before `partition(1 + 2 * nodenum, ...)`).
+    fn bound_right(&mut self, parent: usize, right: usize) {
+        let alpha = self.alpha.expect("set at the root");
+        let me = self.costs[parent];
+        let left = self.costs[right - 1];
+        let by_subtree = (me.risk - left.subtree_risk) / (left.splits + 1) as f64;
+        let c = by_subtree.max(me.risk - left.risk).min(me.complexity);
+        self.costs[right].complexity = c - alpha;
+    }
+
+    /// The node's complexity after its children (rpart src/partition.c, from "Now
+    /// calculate my actual C.P."), and the snip when it is ≤ α.
+    fn finish(&mut self, id: usize) {
+        let alpha = self.alpha.expect("set at the root");
+        let left = self.nodes[id].left as usize;
+        let (me, l, r) = (self.costs[id], self.costs[left], self.costs[left + 1]);
+        let (mut l_risk, mut l_splits) = (l.subtree_risk, l.splits);
+        let (mut r_risk, mut r_splits) = (r.subtree_risk, r.splits);
+        let cp = |l_risk: f64, r_risk: f64, splits: u32| {
+            (me.risk - (l_risk + r_risk)) / (splits + 1) as f64
+        };
+        let c = cp(l_risk, r_risk, l_splits + r_splits);
+        // Who goes first: a child whose complexity is below the node's collapses first.
+        if r.complexity > l.complexity {
+            if c > l.complexity {
+                (l_risk, l_splits) = (l.risk, 0);
+                if cp(l_risk, r_risk, r_splits) > r.complexity {
+                    (r_risk, r_splits) = (r.risk, 0);
+                }
+            }
+        } else if c > r.complexity {
+            (r_risk, r_splits) = (r.risk, 0);
+            if cp(l_risk, r_risk, l_splits) > l.complexity {
+                (l_risk, l_splits) = (l.risk, 0);
+            }
+        }
+        let complexity = cp(l_risk, r_risk, l_splits + r_splits);
+        let c = &mut self.costs[id];
+        c.complexity = complexity;
+        if complexity <= alpha {
+            // All was in vain: the node does not split after all. Its descendants are
+            // exactly the nodes allocated after its children.
+            c.subtree_risk = me.risk;
+            c.splits = 0;
+            self.nodes.truncate(left);
+            self.values.truncate(left * self.response.outputs());
+            self.costs.truncate(left);
+            let node = &mut self.nodes[id];
+            *node = TreeNode {
+                impurity: node.impurity,
+                weight: node.weight,
+                ..placeholder()
+            };
+        } else {
+            c.subtree_risk = l_risk + r_risk;
+            c.splits = l_splits + r_splits + 1;
+        }
+    }
 }
 
 fn placeholder() -> TreeNode {
@@ -276,31 +661,56 @@ fn find_split<R: Rng + ?Sized>(
     response: &Response<'_>,
     weights: &[f64],
     total: &Stats,
+    left: &mut Stats,
     settings: &TreeSettings,
     features: &mut [usize],
     rng: &mut R,
 ) -> Option<Split> {
     let d = features.len();
+    // Exactly: at most this many draws; in index order, without drawing, if all.
+    let draws = match settings.draw {
+        FeatureDraw::UntilSplit => d,
+        FeatureDraw::Exactly => settings.mtry.min(d),
+    };
+    let in_order = settings.draw == FeatureDraw::Exactly && draws == d;
+    let centered = match response {
+        Response::Regression(y) if settings.centered => Some(*y),
+        _ => None,
+    };
+    // Exactly: a split must lower the impurity (score above the node's own term, or
+    // a centered score, which is the decrease itself, above 0).
+    let floor = match (settings.draw, centered) {
+        (FeatureDraw::UntilSplit, _) => f64::NEG_INFINITY,
+        (FeatureDraw::Exactly, Some(_)) => 0.0,
+        (FeatureDraw::Exactly, None) => total.proxy(response),
+    };
     let mut best: Option<Split> = None;
     let mut tried = 0;
-    for i in 0..d {
-        // Partial Fisher–Yates: features[i] is a fresh uniform draw from the rest.
-        let j = rng.random_range(i..d);
-        features.swap(i, j);
-        let f = features[i];
+    for i in 0..draws {
+        let f = if in_order {
+            i
+        } else {
+            // Partial Fisher–Yates: features[i] is a fresh uniform draw from the rest.
+            let j = rng.random_range(i..d);
+            features.swap(i, j);
+            features[i]
+        };
         let col = &data.columns[f];
         let rows = &order[f][lo..hi];
         let (min, max) = (col[rows[0] as usize], col[rows[rows.len() - 1] as usize]);
         if min >= max {
-            continue; // constant in this node: does not count towards mtry
+            continue; // constant in this node: does not count towards mtry (UntilSplit)
         }
         tried += 1;
-        let found = if settings.random_thresholds {
-            random_split(col, rows, response, weights, total, settings, min, max, rng)
-        } else {
-            best_split(col, rows, response, weights, total, settings)
+        let found = match centered {
+            _ if settings.random_thresholds => random_split(
+                col, rows, response, weights, total, left, settings, min, max, rng,
+            ),
+            Some(y) => centered_split(col, rows, y, weights, total, settings),
+            None => best_split(col, rows, response, weights, total, left, settings),
         };
         if let Some((threshold, score)) = found
+            && score > floor
             && best.as_ref().is_none_or(|b| score > b.score)
         {
             best = Some(Split {
@@ -309,7 +719,7 @@ fn find_split<R: Rng + ?Sized>(
                 score,
             });
         }
-        if tried >= settings.mtry && best.is_some() {
+        if settings.draw == FeatureDraw::UntilSplit && tried >= settings.mtry && best.is_some() {
             break;
         }
     }
@@ -322,26 +732,86 @@ fn best_split(
     response: &Response<'_>,
     weights: &[f64],
     total: &Stats,
+    left: &mut Stats,
     settings: &TreeSettings,
 ) -> Option<(f64, f64)> {
-    let k = total.sums.len();
-    let mut left = Stats::new(k);
-    let mut best: Option<(f64, f64)> = None;
-    let min_leaf = settings.min_samples_leaf;
+    left.clear();
+    let mut best: Option<(usize, f64)> = None;
+    let min_leaf = settings.min_samples_leaf as f64;
+    let size = settings.size.of(total);
     for p in 0..rows.len() - 1 {
         let r = rows[p] as usize;
         left.add(response, r, weights[r]);
-        let (here, next) = (col[r], col[rows[p + 1] as usize]);
-        if next <= here || left.count < min_leaf || rows.len() - left.count < min_leaf {
+        let left_size = settings.size.of(left);
+        if col[rows[p + 1] as usize] <= col[r]
+            || left_size < min_leaf
+            || size - left_size < min_leaf
+        {
             continue;
         }
-        let score = left.proxy(response) + total.proxy_without(&left, response);
+        let score = left.proxy(response) + total.proxy_without(left, response);
         if best.is_none_or(|(_, s)| score > s) {
-            let mid = here + (next - here) / 2.0;
-            best = Some((if mid < next { mid } else { here }, score));
+            best = Some((p, score));
         }
     }
-    best
+    best.map(|(p, score)| {
+        let (here, next) = (col[rows[p] as usize], col[rows[p + 1] as usize]);
+        (settings.threshold.between(here, next), score)
+    })
+}
+
+/// rpart's anova split search (src/anova.c `anova`, continuous predictor): returns
+/// the threshold and the decrease in the sum of squares, or `None` if no position
+/// decreases it.
+fn centered_split(
+    col: &[f64],
+    rows: &[u32],
+    y: &[f64],
+    weights: &[f64],
+    total: &Stats,
+    settings: &TreeSettings,
+) -> Option<(f64, f64)> {
+    let (mut right_sum, mut right_wt) = (0.0, 0.0);
+    for &r in rows {
+        let (r, w) = (r as usize, weights[r as usize]);
+        right_sum += y[r] * w;
+        right_wt += w;
+    }
+    let grand_mean = right_sum / right_wt;
+    let (mut left_sum, mut left_wt, mut left_n) = (0.0, 0.0, 0usize);
+    right_sum = 0.0;
+    let min_leaf = settings.min_samples_leaf as f64;
+    let size = settings.size.of(total);
+    let mut best = 0.0;
+    let mut at = None;
+    for p in 0..rows.len() - 1 {
+        let (r, w) = (rows[p] as usize, weights[rows[p] as usize]);
+        left_wt += w;
+        right_wt -= w;
+        left_n += 1;
+        let t = (y[r] - grand_mean) * w;
+        left_sum += t;
+        right_sum -= t;
+        let left_size = match settings.size {
+            NodeSize::Rows => left_n as f64,
+            NodeSize::Weight => left_wt,
+        };
+        if col[rows[p + 1] as usize] <= col[r]
+            || left_size < min_leaf
+            || size - left_size < min_leaf
+        {
+            continue;
+        }
+        let score = left_sum * left_sum / left_wt + right_sum * right_sum / right_wt;
+        if score > best {
+            best = score;
+            at = Some(p);
+        }
+    }
+    at.map(|p| {
+        let (here, next) = (col[rows[p] as usize], col[rows[p + 1] as usize]);
+        (settings.threshold.between(here, next), best)
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -351,26 +821,27 @@ fn random_split<R: Rng + ?Sized>(
     response: &Response<'_>,
     weights: &[f64],
     total: &Stats,
+    left: &mut Stats,
     settings: &TreeSettings,
     min: f64,
     max: f64,
     rng: &mut R,
 ) -> Option<(f64, f64)> {
     let threshold = rng.random_range(min..max);
-    let mut left = Stats::new(total.sums.len());
+    left.clear();
     for &r in rows {
         if col[r as usize] > threshold {
             break;
         }
         left.add(response, r as usize, weights[r as usize]);
     }
-    let right_count = rows.len() - left.count;
-    (left.count >= settings.min_samples_leaf && right_count >= settings.min_samples_leaf).then(
-        || {
-            (
-                threshold,
-                left.proxy(response) + total.proxy_without(&left, response),
-            )
-        },
-    )
+    let min_leaf = settings.min_samples_leaf as f64;
+    let left_size = settings.size.of(left);
+    let right_size = settings.size.of(total) - left_size;
+    (left_size >= min_leaf && right_size >= min_leaf).then(|| {
+        (
+            threshold,
+            left.proxy(response) + total.proxy_without(left, response),
+        )
+    })
 }

@@ -208,7 +208,7 @@ impl ForestLearner {
     /// `stream_rng(seed, t)`.
     pub fn fit_forest(&self, x: ArrayView2<'_, f64>, response: Response<'_>, seed: u64) -> Forest {
         let p = &self.params;
-        let (n, d) = x.dim();
+        let d = x.ncols();
         let classification = matches!(response, Response::Classes(..));
         let default_mtry = if classification {
             Mtry::Rule(MtryRule::Sqrt)
@@ -221,28 +221,45 @@ impl ForestLearner {
             min_samples_leaf: p.min_samples_leaf,
             mtry: p.mtry.unwrap_or(default_mtry).resolve(d),
             random_thresholds: self.random_thresholds,
+            ..TreeSettings::default()
         };
         let bootstrap = p.bootstrap.unwrap_or(!self.random_thresholds);
-        let sorted = SortedColumns::new(x);
-        let trees = (0..p.n_trees)
-            .into_par_iter()
-            .map(|t| {
-                let mut rng = stream_rng(seed, t as u64);
-                let mut weights = vec![if bootstrap { 0.0 } else { 1.0 }; n];
-                if bootstrap {
-                    for _ in 0..n {
-                        weights[rand::RngExt::random_range(&mut rng, 0..n)] += 1.0;
-                    }
-                }
-                grow(&sorted, response, &weights, &settings, &mut rng)
-            })
-            .collect();
-        let n_classes = match response {
-            Response::Classes(_, k) => Some(k),
-            Response::Regression(_) => None,
-        };
-        Forest::from_trees(trees, d, n_classes)
+        grow_forest(x, response, &settings, p.n_trees, bootstrap, seed)
     }
+}
+
+/// Grows `n_trees` trees with `settings` on the rows of `x`, in parallel; tree t draws
+/// from `stream_rng(seed, t)`: with `bootstrap`, first its sample of n rows drawn
+/// uniformly with replacement (the multiplicities are the rows' weights), then its
+/// splits. Any thread count gives the same forest.
+pub fn grow_forest(
+    x: ArrayView2<'_, f64>,
+    response: Response<'_>,
+    settings: &TreeSettings,
+    n_trees: usize,
+    bootstrap: bool,
+    seed: u64,
+) -> Forest {
+    let (n, d) = x.dim();
+    let sorted = SortedColumns::new(x);
+    let trees = (0..n_trees)
+        .into_par_iter()
+        .map(|t| {
+            let mut rng = stream_rng(seed, t as u64);
+            let mut weights = vec![if bootstrap { 0.0 } else { 1.0 }; n];
+            if bootstrap {
+                for _ in 0..n {
+                    weights[rand::RngExt::random_range(&mut rng, 0..n)] += 1.0;
+                }
+            }
+            grow(&sorted, response, &weights, settings, &mut rng)
+        })
+        .collect();
+    let n_classes = match response {
+        Response::Classes(_, k) => Some(k),
+        Response::Regression(_) => None,
+    };
+    Forest::from_trees(trees, d, n_classes)
 }
 
 impl Learner for ForestLearner {

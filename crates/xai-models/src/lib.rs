@@ -7,6 +7,9 @@
 //!   (CART in [`cart`]), with impurity importance and a [`xai_core::TreeEnsembleView`];
 //! - [`calibration`]: sigmoid (Platt) and isotonic calibration, and the cross-fitted
 //!   calibrated classifier of wood2024 (Fig. 3, 11–15);
+//! - [`lm`], [`rpart`], [`r_random_forest`]: least squares, a regression tree and a
+//!   regression forest as R's `lm`, `rpart` and `randomForest` fit them (molnar2023
+//!   Table 1);
 //! - [`glasso`]: the graphical lasso (cid2021);
 //! - [`gp`]: Gaussian process regression with an ARD RBF kernel, signal and noise
 //!   variance, fitted by maximising the log marginal likelihood (wood2024 Fig. 4–8);
@@ -21,11 +24,17 @@ pub mod flat;
 pub mod forest;
 pub mod glasso;
 pub mod gp;
+pub mod lm;
 mod memory;
 pub mod optim;
+pub mod r_random_forest;
 pub mod registry;
+pub mod rpart;
 
 pub use error::ParamError;
 pub use forest::{Forest, ForestLearner, ForestParams, Mtry, MtryRule};
 pub use gp::{GaussianProcess, GaussianProcessLearner, GpHyperparameters, GpParams};
+pub use lm::{LinearModel, LmLearner, LmParams};
+pub use r_random_forest::{RForestLearner, RForestParams};
 pub use registry::LearnerSpec;
+pub use rpart::{RpartLearner, RpartParams};

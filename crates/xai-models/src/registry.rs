@@ -12,6 +12,9 @@ use crate::calibration::{CalibratedForestLearner, CalibratedParams};
 use crate::error::ParamError;
 use crate::forest::{ForestLearner, ForestParams};
 use crate::gp::{GaussianProcessLearner, GpParams};
+use crate::lm::{LmLearner, LmParams};
+use crate::r_random_forest::{RForestLearner, RForestParams};
+use crate::rpart::{RpartLearner, RpartParams};
 
 /// A learner with its hyperparameters, as written in YAML (`gaussian_process: {...}`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -26,6 +29,14 @@ pub enum LearnerSpec {
     /// Random forest with cross-fitted sigmoid or isotonic calibration
     /// ([`crate::calibration`]).
     CalibratedForest(#[serde(default)] CalibratedParams),
+    /// Least squares with an intercept on every feature, as R's `lm` ([`crate::lm`]).
+    Lm(#[serde(default)] LmParams),
+    /// A regression tree as R's `rpart` fits it: cp, minsplit, minbucket, maxdepth
+    /// ([`crate::rpart`]).
+    Rpart(#[serde(default)] RpartParams),
+    /// A regression forest as R's `randomForest` fits it: ntree, mtry, nodesize
+    /// ([`crate::r_random_forest`]).
+    RRandomForest(#[serde(default)] RForestParams),
 }
 
 impl LearnerSpec {
@@ -36,7 +47,23 @@ impl LearnerSpec {
             LearnerSpec::RandomForest(_) => "random_forest",
             LearnerSpec::ExtraTrees(_) => "extra_trees",
             LearnerSpec::CalibratedForest(_) => "calibrated_forest",
+            LearnerSpec::Lm(_) => "lm",
+            LearnerSpec::Rpart(_) => "rpart",
+            LearnerSpec::RRandomForest(_) => "r_random_forest",
         }
+    }
+
+    /// Whether the fitted model is a tree ensemble predicting the mean of its trees
+    /// (it exposes [`xai_core::TreeEnsembleView`]: impurity importance, TreeSHAP):
+    /// `random_forest`, `extra_trees`, `rpart` (one tree), `r_random_forest`.
+    pub fn is_tree_ensemble(&self) -> bool {
+        matches!(
+            self,
+            LearnerSpec::RandomForest(_)
+                | LearnerSpec::ExtraTrees(_)
+                | LearnerSpec::Rpart(_)
+                | LearnerSpec::RRandomForest(_)
+        )
     }
 
     /// The learner's name in words, for figures ("Gaussian process").
@@ -46,6 +73,9 @@ impl LearnerSpec {
             LearnerSpec::RandomForest(_) => "random forest",
             LearnerSpec::ExtraTrees(_) => "extra-trees",
             LearnerSpec::CalibratedForest(_) => "calibrated random forest",
+            LearnerSpec::Lm(_) => "linear model",
+            LearnerSpec::Rpart(_) => "regression tree (rpart)",
+            LearnerSpec::RRandomForest(_) => "random forest (R)",
         }
     }
 
@@ -56,6 +86,9 @@ impl LearnerSpec {
             LearnerSpec::GaussianProcess(p) => p.validate(),
             LearnerSpec::RandomForest(p) | LearnerSpec::ExtraTrees(p) => p.validate(),
             LearnerSpec::CalibratedForest(p) => p.validate(),
+            LearnerSpec::Lm(p) => p.validate(),
+            LearnerSpec::Rpart(p) => p.validate(),
+            LearnerSpec::RRandomForest(p) => p.validate(),
         }
     }
 
@@ -77,6 +110,11 @@ impl LearnerSpec {
     ///   24n + n_t·(8d + 16) + [the forest's working bytes on n_t rows, as above without
     ///   its 8n and trees] + n_h·(8d + 8o + 136) + k·T·B(n_t): one fold's row copies
     ///   and forest at a time, all k forests kept.
+    /// - `lm` (q = d + 1): 8·(3nq + 2n + 4q²): the design, its QR factor and faer's
+    ///   scratch, copies of y, and the q × q factors and covariance ([`crate::lm`]).
+    /// - `rpart` (l = minbucket, D = maxdepth): the `random_forest` bytes with T = 1,
+    ///   plus 8n (unit weights) and 64·N(n) (the cp-pruning bookkeeping).
+    /// - `r_random_forest` (T = ntree, l = 1, D unlimited): the `random_forest` bytes.
     ///
     /// The forests' terms are worst cases (every leaf one row, every vector at twice
     /// its length): measured fits of 20 trees on 20,000 rows
@@ -90,6 +128,9 @@ impl LearnerSpec {
             LearnerSpec::GaussianProcess(_) => crate::gp::fit_memory_bytes(n, d),
             LearnerSpec::RandomForest(p) | LearnerSpec::ExtraTrees(p) => p.fit_memory_bytes(n, d),
             LearnerSpec::CalibratedForest(p) => p.fit_memory_bytes(n, d),
+            LearnerSpec::Lm(_) => crate::lm::fit_memory_bytes(n, d),
+            LearnerSpec::Rpart(p) => p.fit_memory_bytes(n, d),
+            LearnerSpec::RRandomForest(p) => p.as_forest().fit_memory_bytes(n, d),
         }
     }
 
@@ -105,14 +146,18 @@ impl LearnerSpec {
     ///   indices of a 4096-row chunk (independent of n).
     /// - `calibrated_forest`: the forest's bytes + 16mo (the sum over the k members
     ///   and its mean; the members predict one after another).
+    /// - `rpart`, `r_random_forest`: as `random_forest` (they predict as forests).
+    /// - `lm`: 8m (the predictions).
     pub fn predict_memory_bytes(&self, n_train: usize, n_rows: usize, n_features: usize) -> u128 {
         let (n, m, d) = (n_train as u128, n_rows as u128, n_features as u128);
         match self {
             LearnerSpec::GaussianProcess(_) => crate::gp::predict_memory_bytes(n, m, d),
-            LearnerSpec::RandomForest(_) | LearnerSpec::ExtraTrees(_) => {
-                crate::forest::predict_memory_bytes(m, d)
-            }
+            LearnerSpec::RandomForest(_)
+            | LearnerSpec::ExtraTrees(_)
+            | LearnerSpec::Rpart(_)
+            | LearnerSpec::RRandomForest(_) => crate::forest::predict_memory_bytes(m, d),
             LearnerSpec::CalibratedForest(_) => crate::calibration::predict_memory_bytes(m, d),
+            LearnerSpec::Lm(_) => crate::lm::predict_memory_bytes(m),
         }
     }
 
@@ -129,6 +174,9 @@ impl LearnerSpec {
                 random_thresholds: true,
             }),
             LearnerSpec::CalibratedForest(p) => Box::new(CalibratedForestLearner(p.clone())),
+            LearnerSpec::Lm(p) => Box::new(LmLearner(p.clone())),
+            LearnerSpec::Rpart(p) => Box::new(RpartLearner(p.clone())),
+            LearnerSpec::RRandomForest(p) => Box::new(RForestLearner(p.clone())),
         }
     }
 }
@@ -159,14 +207,96 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(spec.validate().unwrap_err().param(), "max_iter");
-        for spec in [
+        let spec = LearnerSpec::Rpart(RpartParams {
+            maxdepth: 31,
+            ..Default::default()
+        });
+        assert_eq!(spec.validate().unwrap_err().param(), "maxdepth");
+        let spec = LearnerSpec::RRandomForest(RForestParams {
+            nodesize: 0,
+            ..Default::default()
+        });
+        assert_eq!(spec.validate().unwrap_err().param(), "nodesize");
+        for spec in all_defaults() {
+            spec.validate().unwrap();
+        }
+    }
+
+    fn all_defaults() -> [LearnerSpec; 7] {
+        [
             LearnerSpec::GaussianProcess(GpParams::default()),
             LearnerSpec::RandomForest(ForestParams::default()),
             LearnerSpec::ExtraTrees(ForestParams::default()),
             LearnerSpec::CalibratedForest(CalibratedParams::default()),
-        ] {
-            spec.validate().unwrap();
+            LearnerSpec::Lm(LmParams::default()),
+            LearnerSpec::Rpart(RpartParams::default()),
+            LearnerSpec::RRandomForest(RForestParams::default()),
+        ]
+    }
+
+    #[test]
+    fn every_learner_fits_and_tree_ensembles_expose_their_trees() {
+        let mut rng = xai_core::rng::stream_rng(2, 0);
+        let x = ndarray::Array2::from_shape_fn((60, 2), |(i, j)| ((i * (j + 3)) % 17) as f64);
+        let y: Vec<f64> = x.rows().into_iter().map(|r| r[0] - 0.5 * r[1]).collect();
+        let data = xai_core::Dataset::new(
+            x,
+            xai_core::Target::Continuous(y.into()),
+            vec!["a".into(), "b".into()],
+        )
+        .unwrap();
+        for spec in all_defaults()
+            .into_iter()
+            .filter(|s| !matches!(s, LearnerSpec::CalibratedForest(_)))
+        {
+            let model = spec.build().fit(&data, &mut rng).unwrap();
+            assert_eq!(
+                model.tree_ensemble().is_some(),
+                spec.is_tree_ensemble(),
+                "{}",
+                spec.name()
+            );
+            assert!(!spec.describe().is_empty());
         }
+    }
+
+    #[test]
+    fn r_learner_memory_is_linear_in_rows() {
+        for spec in [
+            LearnerSpec::Lm(LmParams::default()),
+            LearnerSpec::Rpart(RpartParams::default()),
+            LearnerSpec::RRandomForest(RForestParams::default()),
+        ] {
+            let r = ratio(
+                spec.fit_memory_bytes(200_000, 4),
+                spec.fit_memory_bytes(100_000, 4),
+            );
+            assert!(
+                (r - 2.0).abs() < 0.01,
+                "{}: fit at 2n / fit at n = {r}",
+                spec.name()
+            );
+            let r = ratio(
+                spec.predict_memory_bytes(10, 2_000_000, 4),
+                spec.predict_memory_bytes(10, 1_000_000, 4),
+            );
+            assert!(
+                (r - 2.0).abs() < 0.01,
+                "{}: predict on 2m rows: {r}",
+                spec.name()
+            );
+            // 10¹¹ rows: beyond any machine (lm, the cheapest, needs 12 TB).
+            assert!(spec.fit_memory_bytes(100_000_000_000, 4) > 1e13 as u128);
+        }
+        // lm: 8·(3·10·3 + 2·10 + 4·9) = 1168 bytes for n = 10, d = 2.
+        assert_eq!(
+            LearnerSpec::Lm(LmParams::default()).fit_memory_bytes(10, 2),
+            1168
+        );
+        // One rpart tree costs far less than a 100-tree forest.
+        let tree = LearnerSpec::Rpart(RpartParams::default()).fit_memory_bytes(1000, 4);
+        let forest = LearnerSpec::RRandomForest(RForestParams::default()).fit_memory_bytes(1000, 4);
+        assert!(tree * 20 < forest, "{tree} vs {forest}");
     }
 
     fn ratio(a: u128, b: u128) -> f64 {

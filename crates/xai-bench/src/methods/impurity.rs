@@ -5,7 +5,6 @@
 use serde::Deserialize;
 use xai_core::CoreError;
 use xai_core::rng::StreamRng;
-use xai_models::LearnerSpec;
 
 use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
 
@@ -20,16 +19,12 @@ impl Method for ImpuritySpec {
     }
 
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        match plan
-            .models
-            .iter()
-            .find(|(_, l)| !matches!(l, LearnerSpec::RandomForest(_) | LearnerSpec::ExtraTrees(_)))
-        {
+        match plan.models.iter().find(|(_, l)| !l.is_tree_ensemble()) {
             Some((name, l)) => Err(Invalid::new(
                 "impurity_importance",
                 format!(
                     "impurity_importance needs tree-ensemble models (random_forest, \
-                     extra_trees); model `{name}` is {}",
+                     extra_trees, rpart, r_random_forest); model `{name}` is {}",
                     l.name()
                 ),
             )),

@@ -1,0 +1,367 @@
+//! Ordinary least squares with an intercept on all features, as R's `lm(y ~ ., data)`
+//! fits it (the `lm` learner of molnar2023 Table 1).
+//!
+//! With the design X = [1, x_1, …, x_p] (n × q, q = p + 1), β̂ = argmin ‖y − Xβ‖², the
+//! residual variance σ̂² = RSS/(n − p − 1) and the coefficient covariance
+//! Σ̂_β = σ̂²(XᵀX)⁻¹ (R's `vcov(lm)`), from which a model-based PD variance D Σ̂_β Dᵀ
+//! follows for any design rows D.
+//!
+//! Solved by Householder QR (faer), X = QR, β̂ = R⁻¹Qᵀy and (XᵀX)⁻¹ = R⁻¹R⁻ᵀ: QR works
+//! on X itself, whose condition number is the square root of XᵀX's that a Cholesky
+//! solve of the normal equations would face, and it is what R's `lm.fit` uses
+//! (LINPACK `dqrdc2`). As there, a column whose part orthogonal to the columns before
+//! it has norm below 10⁻⁷ of its own norm (|R_jj| < 10⁻⁷‖X_j‖) makes the design rank
+//! deficient; R then drops the column (coefficient NA), here the fit fails naming the
+//! feature. linfa-linear was rejected workspace-wide: it pins ndarray 0.16 and rand
+//! 0.8 (see CRATES.md).
+//!
+//! Predictions are points, x̂ᵀβ̂ (`Predictions::Point`): the squared-error statistic
+//! and the PD read the mean, so molnar2023's L2 PFI, MSE(permuted) − MSE(original),
+//! works on them as on any regression model.
+
+use faer::Mat;
+use faer::linalg::solvers::SolveLstsq;
+use ndarray::{Array1, Array2, ArrayView2};
+use rand::Rng;
+use serde::Deserialize;
+use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
+
+use crate::error::ParamError;
+
+/// Relative tolerance of the rank check, R's `lm.fit(tol = 1e-07)`.
+pub const RANK_TOLERANCE: f64 = 1e-7;
+
+/// Settings of `lm` (none: OLS with an intercept on every feature; YAML `lm: {}`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LmParams {}
+
+impl LmParams {
+    /// Nothing to check: there are no settings.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        Ok(())
+    }
+}
+
+/// Peak bytes of a fit on n rows and d features, q = d + 1: 8·(3nq + 2n + 4q²): the
+/// design matrix, its QR factor and faer's scratch (n × q each at most), the copies of
+/// y and of the least-squares right-hand side, and R, R⁻¹, Σ̂_β and the Householder
+/// coefficients (q × q each).
+pub(crate) fn fit_memory_bytes(n: u128, d: u128) -> u128 {
+    let q = d.saturating_add(1);
+    crate::memory::bytes(&[&[24, n, q], &[16, n], &[32, q, q]])
+}
+
+/// Peak bytes of one predict call on m rows: 8m (the predictions).
+pub(crate) fn predict_memory_bytes(m: u128) -> u128 {
+    crate::memory::bytes(&[&[8, m]])
+}
+
+/// The OLS learner.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LmLearner(pub LmParams);
+
+impl LmLearner {
+    /// Fits y on [1, x]. Fails if n < p + 1 or the design is rank deficient
+    /// (|R_jj| < [`RANK_TOLERANCE`]·‖X_j‖), naming the feature; `names` name the
+    /// columns of `x` in that message.
+    pub fn fit_linear(
+        &self,
+        x: ArrayView2<'_, f64>,
+        y: &[f64],
+        names: &[String],
+    ) -> xai_core::error::Result<LinearModel> {
+        let (n, p) = x.dim();
+        let q = p + 1;
+        if y.len() != n {
+            return Err(CoreError::Shape(format!(
+                "lm: {n} rows of features but {} responses",
+                y.len()
+            )));
+        }
+        if n < q {
+            return Err(CoreError::Fit(format!(
+                "lm: {n} rows cannot determine {q} coefficients (intercept and {p} features)"
+            )));
+        }
+        let design = Mat::<f64>::from_fn(n, q, |i, j| if j == 0 { 1.0 } else { x[[i, j - 1]] });
+        let qr = design.qr();
+        let r = qr.thin_R();
+        for j in 0..q {
+            let norm = design.col(j).norm_l2();
+            // Below the tolerance, or NaN from non-finite data.
+            let small = r[(j, j)].abs().partial_cmp(&(RANK_TOLERANCE * norm));
+            if matches!(small, None | Some(std::cmp::Ordering::Less)) {
+                let name = if j == 0 {
+                    "(Intercept)"
+                } else {
+                    names.get(j - 1).map_or("?", String::as_str)
+                };
+                return Err(CoreError::Fit(format!(
+                    "lm: the design is rank deficient: feature `{name}` (column {j}) is \
+                     a linear combination of the intercept and the features before it"
+                )));
+            }
+        }
+        let rhs = Mat::<f64>::from_fn(n, 1, |i, _| y[i]);
+        let beta = qr.solve_lstsq(&rhs);
+        let coefficients = Array1::from_shape_fn(q, |j| beta[(j, 0)]);
+        let df = n - q;
+        let rss: f64 = (0..n)
+            .map(|i| {
+                let fit =
+                    coefficients[0] + (0..p).map(|j| x[[i, j]] * coefficients[j + 1]).sum::<f64>();
+                (y[i] - fit).powi(2)
+            })
+            .sum();
+        let (sigma2, covariance) = if df > 0 {
+            let sigma2 = rss / df as f64;
+            // R⁻¹ by back substitution on the identity; (XᵀX)⁻¹ = R⁻¹R⁻ᵀ.
+            let mut r_inv = Mat::<f64>::identity(q, q);
+            faer::linalg::triangular_solve::solve_upper_triangular_in_place(
+                r.get(..q, ..q),
+                r_inv.as_mut(),
+                faer::Par::Seq,
+            );
+            let cov = Array2::from_shape_fn((q, q), |(a, b)| {
+                sigma2 * (0..q).map(|k| r_inv[(a, k)] * r_inv[(b, k)]).sum::<f64>()
+            });
+            (Some(sigma2), Some(cov))
+        } else {
+            (None, None)
+        };
+        Ok(LinearModel {
+            coefficients,
+            sigma2,
+            covariance,
+            df,
+        })
+    }
+}
+
+impl Learner for LmLearner {
+    fn fit(&self, data: &Dataset, _rng: &mut dyn Rng) -> xai_core::error::Result<Box<dyn Model>> {
+        let Target::Continuous(y) = data.y() else {
+            return Err(CoreError::Invalid(
+                "lm is least-squares regression: it needs a continuous target".into(),
+            ));
+        };
+        Ok(Box::new(self.fit_linear(
+            data.x(),
+            &y.to_vec(),
+            data.feature_names(),
+        )?))
+    }
+}
+
+/// A fitted OLS model: ŷ = β̂₀ + Σ_j β̂_j x_j.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinearModel {
+    coefficients: Array1<f64>,
+    sigma2: Option<f64>,
+    covariance: Option<Array2<f64>>,
+    df: usize,
+}
+
+impl LinearModel {
+    /// β̂ = (β̂₀, β̂₁, …, β̂_p): the intercept first, then one per feature (R's
+    /// `coef(lm)`).
+    pub fn coefficients(&self) -> &Array1<f64> {
+        &self.coefficients
+    }
+
+    /// Residual degrees of freedom n − p − 1.
+    pub fn residual_df(&self) -> usize {
+        self.df
+    }
+
+    /// σ̂² = RSS/(n − p − 1) (R's `sigma(lm)^2`); `None` when n = p + 1 (no residual
+    /// degrees of freedom).
+    pub fn residual_variance(&self) -> Option<f64> {
+        self.sigma2
+    }
+
+    /// Σ̂_β = σ̂²(XᵀX)⁻¹, (p + 1) × (p + 1) in the order of
+    /// [`LinearModel::coefficients`] (R's `vcov(lm)`): the covariance of the
+    /// coefficient estimates under the linear model with homoscedastic errors; the
+    /// variance of a linear functional Dβ̂ (e.g. the PD at a grid point, D = the mean
+    /// design row with x_S set) is D Σ̂_β Dᵀ. `None` when n = p + 1.
+    pub fn coefficient_covariance(&self) -> Option<&Array2<f64>> {
+        self.covariance.as_ref()
+    }
+}
+
+impl Model for LinearModel {
+    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
+        let b = &self.coefficients;
+        let slopes = b.slice(ndarray::s![1..]);
+        Predictions::Point(x.dot(&slopes) + b[0])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::RngExt;
+    use rand_distr::{Distribution, StandardNormal};
+    use xai_core::rng::stream_rng;
+
+    fn names(p: usize) -> Vec<String> {
+        (1..=p).map(|j| format!("x{j}")).collect()
+    }
+
+    fn noisy(n: usize, beta: &[f64], seed: u64) -> (Array2<f64>, Vec<f64>) {
+        let mut rng = stream_rng(seed, 0);
+        let p = beta.len() - 1;
+        let x = Array2::from_shape_fn((n, p), |_| rng.random::<f64>());
+        let y = x
+            .rows()
+            .into_iter()
+            .map(|r| {
+                let e: f64 = StandardNormal.sample(&mut rng);
+                beta[0] + r.iter().zip(&beta[1..]).map(|(a, b)| a * b).sum::<f64>() + e
+            })
+            .collect();
+        (x, y)
+    }
+
+    #[test]
+    fn an_exact_linear_response_is_recovered() {
+        let x = ndarray::array![[0.0, 1.0], [1.0, 0.0], [2.0, 3.0], [3.0, 1.0], [4.0, 4.0]];
+        let y: Vec<f64> = x
+            .rows()
+            .into_iter()
+            .map(|r| 1.0 + 2.0 * r[0] - 3.0 * r[1])
+            .collect();
+        let m = LmLearner::default()
+            .fit_linear(x.view(), &y, &names(2))
+            .unwrap();
+        for (b, e) in m.coefficients().iter().zip([1.0, 2.0, -3.0]) {
+            assert!((b - e).abs() < 1e-12, "{b} vs {e}");
+        }
+        assert_eq!(m.residual_df(), 2);
+        assert!(m.residual_variance().unwrap() < 1e-24);
+        let Predictions::Point(p) = m.predict(ndarray::array![[10.0, 1.0]].view()) else {
+            panic!("point predictions");
+        };
+        assert!((p[0] - 18.0).abs() < 1e-12);
+    }
+
+    /// (XᵀX)⁻¹ by Gauss–Jordan elimination on the normal equations, independent of
+    /// faer and of QR.
+    fn normal_equations_inverse(x: &Array2<f64>) -> Array2<f64> {
+        let (n, p) = x.dim();
+        let q = p + 1;
+        let col = |i: usize, j: usize| if j == 0 { 1.0 } else { x[[i, j - 1]] };
+        let mut a = Array2::from_shape_fn((q, 2 * q), |(r, c)| {
+            if c < q {
+                (0..n).map(|i| col(i, r) * col(i, c)).sum()
+            } else if c - q == r {
+                1.0
+            } else {
+                0.0
+            }
+        });
+        for k in 0..q {
+            let pivot = a[[k, k]];
+            for c in 0..2 * q {
+                a[[k, c]] /= pivot;
+            }
+            for r in (0..q).filter(|&r| r != k) {
+                let f = a[[r, k]];
+                for c in 0..2 * q {
+                    a[[r, c]] -= f * a[[k, c]];
+                }
+            }
+        }
+        a.slice(ndarray::s![.., q..]).to_owned()
+    }
+
+    #[test]
+    fn covariance_is_sigma_squared_times_the_inverse_gram_matrix() {
+        let (x, y) = noisy(60, &[0.5, 1.0, -1.0, 2.0], 4);
+        let m = LmLearner::default()
+            .fit_linear(x.view(), &y, &names(3))
+            .unwrap();
+        // σ̂² from the residuals with n − p − 1 = 56 degrees of freedom.
+        let Predictions::Point(fit) = m.predict(x.view()) else {
+            panic!("point predictions");
+        };
+        let rss: f64 = fit.iter().zip(&y).map(|(f, y)| (y - f).powi(2)).sum();
+        let sigma2 = m.residual_variance().unwrap();
+        assert!((sigma2 - rss / 56.0).abs() < 1e-12 * sigma2);
+        let expected = normal_equations_inverse(&x) * sigma2;
+        let cov = m.coefficient_covariance().unwrap();
+        for (a, b) in cov.iter().zip(&expected) {
+            assert!((a - b).abs() < 1e-9 * b.abs().max(1e-3), "{a} vs {b}");
+        }
+        // The normal equations hold: Xᵀ(y − Xβ̂) = 0.
+        for j in 0..3 {
+            let g: f64 = (0..60).map(|i| x[[i, j]] * (y[i] - fit[i])).sum();
+            assert!(g.abs() < 1e-10, "{g}");
+        }
+    }
+
+    #[test]
+    fn no_residual_degrees_of_freedom_means_no_covariance() {
+        let x = ndarray::array![[0.0], [1.0]];
+        let m = LmLearner::default()
+            .fit_linear(x.view(), &[1.0, 3.0], &names(1))
+            .unwrap();
+        assert_eq!(m.residual_df(), 0);
+        assert!(m.residual_variance().is_none() && m.coefficient_covariance().is_none());
+        assert!((m.coefficients()[1] - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_collinear_feature_is_named() {
+        let (x, y) = noisy(30, &[0.0, 1.0, 1.0], 1);
+        let mut x = x;
+        let doubled = x.column(0).to_owned() * 2.0 - 1.0;
+        x.column_mut(1).assign(&doubled);
+        let e = LmLearner::default()
+            .fit_linear(x.view(), &y, &names(2))
+            .unwrap_err();
+        assert!(e.to_string().contains("`x2`"), "{e}");
+        let e = LmLearner::default()
+            .fit_linear(x.slice(ndarray::s![..2, ..]), &y[..2], &names(2))
+            .unwrap_err();
+        assert!(e.to_string().contains("2 rows cannot determine 3"), "{e}");
+    }
+
+    #[test]
+    fn squared_error_pfi_of_a_fitted_lm_is_two_beta_squared_var() {
+        // molnar2023's L2 PFI on point predictions: for a linear model
+        // E[(y − f(x̃))² − (y − f(x))²] = 2·β̂_j²·Var(X_j), here with y = x1 − x2 + ε.
+        use xai_core::perturbation::Perturbation;
+        use xai_core::statistic::Statistic;
+        let (x, y) = noisy(4000, &[0.0, 1.0, -1.0], 7);
+        let var: Vec<f64> = x.columns().into_iter().map(|c| c.var(0.0)).collect();
+        let ys = y.clone();
+        let data = Dataset::new(x, Target::Continuous(y.into()), names(2)).unwrap();
+        let m = LmLearner::default()
+            .fit_linear(data.x(), &ys, &names(2))
+            .unwrap();
+        let beta = m.coefficients().clone();
+        let model: Box<dyn Model> = Box::new(m);
+        let res = xai_core::pfi::pfi(
+            model.as_ref(),
+            &data,
+            &[0, 1],
+            &Perturbation::Permutation { repeats: 5 },
+            &[Statistic::SquaredError],
+            3,
+            0.95,
+        )
+        .unwrap();
+        for r in &res[0] {
+            let (est, se) = (r.estimate.estimate, r.estimate.se);
+            let expected = 2.0 * beta[r.feature + 1].powi(2) * var[r.feature];
+            assert!(
+                (est - expected).abs() < 4.0 * se,
+                "{est} ± {se} vs {expected}"
+            );
+            assert!((expected - 2.0 / 12.0).abs() < 0.05, "{expected}");
+        }
+    }
+}
