@@ -77,13 +77,20 @@ impl NodeSize {
 }
 
 /// Where a split between two neighbouring sorted values a < b puts its threshold t;
-/// rows with x ≤ t go left. Both rules split the training rows alike; they differ only
-/// for a new x exactly at (a + b)/2.
+/// rows with x ≤ t go left. The rules split the training rows alike; they differ only
+/// for a new x at (or within an ulp of) the midpoint, which happens: with decimal data
+/// a test value such as 32.2 between 32.1 and 32.3 falls on whichever side the
+/// rounding of the computed midpoint puts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ThresholdRule {
-    /// t = (a + b)/2, correctly rounded: scikit-learn, and R's randomForest
-    /// (src/regTree.c: `(v[j] + v[j+1]) / 2.0`; `x <= split` goes left in
-    /// `findBestSplit` and `predictRegTree`).
+    /// t = a/2 + b/2 in floating point, or a if that rounds to b: scikit-learn
+    /// (`sklearn/tree/_splitter.pyx`: `feature_values[p_prev] / 2.0 +
+    /// feature_values[p] / 2.0`, replaced by `feature_values[p_prev]` when equal to
+    /// `feature_values[p]`).
+    HalfSum,
+    /// t = (a + b)/2, correctly rounded: R's randomForest (src/regTree.c:
+    /// `(v[j] + v[j+1]) / 2.0`; `x <= split` goes left in `findBestSplit` and
+    /// `predictRegTree`).
     Midpoint,
     /// t = the largest double below (a + b)/2, so x ≤ t ⇔ x < (a + b)/2: rpart
     /// (src/anova.c: `(x[where] + x[where + 1]) / 2`; src/nodesplit.c and
@@ -94,6 +101,10 @@ pub enum ThresholdRule {
 impl ThresholdRule {
     /// The threshold between neighbours `a < b`; always in [a, b).
     fn between(self, a: f64, b: f64) -> f64 {
+        if self == ThresholdRule::HalfSum {
+            let t = a / 2.0 + b / 2.0;
+            return if t < b { t } else { a };
+        }
         let mid = f64::midpoint(a, b);
         match self {
             ThresholdRule::Midpoint if mid < b => mid,
@@ -167,7 +178,7 @@ impl Default for TreeSettings {
             random_thresholds: false,
             draw: FeatureDraw::UntilSplit,
             size: NodeSize::Rows,
-            threshold: ThresholdRule::Midpoint,
+            threshold: ThresholdRule::HalfSum,
             centered: false,
             cp: None,
         }
@@ -844,4 +855,33 @@ fn random_split<R: Rng + ?Sized>(
             left.proxy(response) + total.proxy_without(left, response),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ThresholdRule;
+
+    #[test]
+    fn each_threshold_rule_is_its_reference_formula_and_stays_in_a_to_b() {
+        // Pairs where a + (b − a)/2, a/2 + b/2 and (a + b)/2 can round apart.
+        for (a, b) in [(32.1, 32.3), (0.1, 0.7), (1e300, 1.7e308), (3.0, 5.0)] {
+            let half_sum = ThresholdRule::HalfSum.between(a, b);
+            assert_eq!(half_sum, a / 2.0 + b / 2.0);
+            assert_eq!(ThresholdRule::Midpoint.between(a, b), f64::midpoint(a, b));
+            let below = ThresholdRule::BelowMidpoint.between(a, b);
+            assert_eq!(below, f64::midpoint(a, b).next_down());
+            for t in [half_sum, below] {
+                assert!(a <= t && t < b);
+            }
+        }
+        // Adjacent doubles: only t = a separates them.
+        let (a, b) = (1.0, 1.0f64.next_up());
+        for rule in [
+            ThresholdRule::HalfSum,
+            ThresholdRule::Midpoint,
+            ThresholdRule::BelowMidpoint,
+        ] {
+            assert_eq!(rule.between(a, b), a);
+        }
+    }
 }
