@@ -383,7 +383,7 @@ impl Experiment {
         if s.methods.is_empty() {
             return fail(
                 "methods",
-                "list at least one method under `methods:` (pfi, ice, cid, impurity_importance, predictability, permutation_map)".into(),
+                "list at least one method under `methods:` (pfi, ice, cid, impurity_importance, predictability, permutation_map, learner_inference)".into(),
             );
         }
         let sizes = replicate_sizes(s, known.map(|(_, rows)| rows));

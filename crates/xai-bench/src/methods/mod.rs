@@ -14,6 +14,7 @@
 pub mod cid;
 pub mod ice;
 pub mod impurity;
+pub mod learner_inference;
 pub mod permutation_map;
 pub mod pfi;
 pub mod predictability;
@@ -43,6 +44,8 @@ pub enum MethodSpec {
     Predictability(predictability::PredictabilitySpec),
     /// The entropy map of a permutation, for a figure ([`permutation_map`]).
     PermutationMap(permutation_map::PermutationMapSpec),
+    /// A model-based explanation averaged over refits ([`learner_inference`]).
+    LearnerInference(learner_inference::LearnerInferenceSpec),
 }
 
 impl MethodSpec {
@@ -55,6 +58,7 @@ impl MethodSpec {
             MethodSpec::ImpurityImportance(m) => m,
             MethodSpec::Predictability(m) => m,
             MethodSpec::PermutationMap(m) => m,
+            MethodSpec::LearnerInference(m) => m,
         }
     }
 }
