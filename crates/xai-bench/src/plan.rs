@@ -584,6 +584,15 @@ fn replicate_sizes(s: &ExperimentSpec, rows: Option<usize>) -> Option<(usize, us
 pub fn label(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
+        // A registry entry without settings (`{molnar_linear: {}}`) reads as its name.
+        Value::Object(map)
+            if map.len() == 1
+                && map
+                    .values()
+                    .all(|v| v.as_object().is_some_and(|o| o.is_empty())) =>
+        {
+            map.keys().next().cloned().unwrap_or_default()
+        }
         Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), format_number),
         other => other.to_string(),
     }

@@ -7,7 +7,14 @@
 //! (before the first method that needs it) and then its methods in the order listed.
 //! Nothing depends on which thread runs a task, so results are identical on any thread
 //! count. The runner knows no method by name: each is a [`crate::methods::Method`].
+//!
+//! A method with a Monte-Carlo truth ([`crate::methods::Method::truth_key`]) gets it
+//! computed once per distinct (DGP, n_train, learner, key) before the replicates, from
+//! stream `stream_rng(seed, fnv(that identity))`, so variants that differ only in what
+//! the truth does not depend on share it, whatever their order.
 
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -67,6 +74,7 @@ pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Re
     for (v, variant) in variants.iter().enumerate() {
         exp.check_memory(variant, data[v].as_deref(), in_flight)?;
     }
+    let truths = truths(exp, &variants, &pool, progress)?;
     let tasks: Vec<(usize, usize)> = (0..variants.len())
         .flat_map(|v| (0..replicates).map(move |r| (v, r)))
         .collect();
@@ -91,7 +99,7 @@ pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Re
         tasks
             .par_iter()
             .map(|&(v, r)| {
-                let rows = replicate(&variants[v], v, r, data[v].as_deref());
+                let rows = replicate(&variants[v], v, r, data[v].as_deref(), &truths[v]);
                 bar.inc(1);
                 if let Some(log) = &log {
                     log.tick();
@@ -173,6 +181,62 @@ fn fnv(name: &str) -> u64 {
     name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
     })
+}
+
+/// A variant's Monte-Carlo truths: per (model, method index) its values.
+type Truths = BTreeMap<(String, usize), Arc<Vec<Value>>>;
+
+/// The truths of every variant, each computed once per distinct (DGP, n_train,
+/// learner, method's truth key), runs in parallel on `pool`.
+fn truths(
+    exp: &Experiment,
+    variants: &[Variant],
+    pool: &rayon::ThreadPool,
+    progress: bool,
+) -> Result<Vec<Truths>> {
+    let mut cache: HashMap<String, Arc<Vec<Value>>> = HashMap::new();
+    let mut out = Vec::with_capacity(variants.len());
+    for variant in variants {
+        let spec = &variant.spec;
+        let mut truths = Truths::new();
+        for (m, method) in spec.methods.iter().map(MethodSpec::method).enumerate() {
+            let (Some(key), Some(dgp)) = (method.truth_key(), &spec.data.dgp) else {
+                continue;
+            };
+            for (name, learner) in &spec.models {
+                let identity = format!("{dgp:?}|{}|{learner:?}|{key}", spec.data.n_train);
+                let values = match cache.get(&identity) {
+                    Some(values) => values.clone(),
+                    None => {
+                        if progress {
+                            eprintln!(
+                                "{}: Monte-Carlo truth of {name} ({})",
+                                exp.id(),
+                                variant.describe()
+                            );
+                        }
+                        let seed = stream_rng(spec.seed, fnv(&identity)).next_u64();
+                        let values = pool
+                            .install(|| {
+                                method.truth(dgp, learner, spec.data.n_train, spec.level, seed)
+                            })
+                            .map_err(|source| BenchError::Run {
+                                variant: variant.describe(),
+                                replicate: 0,
+                                model: name.clone(),
+                                source,
+                            })?;
+                        let values = Arc::new(values);
+                        cache.insert(identity, values.clone());
+                        values
+                    }
+                };
+                truths.insert((name.clone(), m), values);
+            }
+        }
+        out.push(truths);
+    }
+    Ok(out)
 }
 
 /// What one (variant, replicate) task produced.
@@ -266,7 +330,13 @@ pub fn split_rows(
     }
 }
 
-fn replicate(variant: &Variant, v: usize, r: usize, data: Option<&Dataset>) -> Result<Replicate> {
+fn replicate(
+    variant: &Variant,
+    v: usize,
+    r: usize,
+    data: Option<&Dataset>,
+    truths: &Truths,
+) -> Result<Replicate> {
     let spec = &variant.spec;
     let mut rng = stream_rng(spec.seed, ((v as u64) << 32) | r as u64);
     let (train, test) = match (data, &spec.data.dataset, &spec.data.dgp) {
@@ -306,7 +376,7 @@ fn replicate(variant: &Variant, v: usize, r: usize, data: Option<&Dataset>) -> R
         let mut model_rng = stream_rng(model_seed, fnv(name));
         let mut model: Option<Box<dyn Model>> = None;
         let mut values: Vec<Value> = Vec::new();
-        for method in spec.methods.iter().map(MethodSpec::method) {
+        for (m, method) in spec.methods.iter().map(MethodSpec::method).enumerate() {
             if method.needs_fit() && model.is_none() {
                 model = Some(learner.build().fit(&train, &mut model_rng).map_err(fail)?);
             }
@@ -321,6 +391,7 @@ fn replicate(variant: &Variant, v: usize, r: usize, data: Option<&Dataset>) -> R
                 level: spec.level,
                 seed: spec.seed,
                 first: (v, r, k) == (0, 0, 0),
+                truth: truths.get(&(name.clone(), m)).map_or(&[], |t| t.as_slice()),
             };
             let emitted = method.compute(&input, &mut model_rng).map_err(fail)?;
             values.extend(emitted.values);

@@ -76,14 +76,20 @@ pub struct Coverage {
     pub width: Estimate,
 }
 
-/// The coverage summary of R intervals (one per replicate) for an estimand whose true
-/// value is `truth`: the mean of the indicators 1[lower ≤ truth ≤ upper] and of the
-/// widths, each with its t-interval over the R replicates at `level`. An interval
+/// The coverage summary of intervals I_k for true values θ_k (one each, or one for
+/// all when `truths` has a single entry): the mean of the indicators 1[lower_k ≤ θ_k ≤
+/// upper_k] and of the widths, each with its t-interval over the k at `level` (over
+/// replicates of one estimand, the Monte-Carlo interval of the coverage). An interval
 /// that could not be formed (NaN ends) counts as not covering.
-pub fn coverage(intervals: &[Estimate], truth: f64, level: f64) -> Coverage {
+pub fn coverage(intervals: &[Estimate], truths: &[f64], level: f64) -> Coverage {
+    assert!(
+        truths.len() == 1 || truths.len() == intervals.len(),
+        "one truth, or one per interval"
+    );
     let hits: Vec<f64> = intervals
         .iter()
-        .map(|e| f64::from(u8::from(e.covers(truth))))
+        .zip(truths.iter().cycle())
+        .map(|(e, &t)| f64::from(u8::from(e.covers(t))))
         .collect();
     let widths: Vec<f64> = intervals.iter().map(|e| e.upper - e.lower).collect();
     Coverage {
@@ -159,7 +165,7 @@ mod tests {
                 }
             })
             .collect();
-        let c = coverage(&intervals, 0.0, 0.95);
+        let c = coverage(&intervals, &[0.0], 0.95);
         assert_eq!(c.coverage.estimate, 0.7);
         assert!((c.coverage.se - (0.7f64 * 0.3 / 9.0).sqrt()).abs() < 1e-12);
         assert_eq!(c.width.estimate, 5.5);
@@ -170,7 +176,11 @@ mod tests {
             upper: f64::NAN,
             ..interval(0.0, 0.0)
         };
-        assert_eq!(coverage(&[missing], 0.0, 0.95).coverage.estimate, 0.0);
+        assert_eq!(coverage(&[missing], &[0.0], 0.95).coverage.estimate, 0.0);
+        // One truth per interval.
+        let two = [interval(0.0, 1.0), interval(2.0, 3.0)];
+        assert_eq!(coverage(&two, &[0.5, 0.5], 0.95).coverage.estimate, 0.5);
+        assert_eq!(coverage(&two, &[0.5, 2.5], 0.95).coverage.estimate, 1.0);
     }
 
     #[test]
@@ -184,11 +194,11 @@ mod tests {
                 t_interval(&v, 0.95)
             })
             .collect();
-        let c = coverage(&intervals, 0.0, 0.95);
+        let c = coverage(&intervals, &[0.0], 0.95);
         // MC se = √(0.95·0.05/4000) ≈ 0.0034: within 4 se.
         assert!((c.coverage.estimate - 0.95).abs() < 0.014, "{c:?}");
         // And an interval with the wrong centre covers less.
-        assert!(coverage(&intervals, 0.5, 0.95).coverage.estimate < 0.8);
+        assert!(coverage(&intervals, &[0.5], 0.95).coverage.estimate < 0.8);
     }
 
     #[test]

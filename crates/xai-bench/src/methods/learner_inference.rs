@@ -14,14 +14,29 @@
 //! interval v̄ ± t_{1−α/2, m−1}·√V̂ ([`xai_core::corrected_t_interval`]): c = 0 gives
 //! `learner_<q>`, c = `correction` (default (1 − 0.632)/0.632, the authors' code, for
 //! bootstrap and subsampling alike) gives `learner_<q>_corrected`; `ideal` has fresh
-//! data per refit and reports only the uncorrected interval.
+//! data per refit and reports only the uncorrected interval. Under `ideal` a PFI's
+//! permutation is replaced by as many fresh draws from the DGP's marginal (the
+//! "ideal" PFI of the authors' code, PAPERS.md §2.2).
+//!
+//! With `truth: {runs: R}` the estimand's true value, the expected learner-PD/PFI
+//! E_F[·], is estimated once per scenario (DGP, n, learner) as the mean of the ideal
+//! explanation over R runs, each with fresh training and explained sets of
+//! ⌊fraction·n⌋ rows (PAPERS.md §2.2), and reported as `truth_<q>`. Each replicate
+//! then reports, for every m in `m` (intervals from the first m refits),
+//! `coverage_<q>` and `width_<q>` (and `_corrected`): the share of q's features and
+//! grid points whose interval contains the truth, and the mean interval width, with
+//! feature empty and x = m. Their mean over replicates is the coverage of molnar2023
+//! Table 1, with its Monte-Carlo interval.
 
 use rand::Rng;
+use rayon::prelude::*;
 use serde::Deserialize;
-use xai_core::Dataset;
 use xai_core::inference::NADEAU_BENGIO_632;
 use xai_core::resample::{bootstrap, subsample};
 use xai_core::rng::{StreamRng, stream_rng};
+use xai_core::{Dataset, Estimate, PerturbationSpec};
+use xai_models::LearnerSpec;
+use xai_synth::DgpSpec;
 
 use super::{Emitted, Input, Invalid, Method, MethodSpec, Plan, Value};
 
@@ -53,6 +68,21 @@ pub struct LearnerInferenceSpec {
     pub correction: f64,
     /// The model-based explanations averaged over refits (`pfi`, `ice`).
     pub explain: Vec<MethodSpec>,
+    /// Refit counts at which coverage is reported (each in 2..=refits; default: just
+    /// `refits`).
+    #[serde(default)]
+    pub m: Vec<usize>,
+    /// The Monte-Carlo truth to report coverage against (a DGP experiment only).
+    #[serde(default)]
+    pub truth: Option<TruthSpec>,
+}
+
+/// `truth:` settings: the expected learner-level explanation over fresh data.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TruthSpec {
+    /// Runs R, each a fit on fresh rows explained on fresh rows (molnar2023: 10,000).
+    pub runs: usize,
 }
 
 fn default_fraction() -> f64 {
@@ -69,6 +99,94 @@ impl LearnerInferenceSpec {
         self.resampling != Resampling::Ideal
     }
 
+    /// The refit counts at which coverage is reported.
+    fn ms(&self) -> Vec<usize> {
+        if self.m.is_empty() {
+            vec![self.refits]
+        } else {
+            self.m.clone()
+        }
+    }
+
+    /// The explanations in their ideal form: a PFI's permutation becomes as many
+    /// fresh draws from the DGP's marginals.
+    fn ideal_explain(&self) -> Vec<MethodSpec> {
+        self.explain
+            .iter()
+            .map(|m| match m {
+                MethodSpec::Pfi(p) => {
+                    let mut p = p.clone();
+                    if let PerturbationSpec::Permutation { repeats } = p.perturbation {
+                        p.perturbation = PerturbationSpec::FreshDraws { repeats };
+                    }
+                    MethodSpec::Pfi(p)
+                }
+                other => other.clone(),
+            })
+            .collect()
+    }
+
+    /// The quantities the coverage rows report for inner quantity `q`.
+    fn coverage_quantities(&self, q: &str) -> Vec<String> {
+        let mut out = vec![format!("coverage_{q}"), format!("width_{q}")];
+        if self.corrected() {
+            out.extend([
+                format!("coverage_{q}_corrected"),
+                format!("width_{q}_corrected"),
+            ]);
+        }
+        out
+    }
+
+    /// One refit: draw its rows, fit `learner`, run `explain` on it.
+    #[allow(clippy::too_many_arguments)]
+    fn refit(
+        &self,
+        explain: &[MethodSpec],
+        data: Option<&Dataset>,
+        n: usize,
+        dgp: Option<&DgpSpec>,
+        learner: &LearnerSpec,
+        level: f64,
+        seed: u64,
+        rng: &mut StreamRng,
+    ) -> xai_core::error::Result<Vec<Value>> {
+        let (train, explained) = self.draw(data, n, dgp, rng)?;
+        let model = learner.build().fit(&train, rng)?;
+        let inner = Input {
+            train: &train,
+            test: &explained,
+            all: &train,
+            learner,
+            dgp,
+            model: Some(model.as_ref()),
+            earlier: &[],
+            level,
+            seed,
+            first: false,
+            truth: &[],
+        };
+        // Values keep the names of `self.explain`: the ideal PFI estimates the same
+        // learner-PFI as the permutation PFI it replaces.
+        let mut values = Vec::new();
+        for (run, named) in explain.iter().zip(&self.explain) {
+            let (from, to) = (run.method().quantities(), named.method().quantities());
+            values.extend(
+                run.method()
+                    .compute(&inner, rng)?
+                    .values
+                    .into_iter()
+                    .map(|mut v| {
+                        if let Some(i) = from.iter().position(|q| *q == v.quantity) {
+                            v.quantity.clone_from(&to[i]);
+                        }
+                        v
+                    }),
+            );
+        }
+        Ok(values)
+    }
+
     /// The inner methods' quantities.
     fn inner(&self) -> Vec<String> {
         self.explain
@@ -77,38 +195,79 @@ impl LearnerInferenceSpec {
             .collect()
     }
 
-    /// Training and explained rows of one refit from the replicate's rows `data`.
+    /// Training and explained rows of one refit: resampled from the replicate's n rows
+    /// `data` (`boot`, `subs`), or fresh from the DGP (`ideal`, and truth runs).
     fn draw(
         &self,
-        data: &Dataset,
-        input: &Input<'_>,
+        data: Option<&Dataset>,
+        n: usize,
+        dgp: Option<&DgpSpec>,
         rng: &mut StreamRng,
     ) -> xai_core::error::Result<(Dataset, Dataset)> {
-        let n = data.n_rows();
         let k = (self.fraction * n as f64).floor() as usize;
-        Ok(match self.resampling {
-            Resampling::Boot => {
+        Ok(match (self.resampling, data) {
+            (Resampling::Boot, Some(data)) => {
                 let (train, oob) = bootstrap(n, rng);
                 (data.select_rows(&train), data.select_rows(&oob))
             }
-            Resampling::Subs => {
+            (Resampling::Subs, Some(data)) => {
                 let (train, rest) = subsample(n, k, rng);
                 (data.select_rows(&train), data.select_rows(&rest))
             }
-            Resampling::Ideal => {
-                let dgp = input.dgp.ok_or_else(|| {
-                    xai_core::CoreError::Invalid("`ideal` resampling needs a DGP".into())
-                })?;
+            _ => {
+                let dgp = dgp
+                    .ok_or_else(|| xai_core::CoreError::Invalid("fresh rows need a DGP".into()))?;
                 (dgp.dgp().sample(k, rng), dgp.dgp().sample(k, rng))
             }
         })
     }
 }
 
+/// A value's identity: (quantity, feature, x).
+type Key = (String, String, Option<f64>);
+
+fn value((quantity, feature, x): Key, estimate: Estimate) -> Value {
+    Value {
+        quantity,
+        feature,
+        x,
+        estimate,
+    }
+}
+
+/// Per value (in refit 0's order) the point estimates of every refit, in refit order;
+/// an error if a refit emitted other values than refit 0.
+fn pool_over_refits(refits: &[Vec<Value>]) -> xai_core::error::Result<Vec<(Key, Vec<f64>)>> {
+    let Some(first) = refits.first() else {
+        return Ok(Vec::new());
+    };
+    let mut pooled: Vec<(Key, Vec<f64>)> = first
+        .iter()
+        .map(|v| ((v.quantity.clone(), v.feature.clone(), v.x), Vec::new()))
+        .collect();
+    for (d, values) in refits.iter().enumerate() {
+        if values.len() != pooled.len() {
+            return Err(xai_core::CoreError::Invalid(format!(
+                "refit {d} explained other rows or features than refit 0"
+            )));
+        }
+        for ((key, v), value) in pooled.iter_mut().zip(values) {
+            if (&value.quantity, &value.feature, value.x) != (&key.0, &key.1, key.2) {
+                return Err(xai_core::CoreError::Invalid(format!(
+                    "refit {d} explained other rows or features than refit 0"
+                )));
+            }
+            v.push(value.estimate.estimate);
+        }
+    }
+    Ok(pooled)
+}
+
 impl Method for LearnerInferenceSpec {
     fn quantities(&self) -> Vec<String> {
-        self.inner()
-            .into_iter()
+        let inner = self.inner();
+        let mut out: Vec<String> = inner
+            .iter()
             .flat_map(|q| {
                 let mut out = vec![format!("learner_{q}")];
                 if self.corrected() {
@@ -116,7 +275,51 @@ impl Method for LearnerInferenceSpec {
                 }
                 out
             })
-            .collect()
+            .collect();
+        if self.truth.is_some() {
+            for q in &inner {
+                out.push(format!("truth_{q}"));
+                out.extend(self.coverage_quantities(q));
+            }
+        }
+        out
+    }
+
+    /// What the runs share, so scenarios differing only in the resampling share one
+    /// truth (with the DGP, n and the learner, which the runner adds).
+    fn truth_key(&self) -> Option<String> {
+        self.truth
+            .as_ref()
+            .map(|t| format!("{:?}|{}|{}", self.explain, self.fraction, t.runs))
+    }
+
+    /// The Monte-Carlo truth of every inner value (quantity, feature, x) for `learner`
+    /// on `dgp` with n rows: the mean over `runs` of the ideal explanation of a model
+    /// fitted on ⌊fraction·n⌋ fresh rows and explaining ⌊fraction·n⌋ fresh rows, with
+    /// its t-interval over runs; run r draws from stream (seed, r), in parallel.
+    fn truth(
+        &self,
+        dgp: &DgpSpec,
+        learner: &LearnerSpec,
+        n: usize,
+        level: f64,
+        seed: u64,
+    ) -> xai_core::error::Result<Vec<Value>> {
+        let Some(t) = &self.truth else {
+            return Ok(Vec::new());
+        };
+        let explain = self.ideal_explain();
+        let runs: Vec<Vec<Value>> = (0..t.runs)
+            .into_par_iter()
+            .map(|r| {
+                let mut rng = stream_rng(seed, r as u64);
+                self.refit(&explain, None, n, Some(dgp), learner, level, seed, &mut rng)
+            })
+            .collect::<xai_core::error::Result<_>>()?;
+        Ok(pool_over_refits(&runs)?
+            .into_iter()
+            .map(|(key, v)| value(key, xai_core::t_interval(&v, level)))
+            .collect())
     }
 
     /// It fits its own refits, not the replicate's model.
@@ -161,6 +364,30 @@ impl Method for LearnerInferenceSpec {
                  dataset: use `boot` or `subs`",
             ));
         }
+        if let Some(&bad) = self.ms().iter().find(|&&m| m < 2 || m > self.refits) {
+            return Err(Invalid::new(
+                "m",
+                format!(
+                    "coverage at m = {bad} refits: m must lie in 2..={}",
+                    self.refits
+                ),
+            ));
+        }
+        if let Some(t) = &self.truth {
+            if plan.dgp.is_none() {
+                return Err(Invalid::new(
+                    "truth",
+                    "a Monte-Carlo truth draws fresh rows from the DGP; this experiment's \
+                     data is a dataset",
+                ));
+            }
+            if t.runs < 2 {
+                return Err(Invalid::new(
+                    "runs",
+                    format!("a Monte-Carlo truth needs at least 2 runs, got {}", t.runs),
+                ));
+            }
+        }
         if self.explain.is_empty() {
             return Err(Invalid::new(
                 "explain",
@@ -181,64 +408,112 @@ impl Method for LearnerInferenceSpec {
     }
 
     fn compute(&self, input: &Input<'_>, rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {
-        let learner = input.learner.build();
         let seed = rng.next_u64();
-        // Per key (quantity, feature, x): the refits' point values, in refit order.
-        let mut keys: Vec<(String, String, Option<f64>)> = Vec::new();
-        let mut values: Vec<Vec<f64>> = Vec::new();
-        for d in 0..self.refits {
-            // Refit d has its own stream, so the first m refits do not depend on m.
-            let mut refit_rng = stream_rng(seed, d as u64);
-            let (train, explained) = self.draw(input.train, input, &mut refit_rng)?;
-            let model = learner.fit(&train, &mut refit_rng)?;
-            let inner = Input {
-                train: &train,
-                test: &explained,
-                all: &train,
-                learner: input.learner,
-                dgp: input.dgp,
-                model: Some(model.as_ref()),
-                earlier: &[],
-                level: input.level,
-                seed: input.seed,
-                first: false,
-            };
-            let mut k = 0;
-            for m in &self.explain {
-                for v in m.method().compute(&inner, &mut refit_rng)?.values {
-                    if d == 0 {
-                        keys.push((v.quantity.clone(), v.feature.clone(), v.x));
-                        values.push(Vec::with_capacity(self.refits));
-                    }
-                    if keys.get(k) != Some(&(v.quantity, v.feature, v.x)) {
-                        return Err(xai_core::CoreError::Invalid(format!(
-                            "refit {d} explained other rows or features than refit 0"
-                        )));
-                    }
-                    values[k].push(v.estimate.estimate);
-                    k += 1;
-                }
+        let explain = match self.resampling {
+            Resampling::Ideal => self.ideal_explain(),
+            _ => self.explain.clone(),
+        };
+        let n = input.train.n_rows();
+        // Refit d draws from its own stream, so the first m refits do not depend on
+        // how many follow.
+        let refits: Vec<Vec<Value>> = (0..self.refits)
+            .map(|d| {
+                let mut refit_rng = stream_rng(seed, d as u64);
+                self.refit(
+                    &explain,
+                    Some(input.train),
+                    n,
+                    input.dgp,
+                    input.learner,
+                    input.level,
+                    input.seed,
+                    &mut refit_rng,
+                )
+            })
+            .collect::<xai_core::error::Result<_>>()?;
+        let pooled = pool_over_refits(&refits)?;
+        let corrections: Vec<(&str, f64)> = match self.corrected() {
+            true => vec![("", 0.0), ("_corrected", self.correction)],
+            false => vec![("", 0.0)],
+        };
+        let mut out = Vec::new();
+        for ((q, feature, x), v) in &pooled {
+            for &(suffix, c) in &corrections {
+                let estimate = xai_core::corrected_t_interval(v, c, input.level);
+                out.push(value(
+                    (format!("learner_{q}{suffix}"), feature.clone(), *x),
+                    estimate,
+                ));
             }
         }
-        let mut out = Vec::new();
-        for ((q, feature, x), v) in keys.into_iter().zip(values) {
-            let mut push = |quantity: String, c: f64| {
-                out.push(Value {
-                    quantity,
-                    feature: feature.clone(),
-                    x,
-                    estimate: xai_core::corrected_t_interval(&v, c, input.level),
-                })
-            };
-            push(format!("learner_{q}"), 0.0);
-            if self.corrected() {
-                push(format!("learner_{q}_corrected"), self.correction);
-            }
+        if self.truth.is_some() {
+            out.extend(self.coverage(&pooled, &corrections, input)?);
         }
         Ok(Emitted {
             values: out,
             ..Default::default()
         })
+    }
+}
+
+impl LearnerInferenceSpec {
+    /// The truth rows and, per inner quantity q, m and correction, the share of q's
+    /// values whose interval from the first m refits contains its truth and their mean
+    /// width (x = m, feature empty).
+    fn coverage(
+        &self,
+        pooled: &[(Key, Vec<f64>)],
+        corrections: &[(&str, f64)],
+        input: &Input<'_>,
+    ) -> xai_core::error::Result<Vec<Value>> {
+        let truth_of = |(q, f, x): &Key| {
+            input
+                .truth
+                .iter()
+                .find(|t| &t.quantity == q && &t.feature == f && t.x == *x)
+                .map(|t| t.estimate.estimate)
+                .ok_or_else(|| {
+                    xai_core::CoreError::Invalid(format!("no truth for {q} of {f} at {x:?}"))
+                })
+        };
+        let mut out: Vec<Value> = input
+            .truth
+            .iter()
+            .map(|t| Value {
+                quantity: format!("truth_{}", t.quantity),
+                ..t.clone()
+            })
+            .collect();
+        for q in self.inner() {
+            let of_q: Vec<(&Key, &Vec<f64>)> = pooled
+                .iter()
+                .filter(|(k, _)| k.0 == q)
+                .map(|(k, v)| (k, v))
+                .collect();
+            let truths: Vec<f64> = of_q
+                .iter()
+                .map(|(k, _)| truth_of(k))
+                .collect::<xai_core::error::Result<_>>()?;
+            for &(suffix, c) in corrections {
+                for m in self.ms() {
+                    let intervals: Vec<Estimate> = of_q
+                        .iter()
+                        .map(|(_, v)| xai_core::corrected_t_interval(&v[..m], c, input.level))
+                        .collect();
+                    let c = xai_core::coverage(&intervals, &truths, input.level);
+                    let (k, x) = (intervals.len(), Some(m as f64));
+                    out.push(value(
+                        (format!("coverage_{q}{suffix}"), String::new(), x),
+                        super::point(c.coverage.estimate, k),
+                    ));
+                    out.push(value(
+                        (format!("width_{q}{suffix}"), String::new(), x),
+                        super::point(c.width.estimate, k),
+                    ));
+                }
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -263,8 +538,11 @@ mod tests {
 
     /// The method's values for `lm` on molnar2023's linear DGP with n rows.
     fn run(resampling: Resampling, refits: usize, n: usize, seed: u64) -> Vec<Value> {
-        let dgp: DgpSpec = serde_saphyr::from_str("molnar_linear: {}").unwrap();
-        let learner: LearnerSpec = serde_saphyr::from_str("lm: {}").unwrap();
+        run_with(&spec(resampling, refits), n, seed, &[])
+    }
+
+    fn run_with(method: &LearnerInferenceSpec, n: usize, seed: u64, truth: &[Value]) -> Vec<Value> {
+        let (dgp, learner) = lm_on_linear();
         let mut rng = stream_rng(seed, 0);
         let data = dgp.dgp().sample(n, &mut rng);
         let input = Input {
@@ -278,11 +556,16 @@ mod tests {
             level: 0.95,
             seed,
             first: false,
+            truth,
         };
-        spec(resampling, refits)
-            .compute(&input, &mut rng)
-            .unwrap()
-            .values
+        method.compute(&input, &mut rng).unwrap().values
+    }
+
+    fn lm_on_linear() -> (DgpSpec, LearnerSpec) {
+        (
+            serde_saphyr::from_str("molnar_linear: {}").unwrap(),
+            serde_saphyr::from_str("lm: {}").unwrap(),
+        )
     }
 
     fn find<'a>(values: &'a [Value], quantity: &str, feature: &str) -> &'a Value {
@@ -320,5 +603,60 @@ mod tests {
         let c = NADEAU_BENGIO_632;
         let want = ((1.0 / m as f64 + c) / (1.0 / m as f64)).sqrt();
         assert!((ratio - want).abs() < 1e-9, "{ratio} vs {want}");
+    }
+
+    #[test]
+    fn coverage_counts_the_intervals_that_contain_the_truth() {
+        let mut method = spec(Resampling::Subs, 10);
+        method.m = vec![5, 10];
+        method.truth = Some(TruthSpec { runs: 40 });
+        let (dgp, learner) = lm_on_linear();
+        let truth = method.truth(&dgp, &learner, 200, 0.95, 9).unwrap();
+        // One truth per feature, named as the estimates, close to 2β²Var(X) = 1/6.
+        assert_eq!(truth.len(), 2);
+        for t in &truth {
+            assert_eq!(t.quantity, "loss_pfi");
+            assert!((t.estimate.estimate - 1.0 / 6.0).abs() < 0.05, "{t:?}");
+        }
+        let values = run_with(&method, 200, 10, &truth);
+        let rows = |q: &str| -> Vec<&Value> { values.iter().filter(|v| v.quantity == q).collect() };
+        let corrected = rows("coverage_loss_pfi_corrected");
+        assert_eq!(
+            corrected.iter().map(|v| v.x).collect::<Vec<_>>(),
+            [Some(5.0), Some(10.0)]
+        );
+        for v in rows("coverage_loss_pfi").iter().chain(&corrected) {
+            let c = v.estimate.estimate;
+            assert!(c == 0.0 || c == 0.5 || c == 1.0, "{v:?}");
+            assert!(v.feature.is_empty() && v.estimate.n == 2);
+        }
+        // Widths: the corrected intervals are wider.
+        let width = |q: &str, m: f64| {
+            rows(q)
+                .iter()
+                .find(|v| v.x == Some(m))
+                .unwrap()
+                .estimate
+                .estimate
+        };
+        assert!(width("width_loss_pfi_corrected", 10.0) > width("width_loss_pfi", 10.0));
+        assert!(width("width_loss_pfi", 5.0) > 0.0);
+        assert_eq!(rows("truth_loss_pfi").len(), 2);
+        // A truth far from every estimate is never covered.
+        let far: Vec<Value> = truth
+            .iter()
+            .map(|t| {
+                let mut t = t.clone();
+                t.estimate.estimate += 10.0;
+                t
+            })
+            .collect();
+        let missed = run_with(&method, 200, 10, &far);
+        assert!(
+            missed
+                .iter()
+                .filter(|v| v.quantity.starts_with("coverage_"))
+                .all(|v| v.estimate.estimate == 0.0)
+        );
     }
 }

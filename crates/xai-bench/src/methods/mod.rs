@@ -123,6 +123,9 @@ pub struct Input<'a> {
     pub seed: u64,
     /// Whether this is the first model of the first replicate of the first variant.
     pub first: bool,
+    /// The Monte-Carlo truth of this method for this scenario and model
+    /// ([`Method::truth`]); empty when it has none.
+    pub truth: &'a [Value],
 }
 
 impl Input<'_> {
@@ -174,6 +177,28 @@ pub trait Method: Send + Sync {
     /// by a model.
     fn model_free(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// The Monte-Carlo truth the method's estimates are compared with, computed once
+    /// per scenario before the replicates and handed to every replicate as
+    /// [`Input::truth`]; `None` when it has none. `key` identifies what the truth
+    /// depends on besides the data, model and learner (methods with equal keys share
+    /// it); the runner calls [`Method::truth`] for it.
+    fn truth_key(&self) -> Option<String> {
+        None
+    }
+
+    /// The truth for `learner` on `dgp` with n rows (see [`Method::truth_key`]); run
+    /// r of the Monte-Carlo truth draws from stream (seed, r).
+    fn truth(
+        &self,
+        _dgp: &xai_synth::DgpSpec,
+        _learner: &LearnerSpec,
+        _n: usize,
+        _level: f64,
+        _seed: u64,
+    ) -> xai_core::error::Result<Vec<Value>> {
+        Ok(Vec::new())
     }
 
     /// Whether it reads the model fitted on the training rows.
