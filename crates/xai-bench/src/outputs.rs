@@ -8,11 +8,13 @@ use crate::plan::Experiment;
 use crate::run::RunOutput;
 use crate::table::{write_curves, write_summary, write_tidy};
 
-/// Writes `tidy.csv`, `summary.csv`, `ice.csv` (when curves were kept) and
-/// `manifest.json` into `dir`, creating it.
+/// Writes `tidy.csv` (unless the experiment turns it off), `summary.csv`, `ice.csv`
+/// (when curves were kept) and `manifest.json` into `dir`, creating it.
 pub fn write_tables(exp: &Experiment, out: &RunOutput, dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-    write_tidy(&dir.join("tidy.csv"), &out.keys, &out.tidy)?;
+    if exp.spec.tidy {
+        write_tidy(&dir.join("tidy.csv"), &out.keys, &out.tidy)?;
+    }
     write_summary(&dir.join("summary.csv"), &out.keys, &out.summary)?;
     if !out.curves.is_empty() {
         write_curves(

@@ -155,6 +155,30 @@ impl Experiment {
                 &format!("scales.{}.set", scale.name()),
             )?;
         }
+        let variants = self.cells(&base)?;
+        for variant in &variants {
+            self.validate_with(variant, None)?;
+        }
+        Ok(variants)
+    }
+
+    /// Every quantity that some cell of the grid reports: a grid may change a method's
+    /// settings (learner inference's resampling) and with them its quantities, and a
+    /// check or plot may name a quantity of some cells only.
+    fn grid_quantities(&self) -> Result<Vec<String>> {
+        let mut out: Vec<String> = Vec::new();
+        for v in self.cells(&self.tree)? {
+            for q in v.spec.methods.iter().flat_map(|m| m.method().quantities()) {
+                if !out.contains(&q) {
+                    out.push(q);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The grid's cells of the experiment tree `base`, unvalidated.
+    fn cells(&self, base: &Value) -> Result<Vec<Variant>> {
         let keys = self.grid_keys();
         let sizes: Vec<usize> = keys.iter().map(|k| self.spec.grid[k].len()).collect();
         if let Some(k) = keys.iter().find(|k| self.spec.grid[*k].is_empty()) {
@@ -190,9 +214,7 @@ impl Experiment {
                         .join(", ")
                 ))
             })?;
-            let variant = Variant { labels, spec };
-            self.validate_with(&variant, None)?;
-            out.push(variant);
+            out.push(Variant { labels, spec });
         }
         Ok(out)
     }
@@ -414,8 +436,12 @@ impl Experiment {
             }
             curve_quantities.extend(m.curve_quantities());
         }
+        let in_grid = match s.grid.is_empty() {
+            true => Vec::new(),
+            false => self.grid_quantities()?,
+        };
         let known = |q: &String, field: &str| {
-            if quantities.contains(q) {
+            if quantities.contains(q) || in_grid.contains(q) {
                 Ok(())
             } else {
                 fail(

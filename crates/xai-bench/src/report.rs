@@ -92,7 +92,8 @@ fn reference_table(spec: &crate::spec::ExperimentSpec, dir: &Path) -> Result<Str
                 rows,
                 value,
                 tolerance,
-            } => Some((quantity, rows, *value, *tolerance)),
+                plus_se,
+            } => Some((quantity, rows, *value, *tolerance, *plus_se)),
             _ => None,
         })
         .collect();
@@ -110,7 +111,11 @@ fn reference_table(spec: &crate::spec::ExperimentSpec, dir: &Path) -> Result<Str
     let mut html = String::from(
         "<table><tr><th>quantity</th><th>row</th><th>reference</th><th>ours</th><th>MC se</th><th>(ours − reference) / se</th><th>tolerance</th></tr>\n",
     );
-    for (quantity, sel, value, tolerance) in near {
+    for (quantity, sel, value, tolerance, plus_se) in near {
+        let allowed = match plus_se {
+            0.0 => format!("±{tolerance}"),
+            z => format!("±({tolerance} + {z} se)"),
+        };
         for row in &summary.rows {
             let cols: Vec<(&str, String)> = summary
                 .header
@@ -132,7 +137,7 @@ fn reference_table(spec: &crate::spec::ExperimentSpec, dir: &Path) -> Result<Str
                 .collect();
             let _ = writeln!(
                 html,
-                "<tr><td>{}</td><td>{}</td><td>{value}</td><td>{}</td><td>{}</td><td>{}</td><td>±{tolerance}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{value}</td><td>{}</td><td>{}</td><td>{}</td><td>{allowed}</td></tr>",
                 escape(quantity),
                 escape(&identity.join(", ")),
                 crate::checks::select::short(estimate),

@@ -47,11 +47,15 @@ fn every_experiment_runs_at_smoke_scale_deterministically() {
         );
         assert!(!one.summary.is_empty(), "{id}: empty summary");
         let mut files = vec![
-            "tidy.csv".to_string(),
-            "summary.csv".into(),
+            "summary.csv".to_string(),
             "manifest.json".into(),
             "checks.csv".into(),
         ];
+        if exp.spec.tidy {
+            files.push("tidy.csv".into());
+        } else {
+            assert!(!dir.join("tidy.csv").exists(), "{id}: tidy.csv written");
+        }
         for plot in &exp.spec.plots {
             files.push(format!("{}.svg", plot.name()));
             files.push(format!("{}.png", plot.name()));

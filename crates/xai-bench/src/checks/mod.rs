@@ -128,7 +128,8 @@ pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
             rows,
             value,
             tolerance,
-        } => scalar::near(out, quantity, rows, *value, *tolerance),
+            plus_se,
+        } => scalar::near(out, quantity, rows, *value, *tolerance, *plus_se),
         A::Negligible {
             quantity,
             rows,

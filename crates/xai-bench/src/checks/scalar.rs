@@ -60,23 +60,33 @@ pub fn positive(out: &RunOutput, quantity: &str, sel: &Selector) -> Verdict {
     )
 }
 
-/// Every selected row's estimate lies within `tolerance` of `value`; measured: the
-/// largest |estimate − value|.
+/// Every selected row's estimate lies within `tolerance` + `plus_se`·se of `value`
+/// (se: the row's standard error over replicates; not used when `plus_se` is 0);
+/// measured: the largest |estimate − value|.
 pub fn near(
     out: &RunOutput,
     quantity: &str,
     sel: &Selector,
     value: f64,
     tolerance: f64,
+    plus_se: f64,
 ) -> Verdict {
+    let allowed = |r: &Row<'_>| match plus_se {
+        0.0 => tolerance,
+        z => tolerance + z * r.value.se,
+    };
+    let what = match plus_se {
+        0.0 => format!("within {tolerance} of {value}"),
+        z => format!("within {tolerance} + {z} se of {value}"),
+    };
     every(
         out,
         quantity,
         sel,
-        |r| (r.value.estimate - value).abs() <= tolerance,
+        |r| (r.value.estimate - value).abs() <= allowed(r),
         |r| (r.value.estimate - value).abs(),
         nan_max,
-        &format!("within {tolerance} of {value}"),
+        &what,
     )
 }
 

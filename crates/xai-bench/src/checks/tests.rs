@@ -225,6 +225,14 @@ fn in_top_and_near_read_the_mean_over_replicates() {
     let o = check(&near(0.4), None, &out);
     assert_eq!(o.status, Status::Fail);
     assert!((o.measured - 0.5).abs() < 1e-15);
+    // Plus a multiple of the Monte-Carlo se over replicates (here se = 1).
+    let near_se = |z: f64| {
+        format!(
+            "near: {{ quantity: q, where: {{ feature: B }}, value: 4.5, tolerance: 0.4, plus_se: {z} }}"
+        )
+    };
+    assert_eq!(status(&near_se(0.1), &out), Status::Pass);
+    assert_eq!(status(&near_se(0.05), &out), Status::Fail);
 }
 
 #[test]
