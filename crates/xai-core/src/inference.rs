@@ -38,7 +38,8 @@ pub fn t_interval(values: &[f64], level: f64) -> Estimate {
 pub const NADEAU_BENGIO_632: f64 = (1.0 - 0.632) / 0.632;
 
 /// Mean of m refit values (learner-PD/PFI, molnar2023 Eq. 9–10) with the corrected
-/// t-interval of molnar2023 §5 (Nadeau & Bengio 2003):
+/// t-interval of molnar2023 §2.3 "Variance Estimation" and "Confidence Bands and
+/// Intervals" (unnumbered there; Nadeau & Bengio 2003):
 /// V̂ = (1/m + c)·s², s² = 1/(m−1)·Σ_d (v_d − v̄)², interval v̄ ± t_{1−α/2, m−1}·√V̂.
 /// c = 0 when every refit has fresh training and evaluation data (and for
 /// replicates); c = [`NADEAU_BENGIO_632`] corrects for refits that share rows.

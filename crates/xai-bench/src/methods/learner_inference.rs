@@ -1,5 +1,6 @@
-//! Learner inference (molnar2023 §5, Eq. 9–10): any model-based explanation (a PFI,
-//! a PD) averaged over m refits of the learner, with the t-interval over refits and,
+//! Learner inference (molnar2023 Eq. 9–10 and §2.3's variance estimators): any
+//! model-based explanation (a PFI, a PD) averaged over m refits of the learner, with
+//! the t-interval over refits and,
 //! for refits that share rows, the Nadeau–Bengio-corrected interval.
 //!
 //! Refit d trains on rows B_d and explains rows B_−d:
@@ -246,16 +247,17 @@ fn pool_over_refits(refits: &[Vec<Value>]) -> xai_core::error::Result<Vec<(Key, 
         .map(|v| ((v.quantity.clone(), v.feature.clone(), v.x), Vec::new()))
         .collect();
     for (d, values) in refits.iter().enumerate() {
-        if values.len() != pooled.len() {
-            return Err(xai_core::CoreError::Invalid(format!(
+        let differs = || {
+            xai_core::CoreError::Invalid(format!(
                 "refit {d} explained other rows or features than refit 0"
-            )));
+            ))
+        };
+        if values.len() != pooled.len() {
+            return Err(differs());
         }
         for ((key, v), value) in pooled.iter_mut().zip(values) {
             if (&value.quantity, &value.feature, value.x) != (&key.0, &key.1, key.2) {
-                return Err(xai_core::CoreError::Invalid(format!(
-                    "refit {d} explained other rows or features than refit 0"
-                )));
+                return Err(differs());
             }
             v.push(value.estimate.estimate);
         }
