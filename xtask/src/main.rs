@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use xai_bench::catalog::{experiment_ids, resolve};
 use xai_bench::checks::{Outcome, Tally};
-use xai_bench::commands::{Report, bless_experiment, check_experiment, run_experiment};
+use xai_bench::commands::{Report, SharedRuns, bless_experiment, check_experiment, run_experiment};
 use xai_bench::plan::Scale;
 use xai_bench::workspace::{relative_to, workspace_root};
 use xai_bench::{BenchError, bench};
@@ -79,7 +79,7 @@ enum Command {
     },
     /// Run a benchmark workload of ../shared/BENCH.md on a peer dump; prints one JSON line.
     Bench {
-        /// Workload name (w1_pfi, w2_pdp_ice, w3_gp, w6_glasso, w7_rf_calib).
+        /// Workload name (w1_pfi, w2_pdp_ice, w3_gp, w6_glasso, w7_rf_calib, w8_coverage_rep).
         workload: String,
         /// Peer dump directory (holding <workload>/train.csv, ...).
         #[arg(long)]
@@ -186,7 +186,16 @@ fn real_main() -> Result<bool, BenchError> {
         } => {
             let scale = Scale::parse(&scale)?;
             let exp = resolve(&root, &experiment)?;
-            let report = run_experiment(&root, &exp, scale, threads, progress, out.as_deref())?;
+            let mut runs = SharedRuns::default();
+            let report = run_experiment(
+                &root,
+                &exp,
+                scale,
+                threads,
+                progress,
+                &mut runs,
+                out.as_deref(),
+            )?;
             print_report(&root, exp.id(), &report);
             print_outcomes(exp.id(), &report.outcomes);
             Ok(true)
@@ -202,9 +211,13 @@ fn real_main() -> Result<bool, BenchError> {
             };
             let mut ok = true;
             let mut total = Tally::default();
-            for id in &ids {
-                let exp = resolve(&root, id)?;
-                let report = check_experiment(&root, &exp, threads, progress)?;
+            let exps = ids
+                .iter()
+                .map(|id| resolve(&root, id))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut runs = SharedRuns::for_batch(&exps);
+            for exp in &exps {
+                let report = check_experiment(&root, exp, threads, progress, &mut runs)?;
                 print_report(&root, exp.id(), &report);
                 ok &= print_outcomes(exp.id(), &report.outcomes);
                 total += Tally::of(&report.outcomes);
@@ -224,9 +237,13 @@ fn real_main() -> Result<bool, BenchError> {
             experiments,
             threads,
         } => {
-            for id in &experiments {
-                let exp = resolve(&root, id)?;
-                let report = bless_experiment(&root, &exp, threads, progress)?;
+            let exps = experiments
+                .iter()
+                .map(|id| resolve(&root, id))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut runs = SharedRuns::for_batch(&exps);
+            for exp in &exps {
+                let report = bless_experiment(&root, exp, threads, progress, &mut runs)?;
                 print_report(&root, exp.id(), &report);
                 print_outcomes(exp.id(), &report.outcomes);
             }

@@ -1,6 +1,7 @@
 //! What the `cargo xtask` commands do with an experiment: `run` into a git-ignored run
 //! directory, `check` against the committed baseline, `bless` a new baseline.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::catalog::{baseline_dir, run_dir};
@@ -20,16 +21,64 @@ pub struct Report {
     pub dir: PathBuf,
 }
 
-/// Runs `exp` at `scale` and writes the tables, figures and `checks.csv` into `dir`.
+/// The runs of one command, kept for its other experiments that compute the same
+/// numbers (`runs_of`: molnar2023 Figs. 4, 5 and I draw on Table 1's runs), so that
+/// each computation is done once per command and scale.
+#[derive(Debug, Default)]
+pub struct SharedRuns {
+    shared: HashSet<String>,
+    kept: HashMap<(Scale, String), RunOutput>,
+}
+
+impl SharedRuns {
+    /// Keeps a run only when another experiment of `batch` has the same computation
+    /// ([`Experiment::computation`]); `SharedRuns::default()` keeps none.
+    pub fn for_batch(batch: &[Experiment]) -> SharedRuns {
+        let mut seen = HashSet::new();
+        let shared = batch
+            .iter()
+            .map(Experiment::computation)
+            .filter(|c| !seen.insert(c.clone()))
+            .collect();
+        SharedRuns {
+            shared,
+            kept: HashMap::new(),
+        }
+    }
+
+    /// The run of `exp` at `scale`: a kept one of the same computation, or a new one.
+    pub fn run(
+        &mut self,
+        exp: &Experiment,
+        scale: Scale,
+        threads: usize,
+        progress: bool,
+    ) -> Result<RunOutput> {
+        let key = (scale, exp.computation());
+        if let Some(kept) = self.kept.get(&key) {
+            return Ok(kept.clone());
+        }
+        let output = run(exp, scale, threads, progress)?;
+        if self.shared.contains(&key.1) {
+            self.kept.insert(key, output.clone());
+        }
+        Ok(output)
+    }
+}
+
+/// Runs `exp` at `scale` (or takes the run of the same computation from `runs`) and
+/// writes the tables, figures and `checks.csv` into `dir`.
 pub fn run_into(
     exp: &Experiment,
     scale: Scale,
     threads: usize,
     progress: bool,
+    runs: &mut SharedRuns,
     dir: &Path,
 ) -> Result<Report> {
-    let output = run(exp, scale, threads, progress)?;
+    let output = runs.run(exp, scale, threads, progress)?;
     write_tables(exp, &output, dir)?;
+    crate::layout::write(&exp.spec, &output, dir)?;
     for plot in &exp.spec.plots {
         crate::plots::draw(exp, plot, &output, dir)?;
     }
@@ -50,10 +99,11 @@ pub fn run_experiment(
     scale: Scale,
     threads: usize,
     progress: bool,
+    runs: &mut SharedRuns,
     out: Option<&Path>,
 ) -> Result<Report> {
     let dir = out.map_or_else(|| run_dir(root, exp.id(), scale), Path::to_path_buf);
-    run_into(exp, scale, threads, progress, &dir)
+    run_into(exp, scale, threads, progress, runs, &dir)
 }
 
 /// `cargo xtask check`: a ci-scale run into `runs/<id>/ci/`, its paper checks, then
@@ -64,8 +114,9 @@ pub fn check_experiment(
     exp: &Experiment,
     threads: usize,
     progress: bool,
+    runs: &mut SharedRuns,
 ) -> Result<Report> {
-    let mut report = run_experiment(root, exp, Scale::Ci, threads, progress, None)?;
+    let mut report = run_experiment(root, exp, Scale::Ci, threads, progress, runs, None)?;
     let baseline = baseline_dir(root, exp.id());
     let tol = exp.spec.regression;
     let checks_table = outcomes_table(&report.outcomes);
@@ -85,13 +136,14 @@ pub fn bless_experiment(
     exp: &Experiment,
     threads: usize,
     progress: bool,
+    runs: &mut SharedRuns,
 ) -> Result<Report> {
     let dir = baseline_dir(root, exp.id());
     let fresh = dir.with_file_name(format!(".{}.blessing", exp.id()));
     if fresh.exists() {
         std::fs::remove_dir_all(&fresh).map_err(io_err(&fresh))?;
     }
-    let mut report = run_into(exp, Scale::Ci, threads, progress, &fresh)?;
+    let mut report = run_into(exp, Scale::Ci, threads, progress, runs, &fresh)?;
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(io_err(&dir))?;
     }

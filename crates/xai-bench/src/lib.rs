@@ -12,7 +12,8 @@
 //! 4. plan: [`plan`] (load, validate, expand variants), [`memory`], [`catalog`];
 //! 5. [`run`]: the runner;
 //! 6. [`outputs`], [`manifest`]: writing a run's tables;
-//! 7. [`checks`] (by family) and [`plots`] (by kind);
+//! 7. [`checks`] (by family), [`plots`] (by kind) and [`layout`] (tables in a
+//!    paper's layout);
 //! 8. [`commands`], [`report`] and [`bench`]: what the CLI does.
 
 #![warn(missing_docs)]
@@ -24,6 +25,7 @@ pub mod commands;
 pub mod datasets;
 pub mod error;
 pub mod fetch;
+pub mod layout;
 pub mod manifest;
 pub mod memory;
 pub mod methods;

@@ -50,10 +50,10 @@ fn git_commit() -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// Writes the manifest: id, YAML path (relative to the workspace root), YAML hash,
+/// Writes the manifest: id, the experiment whose runs it draws (if any), YAML path (relative to the workspace root), YAML hash,
 /// seed, scale, sizes, git commit, crate versions, wall time, threads.
 pub fn write(exp: &Experiment, out: &RunOutput, path: &Path) -> Result<()> {
-    let manifest = json!({
+    let mut manifest = json!({
         "id": exp.id(),
         "title": exp.spec.title,
         "paper": exp.spec.paper,
@@ -69,6 +69,9 @@ pub fn write(exp: &Experiment, out: &RunOutput, path: &Path) -> Result<()> {
         "wall_seconds": out.wall_seconds,
         "threads": out.threads,
     });
+    if let Some(source) = &exp.spec.runs_of {
+        manifest["runs_of"] = source.as_str().into();
+    }
     let text = serde_json::to_string_pretty(&manifest).expect("plain JSON") + "\n";
     std::fs::write(path, text).map_err(io_err(path))
 }

@@ -8,14 +8,15 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use crate::error::{BenchError, Result, io_err};
 use crate::methods::{MethodSpec, Plan};
-use crate::spec::{ExperimentSpec, PlotSpec, Sampling, ScaleSpec};
+use crate::spec::{ExperimentSpec, Intervals, PlotSpec, Sampling, ScaleSpec};
 use crate::table::format_number;
 
 /// Run size: `smoke` (seconds), `ci` (under a minute), `paper` (the paper's size).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Scale {
     /// Seconds; used by the integration tests.
     Smoke,
@@ -97,10 +98,20 @@ impl Experiment {
             file: path.to_path_buf(),
             message,
         };
-        let spec: ExperimentSpec =
+        let mut tree: Value =
             serde_saphyr::from_str(&text).map_err(|e| spec_err(yaml_message(&text, e)))?;
-        let tree: Value =
-            serde_saphyr::from_str(&text).map_err(|e| spec_err(yaml_message(&text, e)))?;
+        let runs_of = tree
+            .get("runs_of")
+            .and_then(Value::as_str)
+            .map(String::from);
+        let spec: ExperimentSpec = match runs_of {
+            Some(source) => {
+                tree = with_runs_of(path, &text, tree, &source)?;
+                serde_json::from_value(tree.clone())
+                    .map_err(|e| spec_err(format!("with the runs of `{source}`: {e}")))?
+            }
+            None => serde_saphyr::from_str(&text).map_err(|e| spec_err(yaml_message(&text, e)))?,
+        };
         let stem = path
             .file_stem()
             .and_then(|s| s.to_str())
@@ -127,6 +138,16 @@ impl Experiment {
     /// The experiment's id.
     pub fn id(&self) -> &str {
         &self.spec.id
+    }
+
+    /// sha256 of the fields that determine the numbers ([`COMPUTATION_KEYS`]):
+    /// experiments with equal hashes compute equal runs.
+    pub fn computation(&self) -> String {
+        let fields: serde_json::Map<String, Value> = COMPUTATION_KEYS
+            .iter()
+            .filter_map(|&k| Some((k.to_string(), self.tree.get(k)?.clone())))
+            .collect();
+        format!("{:x}", Sha256::digest(Value::Object(fields).to_string()))
     }
 
     /// The replicates and overrides of `scale`.
@@ -227,7 +248,7 @@ impl Experiment {
     }
 
     /// Sets the unique field matching `key` in `tree` (outside the sections that
-    /// hold overrides, checks and plots) to `value`.
+    /// hold overrides, checks, plots and tables) to `value`.
     fn set(&self, tree: &mut Value, key: &str, value: &Value, section: &str) -> Result<()> {
         let suffix: Vec<&str> = key.split('.').collect();
         let mut found = Vec::new();
@@ -453,6 +474,18 @@ impl Experiment {
                 )
             }
         };
+        let grid_or_model = |k: &String| {
+            if k == "model" || s.grid.contains_key(k) {
+                Ok(())
+            } else {
+                fail(
+                    k,
+                    format!(
+                        "`{k}` is neither a grid key nor `model`; plots colour and arrange by those"
+                    ),
+                )
+            }
+        };
         for p in &s.plots {
             if p.name() != s.figure_stem() && p.title().is_none() {
                 return fail(
@@ -517,6 +550,56 @@ impl Experiment {
                     }
                     panels
                 }
+                PlotSpec::Lines {
+                    y,
+                    color_by,
+                    rows,
+                    columns,
+                    hlines,
+                    ..
+                } => {
+                    for q in y.iter().flatten().chain(hlines.keys()) {
+                        known(q, q)?;
+                    }
+                    if let Some(entry) = y.iter().find(|e| e.is_empty() || e.len() > 3) {
+                        return fail(
+                            "y",
+                            format!(
+                                "each entry of `y` lists 1 to 3 quantities (line styles), not {}",
+                                entry.len()
+                            ),
+                        );
+                    }
+                    for k in std::iter::once(color_by).chain(rows).chain(columns) {
+                        grid_or_model(k)?;
+                    }
+                    &None
+                }
+                PlotSpec::Tradeoff {
+                    estimands,
+                    color_by,
+                    intervals,
+                    join,
+                    ..
+                } => {
+                    let suffixes: &[&str] = match intervals {
+                        Intervals::Both => &["", "_corrected"],
+                        Intervals::Corrected => &["_corrected"],
+                    };
+                    for e in estimands {
+                        for (kind, suffix) in ["width", "coverage"]
+                            .iter()
+                            .flat_map(|k| suffixes.iter().map(move |s| (k, s)))
+                        {
+                            known(&format!("{kind}_{e}{suffix}"), e)?;
+                        }
+                    }
+                    grid_or_model(color_by)?;
+                    if join != "corrected" {
+                        grid_or_model(join)?;
+                    }
+                    &None
+                }
                 PlotSpec::Scatter { x, y, .. } => {
                     known_feature(x)?;
                     known_feature(y)?;
@@ -542,6 +625,14 @@ impl Experiment {
                 return fail(k, format!("plot panels `{k}` is not a grid key"));
             }
         }
+        for t in &s.tables {
+            for k in &t.rows {
+                grid_or_model(k)?;
+            }
+            for c in &t.columns {
+                known(&c.quantity, &c.quantity)?;
+            }
+        }
         for c in &s.checks {
             for q in c.assert.quantities() {
                 if !curve_quantities.contains(q) {
@@ -551,6 +642,61 @@ impl Experiment {
         }
         Ok(())
     }
+}
+
+/// The fields of an experiment file that determine its numbers; an experiment with
+/// `runs_of` takes them from the file it names.
+pub const COMPUTATION_KEYS: [&str; 8] = [
+    "seed", "scales", "data", "models", "methods", "grid", "level", "tidy",
+];
+
+/// `tree` (the file `path` holding `text`) with the [`COMPUTATION_KEYS`] of the
+/// experiment `source` of the same directory, which it must not state itself.
+fn with_runs_of(path: &Path, text: &str, mut tree: Value, source: &str) -> Result<Value> {
+    let err = |file: &Path, message: String| BenchError::Spec {
+        file: file.to_path_buf(),
+        message,
+    };
+    let from = path.with_file_name(format!("{source}.yaml"));
+    let source_text = std::fs::read_to_string(&from).map_err(|e| {
+        err(
+            path,
+            format!(
+                "{}runs_of names `{source}`, but {} cannot be read ({e}); name an experiment of the same directory",
+                at_line(text, "runs_of"),
+                from.display()
+            ),
+        )
+    })?;
+    let source_tree: Value = serde_saphyr::from_str(&source_text)
+        .map_err(|e| err(&from, yaml_message(&source_text, e)))?;
+    if source_tree.get("runs_of").is_some() {
+        return Err(err(
+            path,
+            format!(
+                "{}`{source}` draws on the runs of another experiment itself; name the one that computes them",
+                at_line(text, "runs_of")
+            ),
+        ));
+    }
+    let own = tree
+        .as_object_mut()
+        .ok_or_else(|| err(path, "an experiment file is a mapping of fields".into()))?;
+    for key in COMPUTATION_KEYS {
+        if own.contains_key(key) {
+            return Err(err(
+                path,
+                format!(
+                    "{}`{key}` comes from `{source}` (runs_of); remove it here, or remove runs_of to compute on its own",
+                    at_line(text, key)
+                ),
+            ));
+        }
+        if let Some(v) = source_tree.get(key) {
+            own.insert(key.to_string(), v.clone());
+        }
+    }
+    Ok(tree)
 }
 
 /// The parser's message, except for a repeated key: serde-saphyr then suggests a
@@ -624,7 +770,15 @@ pub fn label(value: &Value) -> String {
     }
 }
 
-const OVERRIDE_FREE: [&str; 6] = ["grid", "scales", "checks", "plots", "regression", "labels"];
+const OVERRIDE_FREE: [&str; 7] = [
+    "grid",
+    "scales",
+    "checks",
+    "plots",
+    "tables",
+    "regression",
+    "labels",
+];
 
 /// Collects the paths (object keys, array indices as text) whose trailing keys equal
 /// `suffix`.

@@ -27,6 +27,13 @@ pub struct ExperimentSpec {
     /// Free text: settings that differ from the paper, proposals used, and why.
     #[serde(default)]
     pub notes: String,
+    /// Another experiment (an id in the same directory) whose runs this one draws
+    /// and checks: seed, scales, data, models, methods, grid, level and tidy are
+    /// taken from that file, so the two compute the same numbers (molnar2023 Figs. 4,
+    /// 5 and I from the runs of Table 1, as the paper's code draws them), and a
+    /// command given both computes them once.
+    #[serde(default)]
+    pub runs_of: Option<String>,
     /// Base seed of every RNG stream of the experiment.
     pub seed: u64,
     /// Replicates and overrides per scale.
@@ -54,6 +61,9 @@ pub struct ExperimentSpec {
     /// Figures to draw from the summary.
     #[serde(default)]
     pub plots: Vec<PlotSpec>,
+    /// Tables in the paper's layout, written beside `summary.csv`.
+    #[serde(default)]
+    pub tables: Vec<TableSpec>,
     /// Names in figures: a model's key or a grid value → the words for it in panel
     /// titles ("X1 copied"); by default a model is its learner's name (with its key
     /// when two models share a learner) and a grid value is "key = value".
@@ -259,6 +269,60 @@ pub enum PlotSpec {
         #[serde(default)]
         panels: Option<String>,
     },
+    /// Summaries of a coverage study against the number of refits m (the rows' x):
+    /// one panel per entry of `y` and per value of `rows` × `columns` (grid keys or
+    /// `model`), in each a line per value of `color_by` for every quantity of the entry
+    /// (solid, then dashed: the uncorrected and the corrected interval), and dashed
+    /// horizontal lines at `hlines` (quantity → value; the nominal level). molnar2023
+    /// Fig. 5 and Figs. I.7–I.14.
+    Lines {
+        /// File stem of the figure.
+        name: String,
+        /// What a companion figure shows (see `bars`).
+        #[serde(default)]
+        title: Option<String>,
+        /// Per panel column, the quantities drawn in it (at most three line styles).
+        y: Vec<Vec<String>>,
+        /// The rows drawn (grid keys, `model`).
+        #[serde(default, rename = "where")]
+        rows_where: Selector,
+        /// Grid key (or `model`) whose values get a colour each.
+        color_by: String,
+        /// Grid key (or `model`) whose values get a row of panels each.
+        #[serde(default)]
+        rows: Option<String>,
+        /// Grid key (or `model`) whose values get a column of panels each (within
+        /// each entry of `y`).
+        #[serde(default)]
+        columns: Option<String>,
+        /// Horizontal dashed lines: quantity → value, drawn in that quantity's panels.
+        #[serde(default)]
+        hlines: BTreeMap<String, f64>,
+    },
+    /// Mean interval width against coverage at one m (molnar2023 Fig. 4): a panel per
+    /// estimand `q` (x = `width_<q>`, y = `coverage_<q>`, and `_corrected` for the
+    /// Nadeau–Bengio-corrected interval), a point per cell coloured by `color_by`
+    /// (a circle uncorrected, a triangle corrected), with a grey segment joining the
+    /// points of a cell that differ only in `join`, and a dashed line at the level.
+    Tradeoff {
+        /// File stem of the figure.
+        name: String,
+        /// What a companion figure shows (see `bars`).
+        #[serde(default)]
+        title: Option<String>,
+        /// The estimands (`prediction_pd`, `loss_pfi`): one panel each.
+        estimands: Vec<String>,
+        /// The rows drawn (grid keys, `model`, `x` = m).
+        #[serde(rename = "where")]
+        rows_where: Selector,
+        /// Grid key (or `model`) whose values get a colour each.
+        color_by: String,
+        /// Which intervals: `both` (uncorrected and corrected), or `corrected` only.
+        intervals: Intervals,
+        /// Points that differ only in this are joined: `corrected` (an interval and
+        /// its corrected version) or a grid key (e.g. `resampling`).
+        join: String,
+    },
     /// wood2024 Fig. 2: the entropy map of a `permutation_map` method (the first
     /// model's predictive entropy over the plane of the two features, first
     /// replicate), with the test points (left) and the same points after the
@@ -289,6 +353,51 @@ pub enum PlotSpec {
     },
 }
 
+/// A table in the paper's layout, written as `<name>.csv` and `<name>.md`: a row per
+/// combination of the `rows` keys' values, a column per entry of `columns`; a cell is
+/// our estimate and, in parentheses, the paper's value, taken from the `near` check
+/// that names that cell (its `where` gives every `rows` key; the most specific wins).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSpec {
+    /// File stem (`table1` → `table1.csv`, `table1.md`).
+    pub name: String,
+    /// Grid keys (or `model`) whose values make the rows, slowest first.
+    pub rows: Vec<String>,
+    /// The columns, left to right.
+    pub columns: Vec<ColumnSpec>,
+    /// Decimals of the Markdown cells (default 2, as molnar2023 Table 1).
+    #[serde(default = "default_decimals")]
+    pub decimals: usize,
+}
+
+fn default_decimals() -> usize {
+    2
+}
+
+/// A column of a [`TableSpec`]: one summary row per table row.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnSpec {
+    /// The column's header ("PD boot*").
+    pub header: String,
+    /// The quantity shown.
+    pub quantity: String,
+    /// The rows of the quantity it shows (with the table row's keys, exactly one).
+    #[serde(rename = "where", default)]
+    pub rows_where: Selector,
+}
+
+/// The intervals a [`PlotSpec::Tradeoff`] draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Intervals {
+    /// The uncorrected interval and its corrected version.
+    Both,
+    /// The corrected interval only.
+    Corrected,
+}
+
 /// A scatter of two features of the first replicate's training sample, with the
 /// square [−shade, shade]² hatched.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -309,6 +418,8 @@ impl PlotSpec {
         match self {
             PlotSpec::Bars { name, .. }
             | PlotSpec::Curves { name, .. }
+            | PlotSpec::Lines { name, .. }
+            | PlotSpec::Tradeoff { name, .. }
             | PlotSpec::Scatter { name, .. }
             | PlotSpec::PermutationMap { name, .. } => name,
         }
@@ -319,6 +430,8 @@ impl PlotSpec {
         match self {
             PlotSpec::Bars { title, .. }
             | PlotSpec::Curves { title, .. }
+            | PlotSpec::Lines { title, .. }
+            | PlotSpec::Tradeoff { title, .. }
             | PlotSpec::Scatter { title, .. }
             | PlotSpec::PermutationMap { title, .. } => title.as_deref(),
         }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use xai_bench::checks::{Outcome, Status};
-use xai_bench::commands::{bless_experiment, check_experiment};
+use xai_bench::commands::{SharedRuns, bless_experiment, check_experiment};
 use xai_bench::plan::Experiment;
 
 const ID: &str = "wood2024-fig2";
@@ -29,8 +29,8 @@ fn failed(outcomes: &[Outcome]) -> Vec<&Outcome> {
 #[test]
 fn check_fails_on_a_moved_number_and_on_a_stale_marker() {
     let (root, exp) = scratch("moved", |t| t);
-    bless_experiment(&root, &exp, 0, false).unwrap();
-    let report = check_experiment(&root, &exp, 0, false).unwrap();
+    bless_experiment(&root, &exp, 0, false, &mut SharedRuns::default()).unwrap();
+    let report = check_experiment(&root, &exp, 0, false, &mut SharedRuns::default()).unwrap();
     assert!(failed(&report.outcomes).is_empty(), "{:?}", report.outcomes);
     assert!(report.dir.starts_with(root.join("runs")));
 
@@ -43,7 +43,7 @@ fn check_fails_on_a_moved_number_and_on_a_stale_marker() {
     let moved: f64 = cells[estimate].parse::<f64>().unwrap() + 1e-3;
     cells[estimate] = moved.to_string();
     std::fs::write(&summary, text.replacen(&line, &cells.join(","), 1)).unwrap();
-    let report = check_experiment(&root, &exp, 0, false).unwrap();
+    let report = check_experiment(&root, &exp, 0, false, &mut SharedRuns::default()).unwrap();
     let bad = failed(&report.outcomes);
     assert_eq!(bad.len(), 1, "{bad:?}");
     assert!(bad[0].name.contains("summary.csv"), "{bad:?}");
@@ -54,8 +54,8 @@ fn check_fails_on_a_moved_number_and_on_a_stale_marker() {
     let (root, exp) = scratch("stale", |t| {
         t + "    expected_to_differ: measured below 0 once\n"
     });
-    bless_experiment(&root, &exp, 0, false).unwrap();
-    let report = check_experiment(&root, &exp, 0, false).unwrap();
+    bless_experiment(&root, &exp, 0, false, &mut SharedRuns::default()).unwrap();
+    let report = check_experiment(&root, &exp, 0, false, &mut SharedRuns::default()).unwrap();
     let bad = failed(&report.outcomes);
     assert_eq!(bad.len(), 1, "{bad:?}");
     assert_eq!(bad[0].status, Status::StaleMarker);

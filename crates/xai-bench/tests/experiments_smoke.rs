@@ -6,7 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use xai_bench::catalog::{experiment_ids, resolve};
-use xai_bench::commands::{run_experiment, run_into};
+use xai_bench::commands::{SharedRuns, run_experiment, run_into};
 use xai_bench::plan::Scale;
 use xai_bench::run::run;
 use xai_bench::table::{read_csv, summary_table};
@@ -38,7 +38,16 @@ fn every_experiment_runs_at_smoke_scale_deterministically() {
             continue;
         }
         let dir = std::env::temp_dir().join(format!("xai-smoke-{}-{id}", std::process::id()));
-        let one = run_into(&exp, Scale::Smoke, 1, false, &dir).unwrap().output;
+        let one = run_into(
+            &exp,
+            Scale::Smoke,
+            1,
+            false,
+            &mut SharedRuns::default(),
+            &dir,
+        )
+        .unwrap()
+        .output;
         let two = run(&exp, Scale::Smoke, 2, false).unwrap();
         assert_eq!(
             summary_table(&one.keys, &one.summary),
@@ -89,7 +98,16 @@ fn every_experiment_runs_at_smoke_scale_deterministically() {
 #[test]
 fn run_writes_into_the_ignored_runs_directory_and_never_into_results() {
     let exp = resolve(&root(), "wood2024-fig4").unwrap();
-    let report = run_experiment(&root(), &exp, Scale::Smoke, 0, false, None).unwrap();
+    let report = run_experiment(
+        &root(),
+        &exp,
+        Scale::Smoke,
+        0,
+        false,
+        &mut SharedRuns::default(),
+        None,
+    )
+    .unwrap();
     let runs = root().canonicalize().unwrap().join("runs");
     let dir = report.dir.canonicalize().unwrap();
     assert!(dir.starts_with(&runs), "{}", dir.display());

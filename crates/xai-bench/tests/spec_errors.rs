@@ -378,3 +378,39 @@ fn r_learners_parse_with_their_r_names() {
         "{msg}"
     );
 }
+
+/// An experiment drawn from another's runs (`runs_of`) computes exactly what that one
+/// computes, states none of it itself, and names an existing computing experiment.
+#[test]
+fn runs_of_takes_the_computation_of_the_named_experiment_and_nothing_else() {
+    let dir = root().join("experiments");
+    let table1 = Experiment::load(&dir.join("molnar2023-table1.yaml")).unwrap();
+    let fig5 = Experiment::load(&dir.join("molnar2023-fig5.yaml")).unwrap();
+    assert_eq!(fig5.computation(), table1.computation());
+    assert_eq!(fig5.spec.models, table1.spec.models);
+    // Another experiment computes something else.
+    let fig4 = Experiment::load(&dir.join("wood2024-fig4.yaml")).unwrap();
+    assert_ne!(fig4.computation(), table1.computation());
+    let text = std::fs::read_to_string(dir.join("molnar2023-fig5.yaml")).unwrap();
+    let load = |t: String| {
+        Experiment::from_text(&dir.join("molnar2023-fig5.yaml"), t)
+            .expect_err("must not load")
+            .to_string()
+    };
+    let msg = load(text.replacen("labels:", "seed: 7\nlabels:", 1));
+    assert!(
+        msg.contains("`seed` comes from `molnar2023-table1`"),
+        "{msg}"
+    );
+    let msg = load(text.replacen(
+        "runs_of: molnar2023-table1",
+        "runs_of: molnar2023-table9",
+        1,
+    ));
+    assert!(msg.contains("runs_of names `molnar2023-table9`"), "{msg}");
+    let msg = load(text.replacen("runs_of: molnar2023-table1", "runs_of: molnar2023-fig4", 1));
+    assert!(
+        msg.contains("draws on the runs of another experiment"),
+        "{msg}"
+    );
+}

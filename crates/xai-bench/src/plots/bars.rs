@@ -206,7 +206,7 @@ fn bars<DB: DrawingBackend>(
 ) -> std::result::Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
-    let root = root.titled(title, ("sans-serif", 20)).map_err(e)?;
+    let root = super::titled(root, title, 20)?;
     let layout = Layout::of(panels, quantities, order.side_by_side);
     let areas = root.split_evenly((layout.rows, layout.cols));
     for (qi, q) in quantities.iter().enumerate() {

@@ -71,12 +71,34 @@ impl Names {
             self.models.get(model).map_or(model, String::as_str)
         };
         match setting {
-            Some((key, value)) => match self.labels.get(value) {
-                Some(l) => format!("{model}, {l}"),
-                None => format!("{model}, {key} = {value}"),
-            },
+            Some((key, value)) => format!("{model}, {}", self.setting(key, value)),
             None => model.to_string(),
         }
+    }
+
+    /// A grid value in a panel title: its label, or "key = value"; a model key
+    /// (`key` = `model`) is the model's name.
+    pub fn setting(&self, key: &str, value: &str) -> String {
+        match self.labels.get(value) {
+            Some(l) => l.clone(),
+            None if key == "model" => self.panel(value, "", None),
+            None => format!("{key} = {value}"),
+        }
+    }
+
+    /// A grid value in a legend, where the key is the legend's subject: its label, or
+    /// the value itself; a model key is the model's name.
+    pub fn setting_value(&self, key: &str, value: &str) -> String {
+        match self.labels.get(value) {
+            Some(l) => l.clone(),
+            None if key == "model" => self.panel(value, "", None),
+            None => value.to_string(),
+        }
+    }
+
+    /// The confidence level of the experiment's intervals.
+    pub fn level(&self) -> f64 {
+        self.level
     }
 
     /// The legend entry of an interval band: "band: 95% interval over replicates"
@@ -160,6 +182,9 @@ pub fn axis_label(quantity: &str) -> String {
     if let Some(f) = fixed {
         return f.to_string();
     }
+    if let Some(label) = interval_label(quantity) {
+        return label;
+    }
     let Some((rest, suffix)) = quantity.rsplit_once('_') else {
         return quantity.to_string();
     };
@@ -185,6 +210,31 @@ pub fn axis_label(quantity: &str) -> String {
         }
         ("pd" | "ice", _) => with_unit(name.to_string(), unit),
         _ => quantity.to_string(),
+    }
+}
+
+/// The axis label of a coverage study's summary of intervals: `coverage_prediction_pd`
+/// → "Coverage of learner-PD intervals", `width_loss_pfi_corrected` → "Mean width of
+/// learner-PFI intervals" (the `_corrected` twin shares its axis).
+fn interval_label(quantity: &str) -> Option<String> {
+    let (measure, rest) = quantity.split_once('_')?;
+    let measure = match measure {
+        "coverage" => "Coverage",
+        "width" => "Mean width",
+        _ => return None,
+    };
+    let rest = rest.strip_suffix("_corrected").unwrap_or(rest);
+    matches!(rest.rsplit_once('_')?.1, "pd" | "pfi")
+        .then(|| format!("{measure} of {} intervals", learner_estimand(rest)))
+}
+
+/// The name of a learner-inference estimand: `prediction_pd` → "learner-PD",
+/// `loss_pfi` → "learner-PFI" (molnar2023 Eq. 9-10); else the key.
+pub fn learner_estimand(estimand: &str) -> String {
+    match estimand.rsplit_once('_').map(|(_, kind)| kind) {
+        Some("pd") => "learner-PD".into(),
+        Some("pfi") => "learner-PFI".into(),
+        _ => estimand.into(),
     }
 }
 
@@ -248,5 +298,13 @@ mod tests {
         assert_eq!(axis_label("accuracy_cid"), "Accuracy drop / (1 − Ĉ) (CID)");
         assert_eq!(axis_label("covered"), "Covered fraction Ĉ");
         assert_eq!(axis_label("something_new"), "something_new");
+        assert_eq!(
+            axis_label("coverage_prediction_pd"),
+            "Coverage of learner-PD intervals"
+        );
+        assert_eq!(
+            axis_label("width_loss_pfi_corrected"),
+            "Mean width of learner-PFI intervals"
+        );
     }
 }

@@ -1,9 +1,11 @@
 //! Figures drawn from a run, as SVG and PNG, with a bundled font (DejaVu Sans) so no
 //! system font is needed; one module per kind: [`bars`], [`curves`] (PD and ICE),
-//! [`scatter`] and [`maps`] (the entropy map of a permutation). Plots only draw what
+//! [`scatter`], [`maps`] (the entropy map of a permutation) and [`coverage`] (a coverage
+//! study's coverage and width). Plots only draw what
 //! the run computed.
 
 pub mod bars;
+pub mod coverage;
 pub mod curves;
 pub mod labels;
 pub mod maps;
@@ -49,6 +51,23 @@ fn axes<'a, 'b, DB: DrawingBackend>(
         .x_desc(x)
         .y_desc(y);
     mesh
+}
+
+/// `root` below its figure title: the title in `size`-px type, or smaller (down to
+/// 11 px) where that would be wider than the figure, so a long title is never cut.
+fn titled<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    title: &str,
+    size: u32,
+) -> Result<DrawingArea<DB, Shift>, String> {
+    let width = i64::from(root.dim_in_pixel().0) - 24;
+    let fits = |px: u32| {
+        root.estimate_text_size(title, &("sans-serif", px).into_text_style(&root))
+            .is_ok_and(|(w, _)| i64::from(w) <= width)
+    };
+    let px = (11..=size).rev().find(|&px| fits(px)).unwrap_or(11);
+    root.titled(title, ("sans-serif", px))
+        .map_err(|e| e.to_string())
 }
 
 /// A count's tick label: a whole number.
@@ -132,6 +151,8 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
             bars::draw(&title, name, quantities, panels, &order, &names, out, dir)
         }
         PlotSpec::Curves { name, .. }
+        | PlotSpec::Lines { name, .. }
+        | PlotSpec::Tradeoff { name, .. }
         | PlotSpec::Scatter { name, .. }
         | PlotSpec::PermutationMap { name, .. } => {
             let svg = dir.join(format!("{name}.svg"));
@@ -165,6 +186,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
 fn size(plot: &PlotSpec, out: &RunOutput, names: &labels::Names) -> (u32, u32) {
     match plot {
         PlotSpec::Curves { .. } => curves::size(plot, out, names),
+        PlotSpec::Lines { .. } | PlotSpec::Tradeoff { .. } => coverage::size(plot, out),
         PlotSpec::PermutationMap { .. } => (1500, 500),
         _ => (560, 560),
     }
@@ -180,9 +202,11 @@ fn draw_figure<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
-    let root = root.titled(title, ("sans-serif", 18)).map_err(e)?;
+    let root = titled(root, title, 18)?;
     match plot {
         PlotSpec::Curves { .. } => curves::draw(&root, plot, out, names)?,
+        PlotSpec::Lines { .. } => coverage::draw_lines(&root, plot, out, names)?,
+        PlotSpec::Tradeoff { .. } => coverage::draw_tradeoff(&root, plot, out, names)?,
         PlotSpec::Scatter { x, y, shade, .. } => scatter::draw(&root, out, x, y, *shade)?,
         PlotSpec::PermutationMap { .. } => maps::draw(&root, out)?,
         PlotSpec::Bars { .. } => unreachable!("bars are drawn by plot::draw"),

@@ -1,0 +1,190 @@
+//! Tables in a paper's layout (`tables:` of an experiment): our estimate beside the
+//! paper's value, cell by cell, as `<name>.csv` and `<name>.md`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::checks::select::{Row, summary_rows};
+use crate::error::{BenchError, Result, io_err};
+use crate::run::RunOutput;
+use crate::spec::{Assertion, ExperimentSpec, OneOrMany, Scalar, Selector, TableSpec};
+
+/// One cell: our estimate, its Monte-Carlo se over replicates, the paper's value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cell {
+    /// Mean over replicates.
+    pub ours: f64,
+    /// sd / √R over the R replicates.
+    pub se: f64,
+    /// The paper's value, where a `near` check names the cell.
+    pub paper: Option<f64>,
+}
+
+/// A filled table: the values of its row keys and a cell per column.
+pub struct Filled {
+    /// Per table row, the row keys' values.
+    pub rows: Vec<Vec<String>>,
+    /// Per table row, per column, the cell (None where the run has no such row).
+    pub cells: Vec<Vec<Option<Cell>>>,
+}
+
+/// The paper's value for `row` of `quantity`: the `near` check on `quantity` whose
+/// selector names every key of `keys` and selects `row`; the most specific one.
+fn paper_value(
+    spec: &ExperimentSpec,
+    quantity: &str,
+    keys: &[String],
+    row: &Row<'_>,
+) -> Option<f64> {
+    spec.checks
+        .iter()
+        .filter_map(|c| match &c.assert {
+            Assertion::Near {
+                quantity: q,
+                rows,
+                value,
+                ..
+            } if q == quantity
+                && keys.iter().all(|k| rows.contains_key(k))
+                && row.matches(rows) =>
+            {
+                Some((rows.len(), *value))
+            }
+            _ => None,
+        })
+        .max_by_key(|&(specific, _)| specific)
+        .map(|(_, v)| v)
+}
+
+/// Fills `table` from the run's summary.
+pub fn fill(spec: &ExperimentSpec, table: &TableSpec, out: &RunOutput) -> Result<Filled> {
+    // Row i of `summary_rows` is `out.summary[i]`, whose sd gives the se.
+    let summary = summary_rows(out);
+    let in_column = |r: &Row<'_>, c: usize| {
+        let col = &table.columns[c];
+        r.get("quantity") == Some(col.quantity.as_str()) && r.matches(&col.rows_where)
+    };
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for r in summary
+        .iter()
+        .filter(|r| (0..table.columns.len()).any(|c| in_column(r, c)))
+    {
+        let values: Vec<String> = table
+            .rows
+            .iter()
+            .map(|k| r.get(k).unwrap_or_default().to_string())
+            .collect();
+        if !rows.contains(&values) {
+            rows.push(values);
+        }
+    }
+    // Rows in the order of the keys, slowest first; each key's values in the order
+    // the run reports them.
+    let rank = |k: usize, v: &String| rows.iter().position(|r| r[k] == *v).unwrap_or(0);
+    let mut order: Vec<(Vec<usize>, Vec<String>)> = rows
+        .iter()
+        .map(|r| ((0..r.len()).map(|k| rank(k, &r[k])).collect(), r.clone()))
+        .collect();
+    order.sort();
+    let rows: Vec<Vec<String>> = order.into_iter().map(|(_, r)| r).collect();
+    let mut cells = Vec::with_capacity(rows.len());
+    for values in &rows {
+        let of_row: Selector = table
+            .rows
+            .iter()
+            .zip(values)
+            .map(|(k, v)| (k.clone(), OneOrMany::One(Scalar::Text(v.clone()))))
+            .collect();
+        let mut line = Vec::with_capacity(table.columns.len());
+        for (c, col) in table.columns.iter().enumerate() {
+            let found: Vec<(&Row<'_>, f64)> = summary
+                .iter()
+                .zip(&out.summary)
+                .filter(|(r, _)| in_column(r, c) && r.matches(&of_row))
+                .map(|(r, s)| (r, s.sd))
+                .collect();
+            if found.len() > 1 {
+                return Err(BenchError::Other(format!(
+                    "table `{}`, column `{}`: {} summary rows for {}; narrow the column's `where` to one",
+                    table.name,
+                    col.header,
+                    found.len(),
+                    values.join(", ")
+                )));
+            }
+            line.push(found.first().map(|&(r, sd)| Cell {
+                ours: r.value.estimate,
+                se: sd / (out.replicates as f64).sqrt(),
+                paper: paper_value(spec, &col.quantity, &table.rows, r),
+            }));
+        }
+        cells.push(line);
+    }
+    Ok(Filled { rows, cells })
+}
+
+/// Writes every table of `spec` as `<name>.csv` (row keys, column, ours, se, paper)
+/// and `<name>.md` (the paper's layout, cells "ours (paper)").
+pub fn write(spec: &ExperimentSpec, out: &RunOutput, dir: &Path) -> Result<()> {
+    for table in &spec.tables {
+        let filled = fill(spec, table, out)?;
+        let csv_path = dir.join(format!("{}.csv", table.name));
+        let mut csv = table.rows.join(",") + ",column,ours,se,paper\n";
+        let mut md = format!(
+            "| {} | {} |\n|{}\n",
+            table
+                .rows
+                .iter()
+                .map(|k| spec.labels.get(k).map_or(k.as_str(), String::as_str))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            table
+                .columns
+                .iter()
+                .map(|c| c.header.as_str())
+                .collect::<Vec<_>>()
+                .join(" | "),
+            "---|".repeat(table.rows.len() + table.columns.len())
+        );
+        let mut largest_se: f64 = 0.0;
+        for (values, line) in filled.rows.iter().zip(&filled.cells) {
+            let shown: Vec<&str> = values
+                .iter()
+                .map(|v| spec.labels.get(v).map_or(v.as_str(), String::as_str))
+                .collect();
+            let mut md_cells = Vec::new();
+            for (col, cell) in table.columns.iter().zip(line) {
+                let number = |v: f64| format!("{v:.*}", table.decimals);
+                match cell {
+                    Some(c) => {
+                        let _ = writeln!(
+                            csv,
+                            "{},{},{},{},{}",
+                            values.join(","),
+                            col.header,
+                            c.ours,
+                            c.se,
+                            c.paper.map(|p| p.to_string()).unwrap_or_default()
+                        );
+                        largest_se = largest_se.max(c.se);
+                        md_cells.push(match c.paper {
+                            Some(p) => format!("{} ({})", number(c.ours), number(p)),
+                            None => number(c.ours),
+                        });
+                    }
+                    None => md_cells.push(String::new()),
+                }
+            }
+            let _ = writeln!(md, "| {} | {} |", shown.join(" | "), md_cells.join(" | "));
+        }
+        let _ = writeln!(
+            md,
+            "\nEach cell: ours (paper). Ours is the mean over {} replicates; its largest Monte-Carlo se is {:.3}.",
+            out.replicates, largest_se
+        );
+        std::fs::write(&csv_path, csv).map_err(io_err(&csv_path))?;
+        let md_path = dir.join(format!("{}.md", table.name));
+        std::fs::write(&md_path, md).map_err(io_err(&md_path))?;
+    }
+    Ok(())
+}
