@@ -99,29 +99,43 @@ fn peer_tolerances(workload: &str) -> &'static [(&'static str, f64)] {
         "w1_pfi" => &[("test_mse", 0.2)],
         // Another forest on the same bootstrap rows and permutations: every learner-PFI
         // and learner-PD entry (arrays: the largest |difference|) within the bound.
-        "w8_coverage_rep" => &[("learner_pfi", 0.03), ("learner_pd", 0.05)],
+        "w8_coverage_rep" => &[("n_oob", 0.0), ("learner_pfi", 0.03), ("learner_pd", 0.05)],
         _ => &[],
     }
 }
 
+/// The numbers of a result field, nested arrays flattened in order (`learner_pd[4][5]`
+/// → 20 numbers); `None` if it holds anything else.
+fn numbers(value: &Value) -> Option<Vec<f64>> {
+    match value {
+        Value::Array(items) => items.iter().try_fold(Vec::new(), |mut all, v| {
+            all.extend(numbers(v)?);
+            Some(all)
+        }),
+        other => Some(vec![other.as_f64()?]),
+    }
+}
+
 /// A result field as one number to compare: a number itself; for two arrays of
-/// numbers of equal length, `ours` gives the largest |ours − peer's| entry and the
+/// numbers of the same shape, `ours` gives the largest |ours − peer's| entry and the
 /// peer's side 0, so the comparison bounds every entry.
 fn comparable(value: &Value, other: &Value, ours: bool) -> Option<f64> {
     if let Some(v) = value.as_f64() {
         return Some(v);
     }
-    let (a, b) = (value.as_array()?, other.as_array()?);
+    let (a, b) = (numbers(value)?, numbers(other)?);
     if a.len() != b.len() || a.is_empty() {
         return None;
     }
     if !ours {
         return Some(0.0);
     }
-    a.iter()
-        .zip(b)
-        .map(|(u, v)| Some((u.as_f64()? - v.as_f64()?).abs()))
-        .try_fold(0.0f64, |m, d| Some(m.max(d?)))
+    Some(
+        a.iter()
+            .zip(&b)
+            .map(|(u, v)| (u - v).abs())
+            .fold(0.0, f64::max),
+    )
 }
 
 /// Adds a `peer` object to `line`: speed-up per phase (peer wall_s / ours) and the
@@ -850,6 +864,12 @@ fn w8_coverage_rep(dir: &Path, threads: usize, repeats: usize) -> Result<Value> 
             .collect::<Result<Vec<W8Refit>>>()
     })?;
     let estimates = |v: &[xai_core::Estimate]| v.iter().map(|e| e.estimate).collect::<Vec<_>>();
+    // PD entries feature by feature, a grid point each, as the peer nests them.
+    let per_feature = |v: Vec<f64>| {
+        v.chunks(W8_GRID.len())
+            .map(<[f64]>::to_vec)
+            .collect::<Vec<_>>()
+    };
     Ok(json!({
         "workload": "w8_coverage_rep",
         "threads": threads,
@@ -861,9 +881,9 @@ fn w8_coverage_rep(dir: &Path, threads: usize, repeats: usize) -> Result<Value> 
             "learner_pfi": estimates(&pfi),
             "learner_pfi_ci_lo": pfi.iter().map(|e| e.lower).collect::<Vec<_>>(),
             "learner_pfi_ci_hi": pfi.iter().map(|e| e.upper).collect::<Vec<_>>(),
-            "learner_pd": estimates(&pd),
-            "learner_pd_ci_lo": pd.iter().map(|e| e.lower).collect::<Vec<_>>(),
-            "learner_pd_ci_hi": pd.iter().map(|e| e.upper).collect::<Vec<_>>(),
+            "learner_pd": per_feature(estimates(&pd)),
+            "learner_pd_ci_lo": per_feature(pd.iter().map(|e| e.lower).collect()),
+            "learner_pd_ci_hi": per_feature(pd.iter().map(|e| e.upper).collect()),
         },
     }))
 }

@@ -1,6 +1,6 @@
 //! The model and learner traits every learner in `xai-models` implements.
 
-use ndarray::ArrayView2;
+use ndarray::{Array2, ArrayView2, s};
 use rand::Rng;
 
 use crate::dataset::Dataset;
@@ -13,11 +13,47 @@ pub trait Model: Send + Sync {
     /// Predictive distributions for the rows of `x` (n × d, the training columns).
     fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions;
 
+    /// Predictions for perturbed copies of the rows of `x` that differ from them in
+    /// column `feature` only: row c·n + i of the result is row i of `x` with
+    /// x_{i,feature} = `values[[c, i]]` (`values`: copies × n). Every perturbation
+    /// (PFI's permutations and draws, PD's grid values) is such a set of copies.
+    ///
+    /// The default stacks the copies into one design matrix and calls
+    /// [`Model::predict`]; a tree ensemble overrides it to walk each row through a
+    /// tree once, parting the copies only at the nodes that test `feature`. Either
+    /// way the numbers are those of [`Model::predict`] on the stacked copies.
+    fn predict_replaced(
+        &self,
+        x: ArrayView2<'_, f64>,
+        feature: usize,
+        values: ArrayView2<'_, f64>,
+    ) -> Predictions {
+        predict_stacked(self, x, feature, values)
+    }
+
     /// The model's trees, if it is a tree ensemble whose prediction is their mean
     /// (impurity importance, TreeSHAP); `None` otherwise.
     fn tree_ensemble(&self) -> Option<&dyn TreeEnsembleView> {
         None
     }
+}
+
+/// [`Model::predict_replaced`] by stacking the copies into one design matrix (n·copies
+/// rows) and calling [`Model::predict`] once.
+pub fn predict_stacked<M: Model + ?Sized>(
+    model: &M,
+    x: ArrayView2<'_, f64>,
+    feature: usize,
+    values: ArrayView2<'_, f64>,
+) -> Predictions {
+    let (copies, n) = values.dim();
+    let mut stacked = Array2::zeros((copies * n, x.ncols()));
+    for (c, v) in values.rows().into_iter().enumerate() {
+        let mut block = stacked.slice_mut(s![c * n..(c + 1) * n, ..]);
+        block.assign(&x);
+        block.column_mut(feature).assign(&v);
+    }
+    model.predict(stacked.view())
 }
 
 /// A learning algorithm with fixed hyperparameters; fitting it again (with a new RNG)

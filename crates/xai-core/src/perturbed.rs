@@ -26,8 +26,8 @@ pub struct PerturbedStatistics {
 /// The statistics of every row of `data` under each perturbed copy of each feature in
 /// `features`.
 ///
-/// Copies of a feature are stacked into one design matrix and predicted in a single
-/// call (up to 65,536 rows per call). Features run in parallel; feature j draws from
+/// Copies of a feature are predicted in one [`Model::predict_replaced`] call (up to
+/// 65,536 rows per call), which a tree ensemble answers without stacking them. Features run in parallel; feature j draws from
 /// its own stream `stream_rng(seed, j)`, so the numbers do not depend on the thread
 /// count.
 pub fn perturbed_statistics(
@@ -66,13 +66,11 @@ fn perturb_one(
     let mut first = 0;
     while first < copies {
         let batch = per_batch.min(copies - first);
-        let mut x = Array2::zeros((batch * n, data.n_features()));
-        for c in 0..batch {
-            let mut block = x.slice_mut(s![c * n..(c + 1) * n, ..]);
-            block.assign(&data.x());
-            perturbation.apply(data.x(), feature, first + c, block, &mut rng);
+        let mut replaced = Array2::zeros((batch, n));
+        for (c, column) in replaced.rows_mut().into_iter().enumerate() {
+            perturbation.apply(data.x(), feature, first + c, column, &mut rng);
         }
-        let pred = model.predict(x.view());
+        let pred = model.predict_replaced(data.x(), feature, replaced.view());
         let y = data.y().tile(batch);
         for (s, stat) in statistics.iter().enumerate() {
             let v = stat.per_row(&pred, &y).map_err(|e| match e {

@@ -99,3 +99,58 @@ impl FlatTree {
         }
     }
 }
+
+impl FlatTree {
+    /// The leaves of one row under every replacement of its column `feature`: copy k
+    /// sets x[feature] = `values[k]`, and `visit(leaf, copies)` is called once per leaf
+    /// reached, with the copies that reach it (`copies` is scratch, `values.len()`
+    /// long). The row walks the tree once; the copies part only at nodes that test
+    /// `feature`, so K copies cost far less than K walks (PD of a tree for all grid
+    /// values in one traversal, and PFI likewise over the permuted values).
+    pub fn leaves_replaced(
+        &self,
+        row: &[f64],
+        feature: usize,
+        values: &[f64],
+        copies: &mut [u32],
+        stack: &mut Vec<(u32, usize, usize)>,
+        mut visit: impl FnMut(u32, &[u32]),
+    ) {
+        let k = values.len();
+        for (c, slot) in copies.iter_mut().enumerate() {
+            *slot = c as u32;
+        }
+        stack.clear();
+        stack.push((0, 0, k));
+        while let Some((mut i, lo, mut hi)) = stack.pop() {
+            loop {
+                let n = self.nodes[i as usize];
+                if n.next == i {
+                    visit(self.source[i as usize], &copies[lo..hi]);
+                    break;
+                }
+                if n.feature as usize != feature {
+                    i = self.step(i, row);
+                    continue;
+                }
+                // Copies with values ≤ threshold first (left), the others after.
+                let mut mid = lo;
+                for j in lo..hi {
+                    if values[copies[j] as usize] <= n.threshold {
+                        copies.swap(mid, j);
+                        mid += 1;
+                    }
+                }
+                if mid == lo {
+                    i = n.next + 1;
+                } else {
+                    if mid < hi {
+                        stack.push((n.next + 1, mid, hi));
+                        hi = mid;
+                    }
+                    i = n.next;
+                }
+            }
+        }
+    }
+}

@@ -136,7 +136,7 @@ fn entropy_map(
         test.x(),
         j,
         0,
-        permuted.view_mut(),
+        permuted.column_mut(j),
         &mut stream_rng(seed, 1 << 62),
     );
     let classes = match test.y() {
