@@ -76,6 +76,43 @@ details{margin:.3em 0}";
 /// The columns of `summary.csv` that hold a row's value, not its identity.
 const VALUE_COLUMNS: [&str; 5] = ["estimate", "lower", "upper", "n", "sd"];
 
+/// A table in a paper's layout (`tables:`, written by [`crate::layout`] as Markdown)
+/// as HTML: the `|` rows as a table (the first as its header, the `---` rule dropped),
+/// the lines after it as a caption paragraph.
+fn markdown_table(md: &str) -> String {
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| escape(c.trim()))
+            .collect()
+    };
+    let mut html = String::from("<table class=\"layout\">\n");
+    let mut caption = Vec::new();
+    for (i, line) in md.lines().enumerate() {
+        if !line.starts_with('|') {
+            if !line.trim().is_empty() {
+                caption.push(escape(line.trim()));
+            }
+            continue;
+        }
+        if line.starts_with("|---") {
+            continue;
+        }
+        let tag = if i == 0 { "th" } else { "td" };
+        let row: String = cells(line)
+            .iter()
+            .map(|c| format!("<{tag}>{c}</{tag}>"))
+            .collect();
+        let _ = writeln!(html, "<tr>{row}</tr>");
+    }
+    html.push_str("</table>\n");
+    if !caption.is_empty() {
+        let _ = writeln!(html, "<p class=\"meta\">{}</p>", caption.join(" "));
+    }
+    html
+}
+
 /// The numbers a paper (or PAPERS.md's derivation from it) gives beside ours: for
 /// every `near` check, each selected row of `summary.csv` with the reference value,
 /// our estimate, its Monte-Carlo standard error se = sd/√n over the replicates, and
@@ -209,6 +246,12 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
                         html,
                         "<a href=\"img/{id}/{file}\"><img src=\"img/{id}/{file}\" alt=\"{id} {file}\" onerror=\"this.setAttribute('data-broken','1')\"></a>"
                     );
+                }
+            }
+            for t in &s.tables {
+                let path = dir.join(format!("{}.md", t.name));
+                if let Ok(md) = std::fs::read_to_string(&path) {
+                    html.push_str(&markdown_table(&md));
                 }
             }
             let table = read_csv(&dir.join("checks.csv"))?;

@@ -38,6 +38,24 @@ fn the_report_lists_every_experiment_with_its_figures() {
         "{images} images for {} experiments",
         ids.len()
     );
+    // Table 1 in the paper's layout: the header, and the first row with a cell
+    // "ours (paper)" taken from the committed table1.md.
+    let table1 = page
+        .split("<section id=\"molnar2023-table1\">")
+        .nth(1)
+        .unwrap();
+    assert!(
+        table1.contains("<tr><th>dgp</th><th>model</th><th>n_train</th><th>PD boot</th>"),
+        "no Table 1 layout in the report"
+    );
+    let md = std::fs::read_to_string(root().join("results/molnar2023-table1/table1.md")).unwrap();
+    let first_cell = md.lines().nth(2).unwrap().split('|').nth(4).unwrap().trim();
+    assert!(
+        table1.contains(&format!(
+            "<td>linear</td><td>lm</td><td>100</td><td>{first_cell}</td>"
+        )),
+        "{first_cell}"
+    );
     std::fs::remove_dir_all(&out).unwrap();
 }
 
