@@ -427,13 +427,22 @@ pub(super) fn draw_tradeoff<DB: DrawingBackend>(
             }
         }
         if std::ptr::eq(estimand, &estimands[0]) {
+            // The colour key in the marker the points have: a triangle where only
+            // corrected intervals are drawn.
+            let only_corrected = suffixes == [CORRECTED];
             for (k, c) in colors.iter().enumerate() {
                 let color = COLORS[k % COLORS.len()];
-                chart
+                let entry = chart
                     .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
                     .map_err(e)?
-                    .label(names.setting_value(color_by, c))
-                    .legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
+                    .label(names.setting_value(color_by, c));
+                if only_corrected {
+                    entry.legend(move |(x, y)| {
+                        TriangleMarker::new((x + 8, y), 6, color.filled())
+                    });
+                } else {
+                    entry.legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
+                }
             }
             if suffixes.len() > 1 {
                 for corrected in [false, true] {
