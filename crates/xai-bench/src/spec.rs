@@ -499,6 +499,8 @@ pub enum Assertion {
     /// Every `this` row exceeds every `than` row beyond Monte-Carlo error: with two or
     /// more replicates the paired t-interval over replicates of est(this) − est(than)
     /// lies above 0; with one replicate the intervals do not overlap (lower > upper).
+    /// With `at_least`, the claim "this ≥ than": it fails only where `than` exceeds
+    /// `this` beyond Monte-Carlo error (the paired interval lies below 0).
     Greater {
         /// The quantity compared.
         quantity: String,
@@ -509,6 +511,9 @@ pub enum Assertion {
         /// Take the `than` rows from this quantity instead.
         #[serde(default)]
         than_quantity: Option<String>,
+        /// "≥" rather than ">" (molnar2023 Table 1: boot* ≥ subs* in every row).
+        #[serde(default)]
+        at_least: bool,
     },
     /// Every selected row's interval lies above 0 (lower > 0).
     Positive {

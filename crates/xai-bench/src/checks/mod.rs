@@ -121,7 +121,15 @@ pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
             this,
             than,
             than_quantity,
-        } => scalar::greater(out, quantity, than_quantity.as_deref(), this, than, level),
+            at_least,
+        } => scalar::greater(
+            out,
+            quantity,
+            than_quantity.as_deref(),
+            (this, than),
+            *at_least,
+            level,
+        ),
         A::Positive { quantity, rows } => scalar::positive(out, quantity, rows),
         A::Near {
             quantity,

@@ -110,19 +110,24 @@ struct Pair {
     name: String,
     diffs: Vec<f64>,
     lower_this: f64,
+    upper_this: f64,
+    lower_than: f64,
     upper_than: f64,
 }
 
 /// Paired comparison per replicate: the t-interval of est(this) − est(than) over
 /// replicates must lie above 0; with one replicate the two intervals must not overlap.
 /// Measured: the smallest lower end of a paired difference (or lower(this) −
-/// upper(than) with one replicate), positive exactly when the claim holds.
+/// upper(than) with one replicate), positive exactly when the claim holds. With
+/// `at_least` ("this ≥ than"): the smallest upper end (or upper(this) − lower(than)),
+/// at least 0 exactly when no `than` row exceeds its `this` row beyond Monte-Carlo
+/// error.
 pub fn greater(
     out: &RunOutput,
     q: &str,
     than_q: Option<&str>,
-    this: &Selector,
-    than: &Selector,
+    (this, than): (&Selector, &Selector),
+    at_least: bool,
     level: f64,
 ) -> Verdict {
     let tidy = tidy_rows(out);
@@ -141,8 +146,9 @@ pub fn greater(
             .filter(|rb| rb.context(&skip) == ra.context(&skip) && rb.replicate == ra.replicate)
         {
             let name = format!(
-                "{} > {}",
+                "{} {} {}",
                 ra.get("feature").unwrap_or(""),
+                if at_least { ">=" } else { ">" },
                 rb.get("feature").unwrap_or("")
             );
             let key = format!("{}|{name}", ra.context(&skip).join(","));
@@ -154,6 +160,8 @@ pub fn greater(
                     name,
                     diffs: vec![d],
                     lower_this: ra.value.lower,
+                    upper_this: ra.value.upper,
+                    lower_than: rb.value.lower,
                     upper_than: rb.value.upper,
                 }),
             }
@@ -162,13 +170,15 @@ pub fn greater(
     if pairs.is_empty() {
         return Verdict::no_rows("no rows match `this` and `than` in a common context");
     }
+    // ">": the paired interval's lower end must be above 0; "≥": its upper end must
+    // not be below 0.
     let mut margin = f64::INFINITY;
     let mut parts = Vec::new();
     for p in &pairs {
         let (m, text) = if p.diffs.len() >= 2 {
             let e = t_interval(&p.diffs, level);
             (
-                e.lower,
+                if at_least { e.upper } else { e.lower },
                 format!(
                     "{}: paired diff {} [{}, {}]",
                     p.name,
@@ -179,7 +189,11 @@ pub fn greater(
             )
         } else {
             (
-                p.lower_this - p.upper_than,
+                if at_least {
+                    p.upper_this - p.lower_than
+                } else {
+                    p.lower_this - p.upper_than
+                },
                 format!(
                     "{}: lower {} vs upper {}",
                     p.name,
@@ -189,9 +203,15 @@ pub fn greater(
             )
         };
         margin = nan_min(margin, m);
-        parts.push(if m > 0.0 { text } else { format!("NOT {text}") });
+        let holds = if at_least { m >= 0.0 } else { m > 0.0 };
+        parts.push(if holds { text } else { format!("NOT {text}") });
     }
-    Verdict::new(margin > 0.0, margin, parts.join("; "))
+    let holds = if at_least {
+        margin >= 0.0
+    } else {
+        margin > 0.0
+    };
+    Verdict::new(holds, margin, parts.join("; "))
 }
 
 /// Along the grid key `along`, each step of the estimate in `direction` exceeds the

@@ -129,6 +129,29 @@ fn greater_is_a_paired_comparison_over_replicates() {
 }
 
 #[test]
+fn at_least_fails_only_where_the_other_is_larger_beyond_monte_carlo_error() {
+    // A and B differ by noise (paired differences 0.1, −0.1, 0.05): "A ≥ B" and
+    // "B ≥ A" both hold, "A > B" does not; C is clearly below A.
+    let out = scalar_run(&[
+        vec![("q", "A", 1.0), ("q", "B", 0.9), ("q", "C", 0.2)],
+        vec![("q", "A", 1.1), ("q", "B", 1.2), ("q", "C", 0.3)],
+        vec![("q", "A", 0.9), ("q", "B", 0.85), ("q", "C", 0.1)],
+    ]);
+    let claim = |this: &str, than: &str, at_least: bool| {
+        format!(
+            "greater: {{ quantity: q, this: {{ feature: {this} }}, than: {{ feature: {than} }}, at_least: {at_least} }}"
+        )
+    };
+    assert_eq!(status(&claim("A", "B", true), &out), Status::Pass);
+    assert_eq!(status(&claim("B", "A", true), &out), Status::Pass);
+    assert_eq!(status(&claim("A", "B", false), &out), Status::Fail);
+    let o = check(&claim("C", "A", true), None, &out);
+    assert_eq!(o.status, Status::Fail);
+    assert!(o.measured < 0.0, "{o:?}");
+    assert_eq!(status(&claim("A", "C", true), &out), Status::Pass);
+}
+
+#[test]
 fn positive_needs_the_whole_interval_above_zero() {
     let clear = scalar_run(&[
         vec![("q", "A", 1.0)],

@@ -437,9 +437,7 @@ pub(super) fn draw_tradeoff<DB: DrawingBackend>(
                     .map_err(e)?
                     .label(names.setting_value(color_by, c));
                 if only_corrected {
-                    entry.legend(move |(x, y)| {
-                        TriangleMarker::new((x + 8, y), 6, color.filled())
-                    });
+                    entry.legend(move |(x, y)| TriangleMarker::new((x + 8, y), 6, color.filled()));
                 } else {
                     entry.legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
                 }
