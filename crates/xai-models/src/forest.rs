@@ -331,9 +331,10 @@ impl Forest {
 /// Copies of a row from which [`Forest::predict_replaced`] walks each tree once with
 /// the copies parted at the perturbed feature's nodes, rather than walking the stacked
 /// copies 8 rows in lockstep ([`FlatTree::leaves`]). Measured with `cargo xtask bench`
-/// (one thread, peer dumps of seed 1): the parted walk is 1.9× faster for PD + ICE over
-/// 20 grid values (W2) and 1.2× for PFI over 10 permutations (W1), but 1.3× slower with
-/// 1 to 5 copies (W8), where the lockstep walk's overlapped loads win.
+/// (one thread, peer dumps of seed 1, idle machine, old and new build alternated): the
+/// parted walk is 1.6–1.8× faster for PD + ICE over 20 grid values (W2: 0.83–1.12 s →
+/// 0.51–0.61 s), as fast for PFI over 10 permutations (W1: 0.47–0.53 s either way), and
+/// 1.3× slower with 1 to 5 copies (W8), where the lockstep walk's overlapped loads win.
 pub const PARTED_WALK_MIN_COPIES: usize = 8;
 
 impl Forest {
