@@ -5,9 +5,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use xai_bench::catalog::{experiment_ids, resolve};
+use xai_bench::cells::Shard;
 use xai_bench::checks::{Outcome, Tally};
-use xai_bench::commands::{Report, SharedRuns, bless_experiment, check_experiment, run_experiment};
+use xai_bench::commands::{
+    Place, Report, SharedRuns, bless_experiment, check_experiment, merge_shards, run_experiment,
+    run_shard, run_truths,
+};
 use xai_bench::plan::Scale;
+use xai_bench::slurm::SlurmSpec;
 use xai_bench::workspace::{relative_to, workspace_root};
 use xai_bench::{BenchError, bench};
 
@@ -30,6 +35,8 @@ enum Command {
         markdown: bool,
     },
     /// Run an experiment and write runs/<id>/<scale>/ (git-ignored; never results/).
+    /// Finished cells are kept in <out>/cells/, so a run interrupted in any way and
+    /// started again computes only the rest.
     Run {
         /// Experiment id (see `list`) or path to a .yaml file.
         experiment: String,
@@ -42,6 +49,62 @@ enum Command {
         /// Worker threads (default: all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Discard the cells of an earlier run in this directory and start over.
+        #[arg(long)]
+        fresh: bool,
+        /// Compute only shard k of N (every N-th cell, k = 1..N) into
+        /// <out>/shard-k-of-N/; join the shards with `merge`.
+        #[arg(long, value_name = "k/N")]
+        shard: Option<String>,
+        /// Compute only the Monte-Carlo truths into <out>/truths/ (a Slurm run's first
+        /// job, so the array's shards share them).
+        #[arg(long, conflicts_with = "shard")]
+        truths_only: bool,
+        /// Print the run plan instead: cells, and CPU-hours from one cell per variant
+        /// and each truth's first runs, timed on one thread; nothing is written.
+        #[arg(long, conflicts_with_all = ["shard", "truths_only"])]
+        plan: bool,
+        /// With --plan: the shard count to plan for.
+        #[arg(long, default_value_t = 100, requires = "plan")]
+        shards: usize,
+    },
+    /// Join the shards of a run (`run --shard k/N`) into exactly the whole run's
+    /// outputs; refuses a missing, duplicated or foreign shard.
+    Merge {
+        /// Experiment id or path to its .yaml file.
+        experiment: String,
+        /// The shard directories (<out>/shard-k-of-N), all N of them.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output directory (default: the directory holding the first shard).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Write Slurm scripts for a run: a truths job, a job array of N shards and a
+    /// dependent merge job, all calling this executable; prints the command that
+    /// submits them.
+    Slurm {
+        /// Experiment id or path to its .yaml file.
+        experiment: String,
+        /// Number of shards (array tasks).
+        #[arg(long)]
+        shards: usize,
+        /// smoke, ci or paper.
+        #[arg(long, default_value = "paper")]
+        scale: String,
+        /// Slurm partition (default: the cluster's default).
+        #[arg(long)]
+        partition: Option<String>,
+        /// Time limit of each job, in Slurm's format.
+        #[arg(long, default_value = "04:00:00")]
+        time: String,
+        /// CPUs per task (and threads of each task).
+        #[arg(long, default_value_t = 1)]
+        cpus: usize,
+        /// The run's directory on a file system every node sees (default:
+        /// runs/<id>/<scale>/).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Run experiments at ci scale into runs/<id>/ci/; check the paper's claims, and the
     /// summary and the checks' measured values against the committed results/<id>/.
@@ -148,6 +211,65 @@ fn print_report(root: &std::path::Path, id: &str, r: &Report) {
     );
 }
 
+/// `run --plan`: the cells, and the CPU-hours measured on one thread.
+fn print_plan(
+    exp: &xai_bench::plan::Experiment,
+    scale: Scale,
+    shards: usize,
+) -> Result<(), BenchError> {
+    let plan = xai_bench::run::plan(exp, scale)?;
+    let cells = plan.variants.len() * plan.replicates;
+    println!(
+        "{} at {} scale: {} variants x {} replicates = {cells} cells; {} Monte-Carlo truths",
+        exp.id(),
+        scale.name(),
+        plan.variants.len(),
+        plan.replicates,
+        plan.truths.len()
+    );
+    println!("measured on 1 thread: one cell per variant, each truth's first runs");
+    let width = plan
+        .variants
+        .iter()
+        .map(|(v, _)| v.len())
+        .max()
+        .unwrap_or(0)
+        .max(7);
+    println!("  {:<width$}  {:>9}  {:>9}", "variant", "s/cell", "CPU-h");
+    for (v, s) in &plan.variants {
+        println!(
+            "  {v:<width$}  {s:>9.3}  {:>9.2}",
+            s * plan.replicates as f64 / 3600.0
+        );
+    }
+    for t in &plan.truths {
+        println!(
+            "  truth of {}: {} runs, {:.3} s per run ({} timed), {:.2} CPU-h",
+            t.what,
+            t.runs,
+            t.seconds / t.done.max(1) as f64,
+            t.done,
+            t.seconds * t.runs as f64 / t.done.max(1) as f64 / 3600.0
+        );
+    }
+    let (c, t) = (plan.cell_seconds() / 3600.0, plan.truth_seconds() / 3600.0);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "total: {:.2} CPU-h ({c:.2} cells + {t:.2} truths); {:.1} h on this machine's {cores} cores",
+        c + t,
+        (c + t) / cores as f64
+    );
+    println!(
+        "as {shards} shards (`--shard k/{shards}`, each an equal share of every variant): \
+         {:.2} CPU-h of cells per shard, after one truths job of {t:.2} CPU-h \
+         (spread over its --cpus); `cargo xtask slurm {} --scale {} --shards {shards}` writes the jobs",
+        c / shards.max(1) as f64,
+        exp.id(),
+        scale.name()
+    );
+    Ok(())
+}
+
 fn main() -> ExitCode {
     match real_main() {
         Ok(true) => ExitCode::SUCCESS,
@@ -183,21 +305,108 @@ fn real_main() -> Result<bool, BenchError> {
             scale,
             out,
             threads,
+            fresh,
+            shard,
+            truths_only,
+            plan,
+            shards,
         } => {
             let scale = Scale::parse(&scale)?;
             let exp = resolve(&root, &experiment)?;
-            let mut runs = SharedRuns::default();
-            let report = run_experiment(
-                &root,
-                &exp,
-                scale,
-                threads,
-                progress,
-                &mut runs,
-                out.as_deref(),
-            )?;
+            let shard = shard.as_deref().map(Shard::parse).transpose()?;
+            let place = Place { out, fresh, shard };
+            if plan {
+                print_plan(&exp, scale, shards)?;
+                return Ok(true);
+            }
+            if truths_only {
+                let (dir, n) = run_truths(&root, &exp, scale, threads, progress, &place)?;
+                println!(
+                    "{}: {n} Monte-Carlo truths in {}",
+                    exp.id(),
+                    relative_to(&root, &dir)
+                );
+                return Ok(true);
+            }
+            if let Some(shard) = shard {
+                let (dir, c) = run_shard(&root, &exp, scale, threads, progress, &place, shard)?;
+                println!(
+                    "{}: shard {}/{}: {} cells ({} computed, {} resumed) -> {}",
+                    exp.id(),
+                    shard.k,
+                    shard.n,
+                    c.total,
+                    c.computed,
+                    c.resumed,
+                    relative_to(&root, &dir)
+                );
+                println!(
+                    "when all {} shards are done: cargo xtask merge {} {}",
+                    shard.n,
+                    exp.id(),
+                    relative_to(
+                        &root,
+                        &dir.with_file_name(format!("shard-*-of-{}", shard.n))
+                    )
+                );
+                return Ok(true);
+            }
+            let report = run_experiment(&root, &exp, scale, threads, progress, &place)?;
             print_report(&root, exp.id(), &report);
             print_outcomes(exp.id(), &report.outcomes);
+            Ok(true)
+        }
+        Command::Merge {
+            experiment,
+            dirs,
+            out,
+        } => {
+            let exp = resolve(&root, &experiment)?;
+            let report = merge_shards(&exp, &dirs, out.as_deref())?;
+            print_report(&root, exp.id(), &report);
+            print_outcomes(exp.id(), &report.outcomes);
+            Ok(true)
+        }
+        Command::Slurm {
+            experiment,
+            shards,
+            scale,
+            partition,
+            time,
+            cpus,
+            out,
+        } => {
+            let scale = Scale::parse(&scale)?;
+            let exp = resolve(&root, &experiment)?;
+            let base = Place {
+                out,
+                ..Place::default()
+            }
+            .base(&root, &exp, scale);
+            let spec = SlurmSpec {
+                shards,
+                scale,
+                partition,
+                time,
+                cpus,
+            };
+            let exe = std::env::current_exe()
+                .map_err(|e| BenchError::Other(format!("cannot find this executable: {e}")))?;
+            let written = xai_bench::slurm::write(&exp, &spec, &root, &base, &exe)?;
+            println!(
+                "Slurm scripts in {}; submit them with:\n  {}",
+                written.dir.display(),
+                written.submit
+            );
+            println!("which runs:");
+            for c in &written.commands {
+                println!("  {c}");
+            }
+            println!(
+                "A failed task k: `sbatch --array=k {}` (it resumes), then `sbatch {}`.",
+                written.dir.join("cells.sbatch").display(),
+                written.dir.join("merge.sbatch").display()
+            );
             Ok(true)
         }
         Command::Check {

@@ -1,15 +1,17 @@
 //! What the `cargo xtask` commands do with an experiment: `run` into a git-ignored run
-//! directory, `check` against the committed baseline, `bless` a new baseline.
+//! directory (whole, resumable, or one shard), `merge` shards, `check` against the
+//! committed baseline, `bless` a new baseline.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::catalog::{baseline_dir, run_dir};
+use crate::cells::{self, CellStore, RunKey, Shard};
 use crate::checks::{Outcome, outcomes_table, paper_checks, regression, write_outcomes};
-use crate::error::{Result, io_err};
+use crate::error::{BenchError, Result, io_err};
 use crate::outputs::write_tables;
 use crate::plan::{Experiment, Scale};
-use crate::run::{RunOutput, run};
+use crate::run::{Counts, RunOutput, Store, run};
 
 /// A finished run: its numbers, its paper checks and where it was written.
 pub struct Report {
@@ -77,6 +79,11 @@ pub fn run_into(
     dir: &Path,
 ) -> Result<Report> {
     let output = runs.run(exp, scale, threads, progress)?;
+    write_run(exp, output, dir)
+}
+
+/// Writes a run's tables, figures and `checks.csv` into `dir`.
+pub fn write_run(exp: &Experiment, output: RunOutput, dir: &Path) -> Result<Report> {
     write_tables(exp, &output, dir)?;
     crate::layout::write(&exp.spec, &output, dir)?;
     for plot in &exp.spec.plots {
@@ -91,19 +98,178 @@ pub fn run_into(
     })
 }
 
-/// `cargo xtask run`: into `out`, or by default `runs/<id>/<scale>/` under `root`
-/// (git-ignored; `results/` is written by [`bless_experiment`]).
+/// Where `cargo xtask run` and `merge` write, and how `run` treats cells on disk.
+#[derive(Debug, Clone, Default)]
+pub struct Place {
+    /// The run's directory (default `runs/<id>/<scale>/`): its outputs, `cells/`,
+    /// `truths/` and the shards' `shard-k-of-N/`.
+    pub out: Option<PathBuf>,
+    /// Discard this invocation's earlier cells first (not the shared truths, which
+    /// are keyed by what they depend on and cannot be stale).
+    pub fresh: bool,
+    /// Compute only this shard's cells, into `<out>/shard-k-of-N/`.
+    pub shard: Option<Shard>,
+}
+
+impl Place {
+    /// The run's directory.
+    pub fn base(&self, root: &Path, exp: &Experiment, scale: Scale) -> PathBuf {
+        self.out
+            .clone()
+            .unwrap_or_else(|| run_dir(root, exp.id(), scale))
+    }
+}
+
+/// `cargo xtask run` without a shard: the run with its cells kept in
+/// `<out>/cells/` (resumed when found whole, refused when another run's), its
+/// truths in `<out>/truths/`, its outputs in `<out>`.
 pub fn run_experiment(
     root: &Path,
     exp: &Experiment,
     scale: Scale,
     threads: usize,
     progress: bool,
-    runs: &mut SharedRuns,
-    out: Option<&Path>,
+    place: &Place,
 ) -> Result<Report> {
-    let dir = out.map_or_else(|| run_dir(root, exp.id(), scale), Path::to_path_buf);
-    run_into(exp, scale, threads, progress, runs, &dir)
+    let base = place.base(root, exp, scale);
+    let store = Store {
+        cells: cells::claim(
+            &base.join("cells"),
+            &RunKey::of(exp, scale, None),
+            place.fresh,
+        )?,
+        truths: cells::truths(&base.join("truths"))?,
+        shard: None,
+    };
+    let output = crate::run::run_with(exp, scale, threads, progress, Some(&store))?;
+    write_run(exp, output, &base)
+}
+
+/// `cargo xtask run --shard k/N`: this shard's cells into `<out>/shard-k-of-N/`
+/// (resumed like a whole run's), the truths shared in `<out>/truths/`; returns the
+/// shard's directory and counts.
+pub fn run_shard(
+    root: &Path,
+    exp: &Experiment,
+    scale: Scale,
+    threads: usize,
+    progress: bool,
+    place: &Place,
+    shard: Shard,
+) -> Result<(PathBuf, Counts)> {
+    let base = place.base(root, exp, scale);
+    let dir = base.join(shard.dir_name());
+    let store = Store {
+        cells: cells::claim(&dir, &RunKey::of(exp, scale, Some(shard)), place.fresh)?,
+        truths: cells::truths(&base.join("truths"))?,
+        shard: Some(shard),
+    };
+    let counts = crate::run::run_cells(exp, scale, threads, progress, &store)?;
+    Ok((dir, counts))
+}
+
+/// `cargo xtask run --truths-only`: every Monte-Carlo truth into `<out>/truths/`
+/// (the first job of a Slurm run, so the array's shards find them); returns the
+/// directory and how many distinct truths there are.
+pub fn run_truths(
+    root: &Path,
+    exp: &Experiment,
+    scale: Scale,
+    threads: usize,
+    progress: bool,
+    place: &Place,
+) -> Result<(PathBuf, usize)> {
+    let dir = place.base(root, exp, scale).join("truths");
+    let n = crate::run::run_truths(exp, scale, threads, progress, &cells::truths(&dir)?)?;
+    Ok((dir, n))
+}
+
+/// `cargo xtask merge <id> DIR...`: the shards' cells joined into the whole run's
+/// outputs, written into `out` (default: the directory holding the first shard).
+/// Refuses, saying which and why, a directory that is not a shard, a shard of another
+/// experiment, scale, YAML or code (this executable's included), a shard given twice,
+/// a shard count that differs, a missing shard, or a shard with a missing or
+/// unusable cell.
+pub fn merge_shards(exp: &Experiment, dirs: &[PathBuf], out: Option<&Path>) -> Result<Report> {
+    let fail = |m: String| Err(BenchError::Other(m));
+    let Some(first) = dirs.first() else {
+        return fail(format!(
+            "merge {}: give the shard directories, e.g. runs/{}/paper/shard-*-of-N",
+            exp.id(),
+            exp.id()
+        ));
+    };
+    let mut parts: Vec<(Shard, CellStore, PathBuf)> = Vec::new();
+    let mut scale = None;
+    for dir in dirs {
+        let Some(key) = cells::recorded_key(dir)? else {
+            return fail(format!(
+                "{}: not a shard directory (no run.json); shards are written by \
+                 `cargo xtask run {} --shard k/N` into <out>/shard-k-of-N",
+                dir.display(),
+                exp.id()
+            ));
+        };
+        let Some((k, n)) = key.shard else {
+            return fail(format!(
+                "{}: the cells of a whole run, not of a shard; it needs no merge",
+                dir.display()
+            ));
+        };
+        let this = Scale::parse(&key.scale)?;
+        let expected = RunKey::of(exp, this, None).unsharded();
+        let differences = key.unsharded().differences(&expected);
+        if !differences.is_empty() {
+            return fail(format!(
+                "{}: shard {k}/{n} is from another run: {}; rerun it with this build and YAML \
+                 (`cargo xtask run {} --scale {} --shard {k}/{n} --fresh`)",
+                dir.display(),
+                differences.join("; "),
+                exp.id(),
+                this.name()
+            ));
+        }
+        if let Some((_, _, other)) = parts.iter().find(|(s, _, _)| s.k == k) {
+            return fail(format!(
+                "shard {k}/{n} given twice: {} and {}",
+                other.display(),
+                dir.display()
+            ));
+        }
+        if let Some((s, _, other)) = parts.iter().find(|(s, _, _)| s.n != n) {
+            return fail(format!(
+                "{} is a shard of {n}, {} a shard of {}: merge the shards of one split",
+                dir.display(),
+                other.display(),
+                s.n
+            ));
+        }
+        scale = Some(this);
+        parts.push((
+            Shard { k, n },
+            CellStore::open(dir, cells::owner(&key))?,
+            dir.clone(),
+        ));
+    }
+    let n = parts[0].0.n;
+    let missing: Vec<String> = (1..=n)
+        .filter(|k| parts.iter().all(|(s, _, _)| s.k != *k))
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        return fail(format!(
+            "shard(s) {} missing: merge needs all {n} shards of the run",
+            missing.join(", ")
+        ));
+    }
+    let scale = scale.expect("at least one shard");
+    let stores: Vec<(Shard, CellStore)> = parts.into_iter().map(|(s, c, _)| (s, c)).collect();
+    let output = crate::run::merge(exp, scale, &stores)?;
+    let out = out.map_or_else(
+        || first.parent().map_or_else(PathBuf::new, Path::to_path_buf),
+        Path::to_path_buf,
+    );
+    write_run(exp, output, &out)
 }
 
 /// `cargo xtask check`: a ci-scale run into `runs/<id>/ci/`, its paper checks, then
@@ -116,7 +282,8 @@ pub fn check_experiment(
     progress: bool,
     runs: &mut SharedRuns,
 ) -> Result<Report> {
-    let mut report = run_experiment(root, exp, Scale::Ci, threads, progress, runs, None)?;
+    let dir = run_dir(root, exp.id(), Scale::Ci);
+    let mut report = run_into(exp, Scale::Ci, threads, progress, runs, &dir)?;
     let baseline = baseline_dir(root, exp.id());
     let tol = exp.spec.regression;
     let checks_table = outcomes_table(&report.outcomes);

@@ -60,6 +60,19 @@ pub enum BenchError {
         /// What went wrong.
         message: String,
     },
+    /// A run directory holds the cells of another run (another experiment, scale,
+    /// YAML or code): mixing them would give numbers neither run computes.
+    #[error(
+        "{}: holds the cells of another run: {}.\nRerun with --fresh to discard them and start over, or write elsewhere with --out DIR",
+        dir.display(),
+        differences.join("; ")
+    )]
+    MixedCells {
+        /// The directory.
+        dir: PathBuf,
+        /// What differs, in words.
+        differences: Vec<String>,
+    },
     /// Anything else, stated in full.
     #[error("{0}")]
     Other(String),

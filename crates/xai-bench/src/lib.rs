@@ -10,16 +10,17 @@
 //! 2. [`methods`]: each kind of method behind one trait, and its YAML settings;
 //! 3. [`spec`]: the experiment file format;
 //! 4. plan: [`plan`] (load, validate, expand variants), [`memory`], [`catalog`];
-//! 5. [`run`]: the runner;
+//! 5. [`cells`] (finished cells on disk) and [`run`]: the runner;
 //! 6. [`outputs`], [`manifest`]: writing a run's tables;
 //! 7. [`checks`] (by family), [`plots`] (by kind) and [`layout`] (tables in a
 //!    paper's layout);
-//! 8. [`commands`], [`report`] and [`bench`]: what the CLI does.
+//! 8. [`commands`], [`report`], [`slurm`] and [`bench`]: what the CLI does.
 
 #![warn(missing_docs)]
 
 pub mod bench;
 pub mod catalog;
+pub mod cells;
 pub mod checks;
 pub mod commands;
 pub mod datasets;
@@ -34,6 +35,7 @@ pub mod plan;
 pub mod plots;
 pub mod report;
 pub mod run;
+pub mod slurm;
 pub mod spec;
 pub mod table;
 pub mod workspace;

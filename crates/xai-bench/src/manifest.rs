@@ -1,7 +1,6 @@
 //! `manifest.json`: what produced a result directory.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -40,18 +39,9 @@ fn crate_versions() -> serde_json::Map<String, serde_json::Value> {
     out
 }
 
-fn git_commit() -> Option<String> {
-    let out = Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
 /// Writes the manifest: id, the experiment whose runs it draws (if any), YAML path (relative to the workspace root), YAML hash,
-/// seed, scale, sizes, git commit, crate versions, wall time, threads.
+/// seed, scale, sizes, git commit, crate versions, code version, wall time, threads,
+/// and the cells computed by this invocation and read back from disk.
 pub fn write(exp: &Experiment, out: &RunOutput, path: &Path) -> Result<()> {
     let mut manifest = json!({
         "id": exp.id(),
@@ -64,10 +54,17 @@ pub fn write(exp: &Experiment, out: &RunOutput, path: &Path) -> Result<()> {
         "scale": out.scale.name(),
         "variants": out.variants,
         "replicates": out.replicates,
-        "git_commit": git_commit(),
+        "git_commit": crate::workspace::git_commit(),
         "crate_versions": crate_versions(),
+        "code_version": crate::cells::code_version(),
         "wall_seconds": out.wall_seconds,
         "threads": out.threads,
+        "cells": {
+            "total": out.cells.total,
+            "computed": out.cells.computed,
+            "resumed": out.cells.resumed,
+            "unusable_recomputed": out.cells.unusable,
+        },
     });
     if let Some(source) = &exp.spec.runs_of {
         manifest["runs_of"] = source.as_str().into();

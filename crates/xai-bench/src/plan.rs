@@ -143,11 +143,17 @@ impl Experiment {
     /// sha256 of the fields that determine the numbers ([`COMPUTATION_KEYS`]):
     /// experiments with equal hashes compute equal runs.
     pub fn computation(&self) -> String {
-        let fields: serde_json::Map<String, Value> = COMPUTATION_KEYS
+        let fields = self.computation_fields();
+        format!("{:x}", Sha256::digest(Value::Object(fields).to_string()))
+    }
+
+    /// The fields that determine the numbers ([`COMPUTATION_KEYS`]), as resolved
+    /// (with `runs_of`, the source experiment's).
+    pub fn computation_fields(&self) -> serde_json::Map<String, Value> {
+        COMPUTATION_KEYS
             .iter()
             .filter_map(|&k| Some((k.to_string(), self.tree.get(k)?.clone())))
-            .collect();
-        format!("{:x}", Sha256::digest(Value::Object(fields).to_string()))
+            .collect()
     }
 
     /// The replicates and overrides of `scale`.

@@ -12,6 +12,12 @@
 //! computed once per distinct (DGP, n_train, learner, key) before the replicates, from
 //! stream `stream_rng(seed, fnv(that identity))`, so variants that differ only in what
 //! the truth does not depend on share it, whatever their order.
+//!
+//! A cell is one (variant, replicate) task. With a [`Store`] every finished cell is
+//! written to disk ([`crate::cells`]) and a cell found there whole is read back, not
+//! computed: a run interrupted at any point and run again computes only the rest and
+//! gives the same bytes. `--shard k/N` ([`Shard`]) computes every N-th cell; [`merge`]
+//! joins the shards' cells into exactly the output of the whole run.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -23,6 +29,7 @@ use rayon::prelude::*;
 use xai_core::rng::stream_rng;
 use xai_core::{Dataset, Model};
 
+use crate::cells::{self, CellStore, Found, Shard, cell_name};
 use crate::error::{BenchError, Result};
 use crate::methods::permutation_map::EntropyMap;
 use crate::methods::{Input, MethodSpec, Value};
@@ -58,69 +65,377 @@ pub struct RunOutput {
     pub threads: usize,
     /// Wall time of the computation in seconds.
     pub wall_seconds: f64,
+    /// Cells computed by this invocation and read back from disk.
+    pub cells: Counts,
 }
 
-/// Runs `exp` at `scale` on `threads` threads (0 = all cores). Shows a progress bar
-/// on a terminal when `progress` is set.
+/// How many cells (variant × replicate) an invocation had, computed, and read back
+/// from disk (finished by an earlier, interrupted invocation or by shards).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Cells of this invocation (a shard's share, or all).
+    pub total: usize,
+    /// Computed now.
+    pub computed: usize,
+    /// Read back whole from disk.
+    pub resumed: usize,
+    /// Of the computed: found on disk but cut short or corrupt, so computed again.
+    pub unusable: usize,
+}
+
+/// Where a run keeps its cells: whole cells found there are read back instead of
+/// computed, and each computed cell is written there as it finishes.
+#[derive(Debug)]
+pub struct Store {
+    /// This run's (or this shard's) cells.
+    pub cells: CellStore,
+    /// The Monte-Carlo truths, shared by the shards of a run.
+    pub truths: CellStore,
+    /// The share of the cells this invocation computes (all when `None`).
+    pub shard: Option<Shard>,
+}
+
+/// Runs `exp` at `scale` on `threads` threads (0 = all cores), in memory. Shows a
+/// progress bar on a terminal when `progress` is set.
 pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Result<RunOutput> {
-    let variants = exp.variants(scale)?;
-    let data = load_data(exp, &variants)?;
-    let replicates = exp.scale(scale).replicates;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| BenchError::Other(format!("cannot start {threads} threads: {e}")))?;
-    let in_flight = pool.current_num_threads().min(replicates * variants.len());
-    for (v, variant) in variants.iter().enumerate() {
-        exp.check_memory(variant, data[v].as_deref(), in_flight)?;
-    }
-    let truths = truths(exp, &variants, &pool, progress)?;
-    let tasks: Vec<(usize, usize)> = (0..variants.len())
-        .flat_map(|v| (0..replicates).map(move |r| (v, r)))
+    run_with(exp, scale, threads, progress, None)
+}
+
+/// Like [`run`], keeping cells in `store` (a store without a shard): an interrupted
+/// run, run again, computes only the cells not yet on disk, and gives the same bytes.
+pub fn run_with(
+    exp: &Experiment,
+    scale: Scale,
+    threads: usize,
+    progress: bool,
+    store: Option<&Store>,
+) -> Result<RunOutput> {
+    let setup = Setup::new(exp, scale, threads)?;
+    let start = Instant::now();
+    let (cells, counts) = execute(exp, &setup, progress, store, true)?;
+    let cells = cells
+        .into_iter()
+        .map(|c| c.expect("every cell kept"))
         .collect();
+    assemble(exp, &setup, cells, counts, start.elapsed().as_secs_f64())
+}
+
+/// Computes the cells of `store.shard` (or all) into `store` without assembling
+/// them (see [`merge`]); returns the counts.
+pub fn run_cells(
+    exp: &Experiment,
+    scale: Scale,
+    threads: usize,
+    progress: bool,
+    store: &Store,
+) -> Result<Counts> {
+    let setup = Setup::new(exp, scale, threads)?;
+    Ok(execute(exp, &setup, progress, Some(store), false)?.1)
+}
+
+/// Computes (or finds) every Monte-Carlo truth of `exp` at `scale` in `store`, the
+/// first step of a Slurm run; returns how many distinct truths there are.
+pub fn run_truths(
+    exp: &Experiment,
+    scale: Scale,
+    threads: usize,
+    progress: bool,
+    store: &CellStore,
+) -> Result<usize> {
+    let setup = Setup::new(exp, scale, threads)?;
+    let all = vec![true; setup.variants.len()];
+    let mut seen = std::collections::HashSet::new();
+    for t in truths(exp, &setup, progress, Some(store), &all, None)? {
+        seen.extend(t.into_values().map(|v| v.as_ptr()));
+    }
+    Ok(seen.len())
+}
+
+/// Joins the cells of the shards `parts` (each shard's store, whose run keys the
+/// caller has checked) into the output of the whole run, exactly as [`run`] gives
+/// it. Fails, naming the shard to rerun, when a cell is missing or unusable.
+pub fn merge(exp: &Experiment, scale: Scale, parts: &[(Shard, CellStore)]) -> Result<RunOutput> {
+    let setup = Setup::new(exp, scale, 1)?;
+    let start = Instant::now();
+    let mut cells = Vec::with_capacity(setup.tasks.len());
+    for (i, &(v, r)) in setup.tasks.iter().enumerate() {
+        let Some((shard, store)) = parts.iter().find(|(s, _)| s.owns(i)) else {
+            return Err(BenchError::Other(format!(
+                "no shard holds cell {i} (variant {v}, replicate {r}): give every shard 1..={} of the run",
+                parts.first().map_or(0, |p| p.0.n)
+            )));
+        };
+        let name = cell_name(v, r);
+        match store.read::<Replicate>(&name)? {
+            Found::Cell(c, _) => cells.push(c),
+            Found::Missing => {
+                return Err(BenchError::Other(format!(
+                    "shard {}/{} in {} has not finished: cell {name} is missing; run it again \
+                     (`cargo xtask run {} --scale {} --shard {}/{}`, it resumes) and merge when it ends",
+                    shard.k,
+                    shard.n,
+                    store.dir().display(),
+                    exp.id(),
+                    scale.name(),
+                    shard.k,
+                    shard.n
+                )));
+            }
+            Found::Unusable(why) => {
+                return Err(BenchError::Other(format!(
+                    "shard {}/{} in {}: cell {name} is unusable ({why}); run the shard again \
+                     (`cargo xtask run {} --scale {} --shard {}/{}`), which recomputes it",
+                    shard.k,
+                    shard.n,
+                    store.dir().display(),
+                    exp.id(),
+                    scale.name(),
+                    shard.k,
+                    shard.n
+                )));
+            }
+        }
+    }
+    let counts = Counts {
+        total: cells.len(),
+        resumed: cells.len(),
+        ..Counts::default()
+    };
+    assemble(exp, &setup, cells, counts, start.elapsed().as_secs_f64())
+}
+
+/// The measured cost of a run ([`plan`]): per variant the seconds of one cell on one
+/// thread, and per distinct truth the seconds of its first runs.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    /// (variant, seconds of its cell 0 on one thread).
+    pub variants: Vec<(String, f64)>,
+    /// Replicates (cells) per variant.
+    pub replicates: usize,
+    /// The truths, each timed on its first [`PROBE_RUNS`] runs.
+    pub truths: Vec<TruthCost>,
+}
+
+impl RunPlan {
+    /// Every cell: Σ over variants of replicates × its measured cell time (CPU s).
+    pub fn cell_seconds(&self) -> f64 {
+        self.variants.iter().map(|(_, s)| s).sum::<f64>() * self.replicates as f64
+    }
+
+    /// Every truth, scaled from the runs timed to all its runs (CPU s).
+    pub fn truth_seconds(&self) -> f64 {
+        self.truths
+            .iter()
+            .map(|t| t.seconds * t.runs as f64 / t.done.max(1) as f64)
+            .sum()
+    }
+}
+
+/// Times `exp` at `scale` on one thread without writing anything: each truth on its
+/// first [`PROBE_RUNS`] runs, then cell 0 of every variant (whose numbers, computed
+/// against the probe truths, are thrown away). One cell per variant is the
+/// measurement: cells of a variant differ only in their random draws.
+pub fn plan(exp: &Experiment, scale: Scale) -> Result<RunPlan> {
+    let setup = Setup::new(exp, scale, 1)?;
+    let mut costs = Vec::new();
+    let all = vec![true; setup.variants.len()];
+    let truths = truths(exp, &setup, false, None, &all, Some(&mut costs))?;
+    let mut variants = Vec::with_capacity(setup.variants.len());
+    for (v, variant) in setup.variants.iter().enumerate() {
+        let start = Instant::now();
+        setup
+            .pool
+            .install(|| replicate(variant, v, 0, setup.data[v].as_deref(), &truths[v]))?;
+        variants.push((variant.describe(), start.elapsed().as_secs_f64()));
+    }
+    Ok(RunPlan {
+        variants,
+        replicates: setup.replicates,
+        truths: costs,
+    })
+}
+
+/// What a run needs before its cells: the variants, their data, the cells in their
+/// order, and the thread pool.
+struct Setup {
+    variants: Vec<Variant>,
+    data: Vec<Option<Arc<Dataset>>>,
+    replicates: usize,
+    /// (variant, replicate) of every cell, variant-major: the run's order.
+    tasks: Vec<(usize, usize)>,
+    pool: rayon::ThreadPool,
+    scale: Scale,
+}
+
+impl Setup {
+    fn new(exp: &Experiment, scale: Scale, threads: usize) -> Result<Setup> {
+        let variants = exp.variants(scale)?;
+        let data = load_data(exp, &variants)?;
+        let replicates = exp.scale(scale).replicates;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| BenchError::Other(format!("cannot start {threads} threads: {e}")))?;
+        let in_flight = pool.current_num_threads().min(replicates * variants.len());
+        for (v, variant) in variants.iter().enumerate() {
+            exp.check_memory(variant, data[v].as_deref(), in_flight)?;
+        }
+        let tasks = (0..variants.len())
+            .flat_map(|v| (0..replicates).map(move |r| (v, r)))
+            .collect();
+        Ok(Setup {
+            variants,
+            data,
+            replicates,
+            tasks,
+            pool,
+            scale,
+        })
+    }
+}
+
+/// The cells of this invocation (all, or the shard's), each read back from the
+/// store or computed (in parallel, written to the store as it finishes); kept in
+/// memory, in the run's order, when `keep` is set.
+fn execute(
+    exp: &Experiment,
+    setup: &Setup,
+    progress: bool,
+    store: Option<&Store>,
+    keep: bool,
+) -> Result<(Vec<Option<Replicate>>, Counts)> {
+    let shard = store.and_then(|s| s.shard);
+    let mut cells: Vec<Option<Replicate>> = (0..setup.tasks.len()).map(|_| None).collect();
+    let mut counts = Counts::default();
+    let mut pending = Vec::new();
+    for (i, &(v, r)) in setup.tasks.iter().enumerate() {
+        if shard.is_some_and(|s| !s.owns(i)) {
+            continue;
+        }
+        counts.total += 1;
+        let found = match store {
+            Some(s) => s.cells.read::<Replicate>(&cell_name(v, r))?,
+            None => Found::Missing,
+        };
+        match found {
+            Found::Cell(c, _) => {
+                counts.resumed += 1;
+                if keep {
+                    cells[i] = Some(c);
+                }
+            }
+            Found::Missing => pending.push(i),
+            Found::Unusable(why) => {
+                eprintln!(
+                    "{}: cell {} is unusable ({why}); computing it again",
+                    exp.id(),
+                    cell_name(v, r)
+                );
+                counts.unusable += 1;
+                pending.push(i);
+            }
+        }
+    }
+    counts.computed = pending.len();
+    let label = match shard {
+        Some(s) => format!(
+            "{} ({}, shard {}/{})",
+            exp.id(),
+            setup.scale.name(),
+            s.k,
+            s.n
+        ),
+        None => format!("{} ({})", exp.id(), setup.scale.name()),
+    };
+    if progress && store.is_some() {
+        eprintln!(
+            "{label}: {} cells, {} finished on disk, {} to compute",
+            counts.total,
+            counts.resumed,
+            pending.len()
+        );
+    }
+    let mut needed = vec![false; setup.variants.len()];
+    for &i in &pending {
+        needed[setup.tasks[i].0] = true;
+    }
+    let truths = truths(
+        exp,
+        setup,
+        progress,
+        store.map(|s| &s.truths),
+        &needed,
+        None,
+    )?;
     let bar = if progress {
-        ProgressBar::new(tasks.len() as u64)
+        ProgressBar::new(pending.len() as u64)
     } else {
         ProgressBar::hidden()
     };
     bar.set_style(
-        ProgressStyle::with_template(
-            "{msg} [{bar:30}] {pos}/{len} replicates, {per_sec}, ETA {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
+        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} cells, {per_sec}, ETA {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
     );
-    bar.set_message(format!("{} ({})", exp.id(), scale.name()));
-    let start = Instant::now();
+    bar.set_message(label.clone());
     let log = progress
-        .then(|| PlainProgress::new(exp.id(), tasks.len()))
+        .then(|| PlainProgress::new(&label, pending.len()))
         .flatten();
-    let results: Vec<Replicate> = pool.install(|| {
-        tasks
+    let computed: Vec<(usize, Option<Replicate>)> = setup.pool.install(|| {
+        pending
             .par_iter()
-            .map(|&(v, r)| {
-                let rows = replicate(&variants[v], v, r, data[v].as_deref(), &truths[v]);
+            .map(|&i| {
+                let (v, r) = setup.tasks[i];
+                let start = Instant::now();
+                let cell = replicate(
+                    &setup.variants[v],
+                    v,
+                    r,
+                    setup.data[v].as_deref(),
+                    &truths[v],
+                )?;
+                if let Some(s) = store {
+                    s.cells
+                        .write(&cell_name(v, r), start.elapsed().as_secs_f64(), &cell)?;
+                }
                 bar.inc(1);
                 if let Some(log) = &log {
                     log.tick();
                 }
-                rows
+                Ok((i, keep.then_some(cell)))
             })
             .collect::<Result<_>>()
     })?;
     bar.finish_and_clear();
-    let train_sample = results.first().map(|r| r.train.clone());
+    for (i, cell) in computed {
+        cells[i] = cell;
+    }
+    Ok((cells, counts))
+}
+
+/// The run's output from its cells, in the run's order.
+fn assemble(
+    exp: &Experiment,
+    setup: &Setup,
+    cells: Vec<Replicate>,
+    counts: Counts,
+    wall_seconds: f64,
+) -> Result<RunOutput> {
+    let train_sample = setup
+        .variants
+        .first()
+        .map(|first| draw(first, 0, 0, setup.data[0].as_deref()).0);
     let mut tidy = Vec::new();
     let mut curves = Vec::new();
     let mut maps = Vec::new();
-    for r in results {
+    for r in cells {
         tidy.extend(r.rows);
         curves.extend(r.curves);
         maps.extend(r.maps);
     }
     let summary = summarize(&tidy, exp.spec.level);
     Ok(RunOutput {
-        scale,
+        scale: setup.scale,
         keys: exp.grid_keys(),
         tidy,
         summary,
@@ -131,15 +446,16 @@ pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Re
             .unwrap_or_default(),
         train_sample,
         maps,
-        variants: variants.len(),
-        replicates,
-        threads: pool.current_num_threads(),
-        wall_seconds: start.elapsed().as_secs_f64(),
+        variants: setup.variants.len(),
+        replicates: setup.replicates,
+        threads: setup.pool.current_num_threads(),
+        wall_seconds,
+        cells: counts,
     })
 }
 
 /// Progress lines for logs (stderr not a terminal, where the bar is hidden): at most
-/// one line every 10 s with replicates done, rate and ETA.
+/// one line every 10 s with cells done, rate and ETA.
 struct PlainProgress {
     id: String,
     total: usize,
@@ -166,7 +482,7 @@ impl PlainProgress {
             s.1 = Instant::now();
             let rate = s.0 as f64 / self.start.elapsed().as_secs_f64();
             eprintln!(
-                "{}: {}/{} replicates, {rate:.2}/s, ETA {:.0} s",
+                "{}: {}/{} cells, {rate:.2}/s, ETA {:.0} s",
                 self.id,
                 s.0,
                 self.total,
@@ -186,17 +502,35 @@ fn fnv(name: &str) -> u64 {
 /// A variant's Monte-Carlo truths: per (model, method index) its values.
 type Truths = BTreeMap<(String, usize), Arc<Vec<Value>>>;
 
-/// The truths of every variant, each computed once per distinct (DGP, n_train,
-/// learner, method's truth key), runs in parallel on `pool`.
+/// The cost of one Monte-Carlo truth: what it is, its runs, and the seconds taken
+/// by the runs done (all, or a probe's first few).
+#[derive(Debug, Clone)]
+pub struct TruthCost {
+    /// "model (variant)".
+    pub what: String,
+    /// Its runs.
+    pub runs: usize,
+    /// Runs done (fewer for a probe).
+    pub done: usize,
+    /// Seconds they took (0 when read from the store).
+    pub seconds: f64,
+}
+
+/// The truths of the variants marked `needed` (the others get none), each computed
+/// once per distinct (DGP, n_train, learner, method's truth key) on the setup's pool,
+/// or read from `store`, where a computed one is written; with `probe`, only the
+/// first runs of each (to time it, see [`plan`]), never stored.
 fn truths(
     exp: &Experiment,
-    variants: &[Variant],
-    pool: &rayon::ThreadPool,
+    setup: &Setup,
     progress: bool,
+    store: Option<&CellStore>,
+    needed: &[bool],
+    mut probe: Option<&mut Vec<TruthCost>>,
 ) -> Result<Vec<Truths>> {
     let mut cache: HashMap<String, Arc<Vec<Value>>> = HashMap::new();
-    let mut out = Vec::with_capacity(variants.len());
-    for variant in variants {
+    let mut out = Vec::with_capacity(setup.variants.len());
+    for (variant, _) in setup.variants.iter().zip(needed).filter(|(_, n)| **n) {
         let spec = &variant.spec;
         let mut truths = Truths::new();
         for (m, method) in spec.methods.iter().map(MethodSpec::method).enumerate() {
@@ -205,10 +539,25 @@ fn truths(
             };
             for (name, learner) in &spec.models {
                 let identity = format!("{dgp:?}|{}|{learner:?}|{key}", spec.data.n_train);
-                let values = match cache.get(&identity) {
-                    Some(values) => values.clone(),
-                    None => {
-                        if progress {
+                if let Some(values) = cache.get(&identity) {
+                    truths.insert((name.clone(), m), values.clone());
+                    continue;
+                }
+                let file = cells::truth_name(&identity, spec.seed);
+                let stored = match (store, &probe) {
+                    (Some(store), None) => store.read::<Vec<Value>>(&file)?,
+                    _ => Found::Missing,
+                };
+                let values = match stored {
+                    Found::Cell(values, _) => values,
+                    found => {
+                        if let Found::Unusable(why) = found {
+                            eprintln!(
+                                "{}: truth {file} is unusable ({why}); computing it again",
+                                exp.id()
+                            );
+                        }
+                        if progress && probe.is_none() {
                             eprintln!(
                                 "{}: Monte-Carlo truth of {name} ({})",
                                 exp.id(),
@@ -216,9 +565,19 @@ fn truths(
                             );
                         }
                         let seed = stream_rng(spec.seed, fnv(&identity)).next_u64();
-                        let values = pool
+                        let runs = probe.as_ref().map(|_| PROBE_RUNS);
+                        let start = Instant::now();
+                        let values = setup
+                            .pool
                             .install(|| {
-                                method.truth(dgp, learner, spec.data.n_train, spec.level, seed)
+                                method.truth(
+                                    dgp,
+                                    learner,
+                                    spec.data.n_train,
+                                    spec.level,
+                                    seed,
+                                    runs,
+                                )
                             })
                             .map_err(|source| BenchError::Run {
                                 variant: variant.describe(),
@@ -226,24 +585,55 @@ fn truths(
                                 model: name.clone(),
                                 source,
                             })?;
-                        let values = Arc::new(values);
-                        cache.insert(identity, values.clone());
+                        let seconds = start.elapsed().as_secs_f64();
+                        match probe.as_deref_mut() {
+                            Some(costs) => costs.push(TruthCost {
+                                what: format!("{name} ({})", variant.describe()),
+                                runs: method.truth_runs(),
+                                done: runs.map_or(method.truth_runs(), |k| {
+                                    k.clamp(2, method.truth_runs())
+                                }),
+                                seconds,
+                            }),
+                            None => {
+                                if let Some(store) = store {
+                                    store.write(&file, seconds, &values)?;
+                                }
+                            }
+                        }
                         values
                     }
                 };
+                let values = Arc::new(values);
+                cache.insert(identity, values.clone());
                 truths.insert((name.clone(), m), values);
             }
         }
         out.push(truths);
     }
-    Ok(out)
+    // Variants not needed get no truths, at their own index.
+    let mut it = out.into_iter();
+    Ok(needed
+        .iter()
+        .map(|&n| {
+            if n {
+                it.next().expect("one per needed")
+            } else {
+                Truths::new()
+            }
+        })
+        .collect())
 }
 
-/// What one (variant, replicate) task produced.
+/// Runs of a truth that `--plan` times.
+const PROBE_RUNS: usize = 20;
+
+/// What one (variant, replicate) cell produced (the training sample that data plots
+/// show is drawn again from the first cell's stream, see [`draw`]).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Replicate {
     rows: Vec<TidyRow>,
     curves: Vec<CurveRow>,
-    train: Dataset,
     maps: Vec<EntropyMap>,
 }
 
@@ -330,13 +720,14 @@ pub fn split_rows(
     }
 }
 
-fn replicate(
+/// The training and test rows of cell (v, r), drawn first from its stream (a split of
+/// the data, or fresh samples of the DGP), and the stream after them.
+fn draw(
     variant: &Variant,
     v: usize,
     r: usize,
     data: Option<&Dataset>,
-    truths: &Truths,
-) -> Result<Replicate> {
+) -> (Dataset, Dataset, xai_core::rng::StreamRng) {
     let spec = &variant.spec;
     let mut rng = stream_rng(spec.seed, ((v as u64) << 32) | r as u64);
     let (train, test) = match (data, &spec.data.dataset, &spec.data.dgp) {
@@ -357,12 +748,24 @@ fn replicate(
         }
         _ => unreachable!("validated at load: data has a dgp or a loaded dataset"),
     };
+    (train, test, rng)
+}
+
+/// Computes cell (v, r): its rows, then per model the fit and each method.
+fn replicate(
+    variant: &Variant,
+    v: usize,
+    r: usize,
+    data: Option<&Dataset>,
+    truths: &Truths,
+) -> Result<Replicate> {
+    let spec = &variant.spec;
+    let (train, test, mut rng) = draw(variant, v, r, data);
     let model_seed = rng.next_u64();
     let labels: Vec<String> = variant.labels.iter().map(|(_, l)| l.clone()).collect();
     let mut out = Replicate {
         rows: Vec::new(),
         curves: Vec::new(),
-        train: train.clone(),
         maps: Vec::new(),
     };
     for (k, (name, learner)) in spec.models.iter().enumerate() {

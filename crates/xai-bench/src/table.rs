@@ -6,13 +6,14 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use serde::{Deserialize, Serialize};
 use xai_core::{Estimate, t_interval};
 
 use crate::error::{BenchError, Result};
 
 /// One estimate of one replicate: variant × replicate × model × quantity × feature ×
 /// grid point.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TidyRow {
     /// Values of the grid keys, in key order.
     pub labels: Vec<String>,
@@ -31,7 +32,7 @@ pub struct TidyRow {
 }
 
 /// One ICE curve of one test row.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CurveRow {
     /// Values of the grid keys, in key order.
     pub labels: Vec<String>,

@@ -34,6 +34,17 @@ pub fn relative_to(root: &Path, path: &Path) -> String {
     }
 }
 
+/// The git commit checked out in the current directory, if git says.
+pub fn git_commit() -> Option<String> {
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

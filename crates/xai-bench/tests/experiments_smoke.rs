@@ -6,7 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use xai_bench::catalog::{experiment_ids, resolve};
-use xai_bench::commands::{SharedRuns, run_experiment, run_into};
+use xai_bench::commands::{Place, SharedRuns, run_experiment, run_into};
 use xai_bench::plan::Scale;
 use xai_bench::run::run;
 use xai_bench::table::{read_csv, summary_table};
@@ -98,16 +98,13 @@ fn every_experiment_runs_at_smoke_scale_deterministically() {
 #[test]
 fn run_writes_into_the_ignored_runs_directory_and_never_into_results() {
     let exp = resolve(&root(), "wood2024-fig4").unwrap();
-    let report = run_experiment(
-        &root(),
-        &exp,
-        Scale::Smoke,
-        0,
-        false,
-        &mut SharedRuns::default(),
-        None,
-    )
-    .unwrap();
+    // `fresh`: cells there from an earlier build (another executable) are discarded.
+    let place = Place {
+        fresh: true,
+        ..Place::default()
+    };
+    let report = run_experiment(&root(), &exp, Scale::Smoke, 0, false, &place).unwrap();
+    assert!(report.dir.join("cells").join("run.json").is_file());
     let runs = root().canonicalize().unwrap().join("runs");
     let dir = report.dir.canonicalize().unwrap();
     assert!(dir.starts_with(&runs), "{}", dir.display());

@@ -4,7 +4,7 @@
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// A point estimate with its standard error and two-sided interval.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Estimate {
     /// The point estimate.
     pub estimate: f64,

@@ -41,6 +41,7 @@ fn run_of(keys: &[&str], tidy: Vec<TidyRow>, curves: Vec<CurveRow>) -> RunOutput
         replicates: 1,
         threads: 1,
         wall_seconds: 0.0,
+        cells: Default::default(),
     }
 }
 

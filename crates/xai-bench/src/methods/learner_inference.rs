@@ -306,12 +306,13 @@ impl Method for LearnerInferenceSpec {
         n: usize,
         level: f64,
         seed: u64,
+        probe: Option<usize>,
     ) -> xai_core::error::Result<Vec<Value>> {
         let Some(t) = &self.truth else {
             return Ok(Vec::new());
         };
         let explain = self.ideal_explain();
-        let runs: Vec<Vec<Value>> = (0..t.runs)
+        let runs: Vec<Vec<Value>> = (0..probe.map_or(t.runs, |k| k.clamp(2, t.runs)))
             .into_par_iter()
             .map(|r| {
                 let mut rng = stream_rng(seed, r as u64);
@@ -322,6 +323,10 @@ impl Method for LearnerInferenceSpec {
             .into_iter()
             .map(|(key, v)| value(key, xai_core::t_interval(&v, level)))
             .collect())
+    }
+
+    fn truth_runs(&self) -> usize {
+        self.truth.as_ref().map_or(0, |t| t.runs)
     }
 
     /// It fits its own refits, not the replicate's model.
@@ -613,13 +618,24 @@ mod tests {
         method.m = vec![5, 10];
         method.truth = Some(TruthSpec { runs: 40 });
         let (dgp, learner) = lm_on_linear();
-        let truth = method.truth(&dgp, &learner, 200, 0.95, 9).unwrap();
+        let truth = method.truth(&dgp, &learner, 200, 0.95, 9, None).unwrap();
         // One truth per feature, named as the estimates, close to 2β²Var(X) = 1/6.
         assert_eq!(truth.len(), 2);
         for t in &truth {
             assert_eq!(t.quantity, "loss_pfi");
             assert!((t.estimate.estimate - 1.0 / 6.0).abs() < 0.05, "{t:?}");
         }
+        // A probe of 10 runs is the truth of the first 10 runs (same streams).
+        let probe = method
+            .truth(&dgp, &learner, 200, 0.95, 9, Some(10))
+            .unwrap();
+        let mut ten = method.clone();
+        ten.truth = Some(TruthSpec { runs: 10 });
+        assert_eq!(
+            probe,
+            ten.truth(&dgp, &learner, 200, 0.95, 9, None).unwrap()
+        );
+        assert_ne!(probe, truth);
         let values = run_with(&method, 200, 10, &truth);
         let rows = |q: &str| -> Vec<&Value> { values.iter().filter(|v| v.quantity == q).collect() };
         let corrected = rows("coverage_loss_pfi_corrected");

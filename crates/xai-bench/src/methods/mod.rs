@@ -139,7 +139,7 @@ impl Input<'_> {
 
 /// One reported number: a quantity of a feature (at a grid point), with its
 /// within-replicate uncertainty.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Value {
     /// Quantity name (`entropy_pfi`, `covered`, ...).
     pub quantity: String,
@@ -189,7 +189,8 @@ pub trait Method: Send + Sync {
     }
 
     /// The truth for `learner` on `dgp` with n rows (see [`Method::truth_key`]); run
-    /// r of the Monte-Carlo truth draws from stream (seed, r).
+    /// r of the Monte-Carlo truth draws from stream (seed, r). With `probe: Some(k)`
+    /// only its first min(k, runs) runs are done, to time it (`--plan`).
     fn truth(
         &self,
         _dgp: &xai_synth::DgpSpec,
@@ -197,8 +198,14 @@ pub trait Method: Send + Sync {
         _n: usize,
         _level: f64,
         _seed: u64,
+        _probe: Option<usize>,
     ) -> xai_core::error::Result<Vec<Value>> {
         Ok(Vec::new())
+    }
+
+    /// How many Monte-Carlo runs its truth takes (its cost is linear in them).
+    fn truth_runs(&self) -> usize {
+        0
     }
 
     /// Whether it reads the model fitted on the training rows.

@@ -27,7 +27,7 @@ fn default_resolution() -> usize {
 
 /// The entropy map of a fitted model over a 2-D grid, with test points before and
 /// after one permutation of a feature.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct EntropyMap {
     /// Grid values of the first feature.
     pub xs: Vec<f64>,
