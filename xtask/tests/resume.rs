@@ -326,9 +326,16 @@ fn slurm_writes_an_array_whose_tasks_call_this_binary_with_their_shard() {
         assert!(cells.contains(want), "{want} not in:\n{cells}");
     }
     let merge = std::fs::read_to_string(slurm.join("merge.sbatch")).unwrap();
+    // A YAML outside experiments/ is named by its absolute path in every job.
+    let yaml = std::fs::canonicalize(fixture()).unwrap();
+    let named = format!("merge '{}'", yaml.display());
     assert!(
-        merge.contains("merge resumable") && merge.contains("seq 1 4"),
+        merge.contains(&named) && merge.contains("seq 1 4"),
         "{merge}"
+    );
+    assert!(
+        cells.contains(&format!("run '{}'", yaml.display())),
+        "{cells}"
     );
     for script in ["truths.sbatch", "cells.sbatch", "merge.sbatch", "submit.sh"] {
         let ok = Command::new("bash")

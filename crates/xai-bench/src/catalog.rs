@@ -26,7 +26,7 @@ pub fn resolve(root: &Path, id_or_path: &str) -> Result<Experiment> {
     if id_or_path.ends_with(".yaml") || id_or_path.ends_with(".yml") {
         return Experiment::load(as_path);
     }
-    let path = root.join("experiments").join(format!("{id_or_path}.yaml"));
+    let path = experiment_path(root, id_or_path);
     if path.is_file() {
         return Experiment::load(&path);
     }
@@ -34,6 +34,11 @@ pub fn resolve(root: &Path, id_or_path: &str) -> Result<Experiment> {
         id: id_or_path.to_string(),
         known: experiment_ids(root)?,
     })
+}
+
+/// The file of experiment `id`: `experiments/<id>.yaml`.
+pub fn experiment_path(root: &Path, id: &str) -> PathBuf {
+    root.join("experiments").join(format!("{id}.yaml"))
 }
 
 /// Where `run` (and `check`) write: `runs/<id>/<scale>/`, git-ignored, so a run never

@@ -66,6 +66,14 @@ pub fn write(
     std::fs::create_dir_all(&logs).map_err(io_err(&logs))?;
     let (id, n, scale) = (exp.id(), spec.shards, spec.scale.name());
     let q = |p: &Path| quote(&p.to_string_lossy());
+    // The experiment as the jobs name it: its id when it is the catalog's file, else
+    // its absolute path.
+    let yaml = abs(&exp.path)?;
+    let target = match yaml == abs(&crate::catalog::experiment_path(&root, id)).unwrap_or_default()
+    {
+        true => id.to_string(),
+        false => q(&yaml),
+    };
     let xtask = format!("{} ", q(&exe));
     let common = format!("--scale {scale} --out {} --threads {}", q(&base), spec.cpus);
     let data = std::env::var("XAI_DATA_DIR")
@@ -92,13 +100,13 @@ pub fn write(
         (
             "truths.sbatch",
             header("truths", "truths.out", None)
-                + &format!("exec {xtask}run {id} {common} --truths-only\n"),
+                + &format!("exec {xtask}run {target} {common} --truths-only\n"),
         ),
         (
             "cells.sbatch",
             header("cells", "cells-%a.out", Some(n))
                 + &format!(
-                    "exec {xtask}run {id} {common} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\"\n"
+                    "exec {xtask}run {target} {common} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\"\n"
                 ),
         ),
         (
@@ -106,7 +114,7 @@ pub fn write(
             header("merge", "merge.out", None)
                 + &format!(
                     "shards=()\nfor k in $(seq 1 {n}); do shards+=({}/shard-\"$k\"-of-{n}); done\n\
-                     exec {xtask}merge {id} \"${{shards[@]}}\" --out {}\n",
+                     exec {xtask}merge {target} \"${{shards[@]}}\" --out {}\n",
                     q(&base),
                     q(&base)
                 ),
