@@ -244,7 +244,7 @@ fn print_plan(
     }
     for t in &plan.truths {
         println!(
-            "  truth of {}: {} runs, {:.3} s per run ({} timed), {:.2} CPU-h",
+            "  truth of {}: {} runs, {:.4} s per run ({} timed), {:.2} CPU-h",
             t.what,
             t.runs,
             t.seconds / t.done.max(1) as f64,

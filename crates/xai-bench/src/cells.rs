@@ -3,8 +3,10 @@
 //!
 //! A cell is one (variant, replicate) task of the runner (for molnar2023 Table 1
 //! one (scenario, experiment)), or one Monte-Carlo truth. Each finished cell is one
-//! file: `XAICELL1`, then the postcard encoding of (owner, name, seconds, payload),
-//! then the sha256 of everything before it. It is written to a temporary file in the
+//! file: `XAICELL1`, then the postcard encoding of (owner, name, seconds, payload)
+//! compressed with deflate (fast level: a molnar2023 Table 1 cell shrinks from 77 to
+//! about 10 kB, so the paper scale's 120,000 cells take about 1.2 GB), then the
+//! sha256 of everything before it. It is written to a temporary file in the
 //! same directory, flushed to the disk, then renamed into place, so a reader sees no
 //! file or a whole one; a file that is cut short or altered (a copy interrupted, a
 //! disk that lost a write) fails its checksum and is computed again, never read as
@@ -230,11 +232,17 @@ impl CellStore {
             seconds,
             payload,
         };
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend(
-            postcard::to_stdvec(&envelope)
-                .map_err(|e| BenchError::Other(format!("cannot encode cell {name}: {e}")))?,
-        );
+        let encoded = postcard::to_stdvec(&envelope)
+            .map_err(|e| BenchError::Other(format!("cannot encode cell {name}: {e}")))?;
+        let mut deflate =
+            flate2::write::DeflateEncoder::new(MAGIC.to_vec(), flate2::Compression::fast());
+        let mut bytes = {
+            use std::io::Write;
+            deflate
+                .write_all(&encoded)
+                .and_then(|_| deflate.finish())
+                .map_err(|e| BenchError::Other(format!("cannot compress cell {name}: {e}")))?
+        };
         let sum = Sha256::digest(&bytes);
         bytes.extend_from_slice(&sum);
         let path = self.path(name);
@@ -283,7 +291,14 @@ fn decode<T: DeserializeOwned>(bytes: &[u8], owner: &str, name: &str) -> Found<T
     if Sha256::digest(body).as_slice() != sum {
         return Found::Unusable("checksum mismatch (torn or altered)".into());
     }
-    match postcard::from_bytes::<Envelope<T>>(&body[MAGIC.len()..]) {
+    let mut encoded = Vec::new();
+    if let Err(e) = std::io::Read::read_to_end(
+        &mut flate2::read::DeflateDecoder::new(&body[MAGIC.len()..]),
+        &mut encoded,
+    ) {
+        return Found::Unusable(format!("cannot decompress: {e}"));
+    }
+    match postcard::from_bytes::<Envelope<T>>(&encoded) {
         Err(e) => Found::Unusable(format!("undecodable: {e}")),
         Ok(e) if e.owner != owner || e.name != name => Found::Unusable(format!(
             "cell `{}` of another run, found as `{name}`",
