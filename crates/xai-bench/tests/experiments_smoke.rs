@@ -188,3 +188,33 @@ fn readme_lists_exactly_the_experiments() {
         "README's experiment table is stale: paste `cargo xtask list --markdown` between the markers"
     );
 }
+
+#[test]
+fn a_model_based_pd_band_is_a_normal_band_and_the_row_band_a_t_band() {
+    // lm on molnar2023's linear DGP with 40 test rows: `band: rows` gives the
+    // t-interval over rows (t_{0.975, 39} = 2.0227), `band: model` the normal band
+    // (z_{0.975} = 1.96) around the same PD.
+    let yaml = |band: &str| {
+        format!(
+            "id: band\ntitle: t\npaper: molnar2023\nfigure: test\nseed: 3\n\
+             scales: {{ smoke: {{ replicates: 2 }}, ci: {{ replicates: 2 }}, paper: {{ replicates: 2 }} }}\n\
+             data: {{ dgp: {{ molnar_linear: {{}} }}, n_train: 60, n_test: 40 }}\n\
+             models: {{ lm: {{ lm: {{}} }} }}\n\
+             methods:\n  - ice: {{ grid: {{ points: 3, range: {{ fixed: [0.2, 0.8] }} }}, statistics: [prediction], band: {band} }}\n"
+        )
+    };
+    let run_band = |band: &str| {
+        let exp =
+            xai_bench::plan::Experiment::from_text(Path::new("band.yaml"), yaml(band)).unwrap();
+        run(&exp, Scale::Smoke, 1, false).unwrap().tidy
+    };
+    let (rows, model) = (run_band("rows"), run_band("model"));
+    assert_eq!(rows.len(), 12);
+    for (r, m) in rows.iter().zip(&model) {
+        assert_eq!(r.value.estimate, m.value.estimate, "the same PD");
+        let q = |e: &xai_core::Estimate| (e.upper - e.estimate) / e.se;
+        assert!((q(&r.value) - 2.022_690_9).abs() < 1e-5, "{:?}", r.value);
+        assert!((q(&m.value) - 1.959_964).abs() < 1e-5, "{:?}", m.value);
+        assert!(m.value.se > 0.0 && m.value.se != r.value.se);
+    }
+}

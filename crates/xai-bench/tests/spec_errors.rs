@@ -414,3 +414,30 @@ fn runs_of_takes_the_computation_of_the_named_experiment_and_nothing_else() {
         "{msg}"
     );
 }
+
+#[test]
+fn a_model_based_pd_band_needs_the_prediction_and_a_model_with_a_covariance() {
+    let ice = "  - ice:\n      grid: { points: 3, range: { fixed: [0.1, 0.9] } }\n      statistics: [entropy]\n      band: model\n";
+    let pfi = "  - pfi:\n      perturbation: { permutation: { repeats: 10 } }\n      statistics: [nll, entropy]\n";
+    // Without the PFI, the smoke scale's `repeats` override has no field to set.
+    let without_pfi = |text: String, method: &str| {
+        text.replacen(pfi, method, 1)
+            .replacen("restarts: 0, repeats: 2", "restarts: 0", 1)
+    };
+    let load = |text: String| {
+        Experiment::from_text(Path::new("experiments/wood2024-fig4.yaml"), text)
+            .expect_err("must not load")
+            .to_string()
+    };
+    let msg = load(without_pfi(fig4(), ice));
+    assert_has(&msg, &["band", "statistics: [prediction]"]);
+    let text = without_pfi(fig4(), &ice.replace("[entropy]", "[prediction]"))
+        .replacen(
+            "gaussian_process: { restarts: 4, ard: false }",
+            "random_forest: {}",
+            1,
+        )
+        .replacen(", restarts: 0 }", " }", 1);
+    let msg = load(text);
+    assert_has(&msg, &["`gp` (random_forest)", "lm", "band: rows"]);
+}

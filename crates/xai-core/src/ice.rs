@@ -6,7 +6,7 @@ use ndarray::{Array2, ArrayView2};
 use crate::dataset::Dataset;
 use crate::error::Result;
 use crate::inference::{Estimate, t_interval};
-use crate::model::Model;
+use crate::model::{MeanCovariance, Model};
 use crate::perturbation::{GridSpec, PerturbationSpec};
 use crate::perturbed::perturbed_statistics;
 use crate::statistic::Statistic;
@@ -43,6 +43,40 @@ pub fn ice_from_values(
         curves: values.to_owned(),
         pd,
     }
+}
+
+/// The model-based PD band of molnar2023 §2.5 (Moosbauer et al. 2021; the "mod"
+/// column of Table 2): at each grid value x_g, PD̂(x_g) = `pd[g]` (the mean prediction
+/// over the n rows of `x` with column `feature` set to x_g) with
+/// se² = (1/n²)·1ᵀK(x_g)1, K(x_g) the joint covariance of those n mean predictions
+/// ([`MeanCovariance`]), and the normal band PD̂ ± z_{1−α/2}·se, α = 1 − `level`.
+/// It counts the model's uncertainty given the n rows, not the Monte-Carlo error of
+/// averaging over them (Eq. 5), which is why it undercovers the true PD.
+pub fn pd_model_band(
+    cov: &dyn MeanCovariance,
+    x: ArrayView2<'_, f64>,
+    feature: usize,
+    grid: &[f64],
+    pd: &[f64],
+    level: f64,
+) -> Vec<Estimate> {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    let z = Normal::standard().inverse_cdf(1.0 - (1.0 - level) / 2.0);
+    let mut design = x.to_owned();
+    grid.iter()
+        .zip(pd)
+        .map(|(&v, &estimate)| {
+            design.column_mut(feature).fill(v);
+            let se = cov.variance_of_average(design.view()).max(0.0).sqrt();
+            Estimate {
+                estimate,
+                se,
+                lower: estimate - z * se,
+                upper: estimate + z * se,
+                n: x.nrows(),
+            }
+        })
+        .collect()
 }
 
 /// ICE curves and PD of each feature in `features` for each statistic: `result[s][f]`.

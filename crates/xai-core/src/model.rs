@@ -36,6 +36,31 @@ pub trait Model: Send + Sync {
     fn tree_ensemble(&self) -> Option<&dyn TreeEnsembleView> {
         None
     }
+
+    /// The joint covariance of its mean predictions, if it has one (a GP's posterior,
+    /// OLS's sampling covariance); `None` otherwise.
+    fn mean_covariance(&self) -> Option<&dyn MeanCovariance> {
+        None
+    }
+}
+
+/// A model whose mean predictions f̂(x_1), …, f̂(x_n) have a joint covariance
+/// K = Cov(f̂(x_a), f̂(x_b)): the posterior covariance of a GP's latent mean (simple
+/// kriging), or for OLS the sampling covariance D Σ̂_β Dᵀ (D the design rows with a
+/// leading 1). molnar2023 §2.5 (Moosbauer et al. 2021, the "mod" band of Table 2)
+/// needs the variance of an average of predictions, (1/n²)·1ᵀK1.
+pub trait MeanCovariance {
+    /// K (n × n) for the rows of `x` (the training columns), in the model's target
+    /// units.
+    fn covariance(&self, x: ArrayView2<'_, f64>) -> Array2<f64>;
+
+    /// Var((1/n)·Σ_a f̂(x_a)) = (1/n²)·1ᵀK1 over the rows of `x`. The default sums
+    /// [`MeanCovariance::covariance`]; a model with a cheaper closed form overrides it
+    /// (it must agree to rounding).
+    fn variance_of_average(&self, x: ArrayView2<'_, f64>) -> f64 {
+        let n = x.nrows() as f64;
+        self.covariance(x).sum() / (n * n)
+    }
 }
 
 /// [`Model::predict_replaced`] by stacking the copies into one design matrix (n·copies

@@ -27,7 +27,7 @@ use faer::{Mat, Side};
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 use rand::{Rng, RngExt};
 use serde::Deserialize;
-use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
+use xai_core::{CoreError, Dataset, Learner, MeanCovariance, Model, Predictions, Target};
 
 use crate::error::ParamError;
 use crate::optim::{LbfgsOptions, minimize_box};
@@ -341,8 +341,7 @@ impl GaussianProcess {
             .mapv(|m| m * self.y_scale + self.y_shift);
         // v = L⁻¹·k*ᵀ (n × m); latent variance σ_f² − ‖v_col‖².
         let (n, m) = (self.x.nrows(), xs.nrows());
-        let mut v = Mat::<f64>::from_fn(n, m, |i, j| ks[[j, i]]);
-        solve_lower_triangular_in_place(self.chol.as_ref(), v.as_mut(), Par::Seq);
+        let v = self.solve_lower(Mat::<f64>::from_fn(n, m, |i, j| ks[[j, i]]));
         let var = Array1::from_iter((0..m).map(|j| {
             let q: f64 = (0..n).map(|i| v[(i, j)] * v[(i, j)]).sum();
             ((signal - q).max(0.0) + noise) * self.y_scale * self.y_scale
@@ -355,6 +354,50 @@ impl Model for GaussianProcess {
     fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
         let (mean, var) = self.predict_mean_var(x);
         Predictions::Gaussian { mean, var }
+    }
+
+    fn mean_covariance(&self) -> Option<&dyn MeanCovariance> {
+        Some(self)
+    }
+}
+
+impl GaussianProcess {
+    /// L⁻¹·B for the n × c matrix B (a triangular solve with the training Cholesky).
+    fn solve_lower(&self, b: Mat<f64>) -> Mat<f64> {
+        let mut b = b;
+        solve_lower_triangular_in_place(self.chol.as_ref(), b.as_mut(), Par::Seq);
+        b
+    }
+}
+
+/// The posterior (simple-kriging) covariance of the latent mean f at the rows of x,
+/// K** − K*ᵀ(K + σ_n²I)⁻¹K*, in the target's units (the noise σ_n² is not part of
+/// it: molnar2023 §2.5's "mod" band is about the mean).
+impl MeanCovariance for GaussianProcess {
+    fn covariance(&self, x: ArrayView2<'_, f64>) -> Array2<f64> {
+        let xs = self.inputs.apply(x);
+        let kss = cross_kernel(xs.view(), xs.view(), &self.theta);
+        let ks = cross_kernel(xs.view(), self.x.view(), &self.theta);
+        let (n, m) = (self.x.nrows(), xs.nrows());
+        let v = self.solve_lower(Mat::<f64>::from_fn(n, m, |i, j| ks[[j, i]]));
+        let s2 = self.y_scale * self.y_scale;
+        Array2::from_shape_fn((m, m), |(a, b)| {
+            let q: f64 = (0..n).map(|i| v[(i, a)] * v[(i, b)]).sum();
+            (kss[[a, b]] - q) * s2
+        })
+    }
+
+    /// (1/m²)·(1ᵀK**1 − ‖L⁻¹K*1‖²): one solve for the summed cross-kernel column
+    /// instead of m, O(m²·d + n·m + n²).
+    fn variance_of_average(&self, x: ArrayView2<'_, f64>) -> f64 {
+        let xs = self.inputs.apply(x);
+        let m = xs.nrows() as f64;
+        let kss = cross_kernel(xs.view(), xs.view(), &self.theta).sum();
+        let ks = cross_kernel(xs.view(), self.x.view(), &self.theta);
+        let sums = ks.sum_axis(Axis(0));
+        let v = self.solve_lower(Mat::<f64>::from_fn(sums.len(), 1, |i, _| sums[i]));
+        let q: f64 = (0..sums.len()).map(|i| v[(i, 0)] * v[(i, 0)]).sum();
+        (kss - q) / (m * m) * self.y_scale * self.y_scale
     }
 }
 
@@ -688,6 +731,34 @@ mod tests {
         // LML = log N(1; 0, 1.1).
         let expected = -0.5 / 1.1 - 0.5 * (2.0 * PI * 1.1).ln();
         assert!((gp.log_marginal_likelihood() - expected).abs() < 1e-14);
+    }
+
+    #[test]
+    fn the_posterior_mean_covariance_is_the_predictive_variance_less_the_noise() {
+        // K = K** − K*ᵀ(K + σ_n²I)⁻¹K*: symmetric, its diagonal plus σ_n² is the
+        // predictive variance, and the one-solve 1ᵀK1/m² equals the full matrix's.
+        let mut rng = xai_core::rng::stream_rng(5, 0);
+        let n = 40;
+        let x = Array2::from_shape_fn((n, 2), |_| rng.random::<f64>() * 2.0);
+        let y = Array1::from_iter(
+            (0..n).map(|i| x[[i, 0]].sin() + 0.5 * x[[i, 1]] + 0.1 * rng.random::<f64>()),
+        );
+        let gp = GaussianProcess::fit(x.view(), y.view(), &GpParams::default(), &mut rng).unwrap();
+        let test = array![[0.3, 0.2], [1.0, 1.5], [1.9, 0.4], [3.0, 3.0]];
+        let k = gp.mean_covariance().unwrap().covariance(test.view());
+        let (_, var) = gp.predict_mean_var(test.view());
+        let noise = gp.theta()[3].exp() * gp.y_scale * gp.y_scale;
+        for a in 0..4 {
+            assert!((k[[a, a]] + noise - var[a]).abs() < 1e-10 * var[a], "{a}");
+            for b in 0..4 {
+                assert!((k[[a, b]] - k[[b, a]]).abs() < 1e-12);
+            }
+        }
+        // Far from the data the latent variance approaches the prior σ_f²·scale².
+        assert!(k[[3, 3]] > 10.0 * k[[1, 1]], "{k:?}");
+        let fast = gp.variance_of_average(test.view());
+        let full = k.sum() / 16.0;
+        assert!((fast - full).abs() < 1e-10 * full, "{fast} vs {full}");
     }
 
     #[test]

@@ -24,7 +24,7 @@ use faer::linalg::solvers::SolveLstsq;
 use ndarray::{Array1, Array2, ArrayView2};
 use rand::Rng;
 use serde::Deserialize;
-use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
+use xai_core::{CoreError, Dataset, Learner, MeanCovariance, Model, Predictions, Target};
 
 use crate::error::ParamError;
 
@@ -197,6 +197,44 @@ impl Model for LinearModel {
         let slopes = b.slice(ndarray::s![1..]);
         Predictions::Point(x.dot(&slopes) + b[0])
     }
+
+    /// The sampling covariance of the fitted values, when Σ̂_β exists (n > p + 1).
+    fn mean_covariance(&self) -> Option<&dyn MeanCovariance> {
+        self.covariance
+            .as_ref()
+            .map(|_| self as &dyn MeanCovariance)
+    }
+}
+
+impl LinearModel {
+    /// D = [1, x]: the design rows with the intercept column first.
+    fn design(x: ArrayView2<'_, f64>) -> Array2<f64> {
+        let mut d = Array2::ones((x.nrows(), x.ncols() + 1));
+        d.slice_mut(ndarray::s![.., 1..]).assign(&x);
+        d
+    }
+
+    fn sigma_beta(&self) -> &Array2<f64> {
+        self.covariance
+            .as_ref()
+            .expect("mean_covariance is offered only with Σ̂_β")
+    }
+}
+
+/// Cov(Dβ̂) = D Σ̂_β Dᵀ (molnar2023 §2.5, LM's "mod" band), with Σ̂_β = σ̂²(XᵀX)⁻¹.
+impl MeanCovariance for LinearModel {
+    fn covariance(&self, x: ArrayView2<'_, f64>) -> Array2<f64> {
+        let d = Self::design(x);
+        d.dot(self.sigma_beta()).dot(&d.t())
+    }
+
+    /// (1/n²)·1ᵀDΣ̂_βDᵀ1 = d̄ᵀΣ̂_β d̄ with d̄ the mean design row: O(n·p + p²).
+    fn variance_of_average(&self, x: ArrayView2<'_, f64>) -> f64 {
+        let mean = Self::design(x)
+            .mean_axis(ndarray::Axis(0))
+            .expect("at least one row");
+        mean.dot(&self.sigma_beta().dot(&mean))
+    }
 }
 
 #[cfg(test)]
@@ -275,6 +313,77 @@ mod tests {
             }
         }
         a.slice(ndarray::s![.., q..]).to_owned()
+    }
+
+    #[test]
+    fn the_model_based_pd_variance_is_the_closed_form_on_a_small_design() {
+        // 7 rows, 2 features: Var(PD̂_1(v)) = (1/n²)·Σ_a Σ_b d_aᵀ Σ̂_β d_b with
+        // d_a = (1, v, x_a2), written out element by element with Σ̂_β = σ̂²(XᵀX)⁻¹
+        // from Gauss–Jordan; equal to d̄ᵀΣ̂_β d̄ with d̄ = (1, v, mean x_2).
+        let x = ndarray::array![
+            [0.1, 0.7],
+            [0.4, 0.2],
+            [0.5, 0.9],
+            [0.8, 0.3],
+            [0.9, 0.6],
+            [0.2, 0.1],
+            [0.6, 0.5]
+        ];
+        let y = [1.0, 0.3, 1.9, 0.2, 1.4, 0.1, 1.1];
+        let m = LmLearner::default()
+            .fit_linear(x.view(), &y, &names(2))
+            .unwrap();
+        let sigma = normal_equations_inverse(&x) * m.residual_variance().unwrap();
+        let cov = m.mean_covariance().expect("n > p + 1");
+        let (n, grid) = (7.0, [0.0, 0.25, 1.5]);
+        let b = m.coefficients();
+        let mean2 = x.column(1).mean().unwrap();
+        let pd: Vec<f64> = grid
+            .iter()
+            .map(|v| b[0] + b[1] * v + b[2] * mean2)
+            .collect();
+        let band = xai_core::pd_model_band(cov, x.view(), 0, &grid, &pd, 0.95);
+        for (g, &v) in grid.iter().enumerate() {
+            let mut by_hand = 0.0;
+            for a in 0..7 {
+                for c in 0..7 {
+                    let da = [1.0, v, x[[a, 1]]];
+                    let dc = [1.0, v, x[[c, 1]]];
+                    for k in 0..3 {
+                        for l in 0..3 {
+                            by_hand += da[k] * sigma[[k, l]] * dc[l];
+                        }
+                    }
+                }
+            }
+            by_hand /= n * n;
+            let bar = [1.0, v, mean2];
+            let closed: f64 = (0..3)
+                .flat_map(|k| (0..3).map(move |l| (k, l)))
+                .map(|(k, l)| bar[k] * sigma[[k, l]] * bar[l])
+                .sum();
+            let se2 = band[g].se * band[g].se;
+            assert!(
+                (se2 - by_hand).abs() < 1e-12 * by_hand,
+                "{se2} vs {by_hand}"
+            );
+            assert!((closed - by_hand).abs() < 1e-12 * by_hand);
+            // The default 1ᵀK1/n² from the full matrix agrees with the override.
+            let mut design = x.clone();
+            design.column_mut(0).fill(v);
+            let full = cov.covariance(design.view()).sum() / (n * n);
+            assert!((full - by_hand).abs() < 1e-12 * by_hand);
+            // A normal band: PD ± z_{0.975}·se.
+            assert_eq!(band[g].estimate, pd[g]);
+            let z = (band[g].upper - pd[g]) / band[g].se;
+            assert!((z - 1.959_963_984_540_054).abs() < 1e-9, "{z}");
+            assert!((pd[g] - band[g].lower - band[g].upper + pd[g]).abs() < 1e-12);
+        }
+        // No residual degrees of freedom: no covariance to offer.
+        let exact = LmLearner::default()
+            .fit_linear(x.slice(ndarray::s![..3, ..]), &y[..3], &names(2))
+            .unwrap();
+        assert!(exact.mean_covariance().is_none());
     }
 
     #[test]

@@ -66,6 +66,13 @@ impl LearnerSpec {
         )
     }
 
+    /// Whether the fitted model offers the joint covariance of its mean predictions
+    /// ([`xai_core::MeanCovariance`], the model-based PD band of molnar2023 §2.5):
+    /// `lm` and `gaussian_process`.
+    pub fn has_mean_covariance(&self) -> bool {
+        matches!(self, LearnerSpec::Lm(_) | LearnerSpec::GaussianProcess(_))
+    }
+
     /// The learner's name in words, for figures ("Gaussian process").
     pub fn describe(&self) -> &'static str {
         match self {

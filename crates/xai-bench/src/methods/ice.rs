@@ -1,6 +1,8 @@
 //! Individual conditional expectation curves over a grid and their mean, the partial
 //! dependence: ICE⁽ⁱ⁾(x_g) = s(x⁽ⁱ⁾ with x_j := x_g), PD(x_g) = (1/n)·Σᵢ ICE⁽ⁱ⁾(x_g)
-//! with its t-interval over rows (wood2024 Eq. 3-4; with `entropy` Eq. 8-10).
+//! with its t-interval over rows (wood2024 Eq. 3-4; with `entropy` Eq. 8-10;
+//! molnar2023 Eq. 5, 7), or with `band: model` the model-based band of molnar2023
+//! §2.5 ([`xai_core::pd_model_band`]).
 
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -27,6 +29,23 @@ pub struct IceSpec {
     /// without replacement (written to `ice.csv`).
     #[serde(default)]
     pub curves: usize,
+    /// The PD's interval: `rows` (default), the t-interval over the test rows
+    /// (molnar2023 Eq. 5, 7); or `model`, PD ± z·se with se² = (1/n²)·1ᵀK(x)1 from the
+    /// model's covariance of its mean predictions (molnar2023 §2.5; `lm`,
+    /// `gaussian_process`; statistic `prediction` only).
+    #[serde(default)]
+    pub band: Band,
+}
+
+/// The interval of a PD.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Band {
+    /// The t-interval over the rows averaged (Monte-Carlo error).
+    #[default]
+    Rows,
+    /// The model's own uncertainty about the average prediction.
+    Model,
 }
 
 impl Method for IceSpec {
@@ -67,6 +86,28 @@ impl Method for IceSpec {
                 ),
             ));
         }
+        if self.band == Band::Model {
+            if self.statistics != [Statistic::Prediction] {
+                return Err(Invalid::new(
+                    "band",
+                    "`band: model` is the covariance of the mean predictions: use \
+                     `statistics: [prediction]`",
+                ));
+            }
+            if let Some((name, learner)) =
+                plan.models.iter().find(|(_, l)| !l.has_mean_covariance())
+            {
+                return Err(Invalid::new(
+                    "band",
+                    format!(
+                        "`band: model` needs the covariance of a model's mean predictions, \
+                         which `{name}` ({}) does not have; use `lm` or `gaussian_process`, or \
+                         `band: rows`",
+                        learner.name()
+                    ),
+                ));
+            }
+        }
         known_features(plan, self.features.iter().flatten())
     }
 
@@ -86,7 +127,25 @@ impl Method for IceSpec {
         let names = test.feature_names();
         let mut out = Emitted::default();
         for ((q, stat), per_feature) in self.quantities().iter().zip(&self.statistics).zip(res) {
-            for f in per_feature {
+            for mut f in per_feature {
+                if self.band == Band::Model {
+                    let model = input.model()?;
+                    let cov = model.mean_covariance().ok_or_else(|| {
+                        xai_core::CoreError::Invalid(
+                            "`band: model`: this model has no covariance of its mean predictions"
+                                .into(),
+                        )
+                    })?;
+                    let pd: Vec<f64> = f.pd.iter().map(|e| e.estimate).collect();
+                    f.pd = xai_core::pd_model_band(
+                        cov,
+                        test.x(),
+                        f.feature,
+                        &f.grid,
+                        &pd,
+                        input.level,
+                    );
+                }
                 for (x, pd) in f.grid.iter().zip(&f.pd) {
                     out.values.push(Value {
                         quantity: q.clone(),
