@@ -31,6 +31,7 @@ use xai_core::{CoreError, Dataset, Learner, MeanCovariance, Model, Predictions, 
 
 use crate::error::ParamError;
 use crate::optim::{LbfgsOptions, minimize_box};
+use crate::standardize::Standardizer;
 
 /// Hyperparameter bounds exp(±11.51) = 1e∓5, scikit-learn's defaults.
 const LOG_BOUND: f64 = 11.512925464970229;
@@ -154,34 +155,6 @@ impl Learner for GaussianProcessLearner {
     }
 }
 
-/// Affine standardisation z = (v − shift)/scale of each column.
-#[derive(Debug, Clone, PartialEq)]
-struct Standardizer {
-    shift: Array1<f64>,
-    scale: Array1<f64>,
-}
-
-impl Standardizer {
-    fn fit(x: ArrayView2<'_, f64>, enabled: bool) -> Self {
-        let d = x.ncols();
-        if !enabled {
-            return Self {
-                shift: Array1::zeros(d),
-                scale: Array1::ones(d),
-            };
-        }
-        let shift = x.mean_axis(Axis(0)).expect("at least one row");
-        let scale = x
-            .std_axis(Axis(0), 0.0)
-            .mapv(|s| if s > 0.0 { s } else { 1.0 });
-        Self { shift, scale }
-    }
-
-    fn apply(&self, x: ArrayView2<'_, f64>) -> Array2<f64> {
-        (&x - &self.shift) / &self.scale
-    }
-}
-
 /// A fitted GP regression model.
 #[derive(Debug, Clone)]
 pub struct GaussianProcess {
@@ -213,7 +186,7 @@ impl GaussianProcess {
                 y.len()
             )));
         }
-        let inputs = Standardizer::fit(x, params.standardize_inputs);
+        let inputs = Standardizer::fit(x, params.standardize_inputs, 0.0);
         let (y_shift, y_scale) = target_scaling(y, params.standardize_target);
         let xs = inputs.apply(x);
         let ys = y.mapv(|v| (v - y_shift) / y_scale);
@@ -266,7 +239,7 @@ impl GaussianProcess {
         theta: &[f64],
         params: &GpParams,
     ) -> Result<Self, CoreError> {
-        let inputs = Standardizer::fit(x, params.standardize_inputs);
+        let inputs = Standardizer::fit(x, params.standardize_inputs, 0.0);
         let scaling = target_scaling(y, params.standardize_target);
         let xs = inputs.apply(x);
         let ys = y.mapv(|v| (v - scaling.0) / scaling.1);

@@ -30,6 +30,8 @@ pub mod optim;
 pub mod r_random_forest;
 pub mod registry;
 pub mod rpart;
+mod standardize;
+pub mod svr;
 
 pub use error::ParamError;
 pub use forest::{Forest, ForestLearner, ForestParams, Mtry, MtryRule};
@@ -38,3 +40,4 @@ pub use lm::{LinearModel, LmLearner, LmParams};
 pub use r_random_forest::{RForestLearner, RForestParams};
 pub use registry::LearnerSpec;
 pub use rpart::{RpartLearner, RpartParams};
+pub use svr::{Svr, SvrLearner, SvrParams};

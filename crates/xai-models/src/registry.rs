@@ -15,6 +15,7 @@ use crate::gp::{GaussianProcessLearner, GpParams};
 use crate::lm::{LmLearner, LmParams};
 use crate::r_random_forest::{RForestLearner, RForestParams};
 use crate::rpart::{RpartLearner, RpartParams};
+use crate::svr::{SvrLearner, SvrParams};
 
 /// A learner with its hyperparameters, as written in YAML (`gaussian_process: {...}`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -37,6 +38,9 @@ pub enum LearnerSpec {
     /// A regression forest as R's `randomForest` fits it: ntree, mtry, nodesize
     /// ([`crate::r_random_forest`]).
     RRandomForest(#[serde(default)] RForestParams),
+    /// ε-support vector regression with an RBF kernel, as R's e1071 fits it
+    /// ([`crate::svr`]).
+    Svr(#[serde(default)] SvrParams),
 }
 
 impl LearnerSpec {
@@ -50,6 +54,7 @@ impl LearnerSpec {
             LearnerSpec::Lm(_) => "lm",
             LearnerSpec::Rpart(_) => "rpart",
             LearnerSpec::RRandomForest(_) => "r_random_forest",
+            LearnerSpec::Svr(_) => "svr",
         }
     }
 
@@ -83,6 +88,7 @@ impl LearnerSpec {
             LearnerSpec::Lm(_) => "linear model",
             LearnerSpec::Rpart(_) => "regression tree (rpart)",
             LearnerSpec::RRandomForest(_) => "random forest (R)",
+            LearnerSpec::Svr(_) => "ε-support vector regression",
         }
     }
 
@@ -96,6 +102,7 @@ impl LearnerSpec {
             LearnerSpec::Lm(p) => p.validate(),
             LearnerSpec::Rpart(p) => p.validate(),
             LearnerSpec::RRandomForest(p) => p.validate(),
+            LearnerSpec::Svr(p) => p.validate(),
         }
     }
 
@@ -122,6 +129,8 @@ impl LearnerSpec {
     /// - `rpart` (l = minbucket, D = maxdepth): the `random_forest` bytes with T = 1,
     ///   plus 8n (unit weights) and 64·N(n) (the cp-pruning bookkeeping).
     /// - `r_random_forest` (T = ntree, l = 1, D unlimited): the `random_forest` bytes.
+    /// - `svr`: 8·(n² + 2nd + 8n): the kernel matrix, the scaled rows twice, and the
+    ///   2n dual variables and gradients.
     ///
     /// The forests' terms are worst cases (every leaf one row, every vector at twice
     /// its length): measured fits of 20 trees on 20,000 rows
@@ -138,6 +147,11 @@ impl LearnerSpec {
             LearnerSpec::Lm(_) => crate::lm::fit_memory_bytes(n, d),
             LearnerSpec::Rpart(p) => p.fit_memory_bytes(n, d),
             LearnerSpec::RRandomForest(p) => p.as_forest().fit_memory_bytes(n, d),
+            LearnerSpec::Svr(_) => 8u128.saturating_mul(
+                n.saturating_mul(n)
+                    .saturating_add(2 * n.saturating_mul(d))
+                    .saturating_add(8 * n),
+            ),
         }
     }
 
@@ -155,6 +169,8 @@ impl LearnerSpec {
     ///   and its mean; the members predict one after another).
     /// - `rpart`, `r_random_forest`: as `random_forest` (they predict as forests).
     /// - `lm`: 8m (the predictions).
+    /// - `svr`: 8·(mn + md + m): the cross-kernel with at most n support vectors, the
+    ///   scaled rows and the predictions.
     pub fn predict_memory_bytes(&self, n_train: usize, n_rows: usize, n_features: usize) -> u128 {
         let (n, m, d) = (n_train as u128, n_rows as u128, n_features as u128);
         match self {
@@ -165,6 +181,11 @@ impl LearnerSpec {
             | LearnerSpec::RRandomForest(_) => crate::forest::predict_memory_bytes(m, d),
             LearnerSpec::CalibratedForest(_) => crate::calibration::predict_memory_bytes(m, d),
             LearnerSpec::Lm(_) => crate::lm::predict_memory_bytes(m),
+            LearnerSpec::Svr(_) => 8u128.saturating_mul(
+                m.saturating_mul(n)
+                    .saturating_add(m.saturating_mul(d))
+                    .saturating_add(m),
+            ),
         }
     }
 
@@ -184,6 +205,7 @@ impl LearnerSpec {
             LearnerSpec::Lm(p) => Box::new(LmLearner(p.clone())),
             LearnerSpec::Rpart(p) => Box::new(RpartLearner(p.clone())),
             LearnerSpec::RRandomForest(p) => Box::new(RForestLearner(p.clone())),
+            LearnerSpec::Svr(p) => Box::new(SvrLearner(p.clone())),
         }
     }
 }
@@ -229,7 +251,7 @@ mod tests {
         }
     }
 
-    fn all_defaults() -> [LearnerSpec; 7] {
+    fn all_defaults() -> [LearnerSpec; 8] {
         [
             LearnerSpec::GaussianProcess(GpParams::default()),
             LearnerSpec::RandomForest(ForestParams::default()),
@@ -238,11 +260,12 @@ mod tests {
             LearnerSpec::Lm(LmParams::default()),
             LearnerSpec::Rpart(RpartParams::default()),
             LearnerSpec::RRandomForest(RForestParams::default()),
+            LearnerSpec::Svr(SvrParams::default()),
         ]
     }
 
     #[test]
-    fn every_learner_fits_and_tree_ensembles_expose_their_trees() {
+    fn every_learner_fits_and_exposes_trees_and_covariances_as_declared() {
         let mut rng = xai_core::rng::stream_rng(2, 0);
         let x = ndarray::Array2::from_shape_fn((60, 2), |(i, j)| ((i * (j + 3)) % 17) as f64);
         let y: Vec<f64> = x.rows().into_iter().map(|r| r[0] - 0.5 * r[1]).collect();
@@ -260,6 +283,12 @@ mod tests {
             assert_eq!(
                 model.tree_ensemble().is_some(),
                 spec.is_tree_ensemble(),
+                "{}",
+                spec.name()
+            );
+            assert_eq!(
+                model.mean_covariance().is_some(),
+                spec.has_mean_covariance(),
                 "{}",
                 spec.name()
             );

@@ -1,0 +1,497 @@
+//! ε-support vector regression with an RBF kernel, as R's e1071 `svm()` fits it
+//! (libsvm's ε-SVR with e1071's defaults): features and target scaled to mean 0 and
+//! sample sd 1, k(a, b) = exp(−γ‖a − b‖²) with γ = 1/p, cost C = 1, ε = 0.1, and
+//! libsvm's stopping tolerance 0.001 (molnar2023 Fig. 3, PAPERS.md §2.6 [code]).
+//!
+//! The dual (libsvm's form, Chang & Lin 2011 §2.3): 2n variables α = (α⁺, α⁻),
+//! z_t = +1 for t < n and −1 after, min ½αᵀQα + pᵀα subject to zᵀα = 0 and
+//! 0 ≤ α_t ≤ C, with Q_ts = z_t z_s k(x_t, x_s) and p = (ε − y, ε + y). It is solved
+//! by SMO with libsvm's second-order working-set selection (Fan, Chen & Lin 2005)
+//! on the precomputed kernel matrix (these fits have a few hundred rows). The model
+//! is f(x) = Σ_i β_i k(x_i, x) − ρ with β_i = α⁺_i − α⁻_i and ρ from the free
+//! variables (libsvm's `calculate_rho`).
+//!
+//! smartcore 0.7 has an SVR (a port of Smile's SMO) but its fitted model borrows its
+//! parameters for its lifetime and its `predict` needs the test matrix for that same
+//! lifetime, so it cannot be kept as a model; its α and ρ are private, so the dual's
+//! KKT conditions cannot be checked; hence this solver.
+
+use ndarray::{Array1, Array2, ArrayView2};
+use rand::Rng;
+use serde::Deserialize;
+use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
+
+use crate::error::ParamError;
+use crate::standardize::Standardizer;
+
+/// `svr:` settings (e1071's defaults).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SvrParams {
+    /// C, the cost of a residual beyond the tube (> 0; default 1).
+    pub cost: f64,
+    /// ε, the half-width of the tube without loss, in scaled target units (≥ 0;
+    /// default 0.1).
+    pub epsilon: f64,
+    /// γ of the RBF kernel, in scaled feature units (> 0; default 1/p).
+    pub gamma: Option<f64>,
+    /// Scale features and target to mean 0, sample sd 1 (default true, e1071's).
+    pub scale: bool,
+    /// Stop when the maximal violation of the optimality conditions is below this
+    /// (> 0; default 0.001, libsvm's `eps`).
+    pub tolerance: f64,
+}
+
+impl Default for SvrParams {
+    fn default() -> Self {
+        Self {
+            cost: 1.0,
+            epsilon: 0.1,
+            gamma: None,
+            scale: true,
+            tolerance: 1e-3,
+        }
+    }
+}
+
+impl SvrParams {
+    /// Checks the settings before any work.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if !(self.cost > 0.0 && self.cost.is_finite()) {
+            return Err(ParamError::out_of_range(
+                "cost",
+                self.cost,
+                "a finite number > 0",
+            ));
+        }
+        if !(self.epsilon >= 0.0 && self.epsilon.is_finite()) {
+            return Err(ParamError::out_of_range(
+                "epsilon",
+                self.epsilon,
+                "a finite number >= 0",
+            ));
+        }
+        if let Some(g) = self.gamma
+            && !(g > 0.0 && g.is_finite())
+        {
+            return Err(ParamError::out_of_range("gamma", g, "a finite number > 0"));
+        }
+        if !(self.tolerance > 0.0 && self.tolerance.is_finite()) {
+            return Err(ParamError::out_of_range(
+                "tolerance",
+                self.tolerance,
+                "a finite number > 0",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The ε-SVR learner.
+#[derive(Debug, Clone, Default)]
+pub struct SvrLearner(pub SvrParams);
+
+impl Learner for SvrLearner {
+    fn fit(&self, data: &Dataset, _rng: &mut dyn Rng) -> xai_core::error::Result<Box<dyn Model>> {
+        let Target::Continuous(y) = data.y() else {
+            return Err(CoreError::Fit(
+                "ε-SVR is a regression; this dataset has classes".into(),
+            ));
+        };
+        Ok(Box::new(Svr::fit(
+            data.x(),
+            y.as_slice().expect("contiguous"),
+            &self.0,
+        )))
+    }
+}
+
+/// A fitted ε-SVR.
+#[derive(Debug, Clone)]
+pub struct Svr {
+    inputs: Standardizer,
+    y_shift: f64,
+    y_scale: f64,
+    gamma: f64,
+    /// The scaled training rows with β_i ≠ 0.
+    support: Array2<f64>,
+    /// Their β_i = α⁺_i − α⁻_i.
+    beta: Array1<f64>,
+    rho: f64,
+    iterations: usize,
+}
+
+/// libsvm's τ: the curvature used when a pair's is not positive.
+const TAU: f64 = 1e-12;
+
+impl Svr {
+    /// Fits the ε-SVR to rows `x` and targets `y`.
+    pub fn fit(x: ArrayView2<'_, f64>, y: &[f64], params: &SvrParams) -> Svr {
+        let n = x.nrows();
+        let inputs = Standardizer::fit(x, params.scale, 1.0);
+        let ys = Standardizer::fit(
+            Array2::from_shape_vec((n, 1), y.to_vec())
+                .expect("n values")
+                .view(),
+            params.scale,
+            1.0,
+        );
+        let (y_shift, y_scale) = (ys.shift[0], ys.scale[0]);
+        let xs = inputs.apply(x);
+        let yv: Vec<f64> = y.iter().map(|v| (v - y_shift) / y_scale).collect();
+        let gamma = params.gamma.unwrap_or(1.0 / x.ncols().max(1) as f64);
+        let k = rbf(xs.view(), xs.view(), gamma);
+        let dual = solve_dual(&k, &yv, params.cost, params.epsilon, params.tolerance);
+        let beta = dual.beta();
+        let keep: Vec<usize> = (0..n).filter(|&i| beta[i] != 0.0).collect();
+        Svr {
+            support: xs.select(ndarray::Axis(0), &keep),
+            beta: keep.iter().map(|&i| beta[i]).collect(),
+            inputs,
+            y_shift,
+            y_scale,
+            gamma,
+            rho: dual.rho,
+            iterations: dual.iterations,
+        }
+    }
+
+    /// f(x) = Σ_i β_i k(x_i, x) − ρ in scaled units, for the scaled rows `xs`.
+    fn decision(&self, xs: ArrayView2<'_, f64>) -> Array1<f64> {
+        rbf(xs, self.support.view(), self.gamma).dot(&self.beta) - self.rho
+    }
+
+    /// Number of SMO iterations the fit took.
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+
+    /// Number of support vectors (β_i ≠ 0).
+    pub fn n_support(&self) -> usize {
+        self.beta.len()
+    }
+}
+
+impl Model for Svr {
+    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
+        let f = self.decision(self.inputs.apply(x).view());
+        Predictions::Point(f.mapv(|v| v * self.y_scale + self.y_shift))
+    }
+}
+
+/// exp(−γ‖a_i − b_j‖²) for the rows of `a` and `b`.
+fn rbf(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>, gamma: f64) -> Array2<f64> {
+    Array2::from_shape_fn((a.nrows(), b.nrows()), |(i, j)| {
+        let d2: f64 = a
+            .row(i)
+            .iter()
+            .zip(b.row(j))
+            .map(|(u, v)| (u - v) * (u - v))
+            .sum();
+        (-gamma * d2).exp()
+    })
+}
+
+/// The solution of the ε-SVR dual.
+#[derive(Debug, Clone)]
+struct Dual {
+    /// The 2n variables (α⁺, α⁻).
+    alpha: Vec<f64>,
+    /// The offset: f(x) = Σ β_i k(x_i, x) − ρ.
+    rho: f64,
+    iterations: usize,
+}
+
+impl Dual {
+    /// β_i = α⁺_i − α⁻_i, the coefficient of row i.
+    fn beta(&self) -> Vec<f64> {
+        let n = self.alpha.len() / 2;
+        (0..n).map(|i| self.alpha[i] - self.alpha[i + n]).collect()
+    }
+}
+
+/// SMO on libsvm's ε-SVR dual with kernel matrix `k` (n × n), targets `y`, cost
+/// `c`, tube `eps`, stopping when the maximal violating pair's gap m(α) − M(α) is
+/// below `tol` (libsvm's `Solver::Solve` without shrinking).
+fn solve_dual(k: &Array2<f64>, y: &[f64], c: f64, eps: f64, tol: f64) -> Dual {
+    let n = y.len();
+    let m = 2 * n;
+    let z = |t: usize| if t < n { 1.0 } else { -1.0 };
+    let row = |t: usize| t % n;
+    // Q_ts = z_t z_s K(row t, row s); Q_tt = K(row t, row t).
+    let q = |t: usize, s: usize| z(t) * z(s) * k[[row(t), row(s)]];
+    let mut alpha = vec![0.0; m];
+    let mut grad: Vec<f64> = (0..m)
+        .map(|t| if t < n { eps - y[t] } else { eps + y[t - n] })
+        .collect();
+    let up = |a: f64, t: usize| if z(t) > 0.0 { a < c } else { a > 0.0 };
+    let low = |a: f64, t: usize| if z(t) > 0.0 { a > 0.0 } else { a < c };
+    let mut iterations = 0;
+    let max_iterations = 10_000_000usize.max(100 * m);
+    loop {
+        // i: the maximiser of −z_t G_t over I_up.
+        let (mut gmax, mut i) = (f64::NEG_INFINITY, usize::MAX);
+        for t in 0..m {
+            if up(alpha[t], t) && -z(t) * grad[t] >= gmax {
+                gmax = -z(t) * grad[t];
+                i = t;
+            }
+        }
+        // j: among I_low with −z_t G_t < gmax, the largest second-order decrease.
+        let (mut gmax2, mut j, mut best) = (f64::NEG_INFINITY, usize::MAX, f64::INFINITY);
+        for t in 0..m {
+            if !low(alpha[t], t) {
+                continue;
+            }
+            let zg = z(t) * grad[t];
+            gmax2 = gmax2.max(zg);
+            let diff = gmax + zg;
+            if i != usize::MAX && diff > 0.0 {
+                let mut curv = q(i, i) + q(t, t) - 2.0 * z(i) * z(t) * q(i, t);
+                if curv <= 0.0 {
+                    curv = TAU;
+                }
+                let gain = -diff * diff / curv;
+                if gain <= best {
+                    best = gain;
+                    j = t;
+                }
+            }
+        }
+        if gmax + gmax2 < tol || j == usize::MAX || iterations >= max_iterations {
+            break;
+        }
+        iterations += 1;
+        let (old_i, old_j) = (alpha[i], alpha[j]);
+        if z(i) != z(j) {
+            let mut curv = q(i, i) + q(j, j) + 2.0 * q(i, j);
+            if curv <= 0.0 {
+                curv = TAU;
+            }
+            let delta = (-grad[i] - grad[j]) / curv;
+            let diff = alpha[i] - alpha[j];
+            alpha[i] += delta;
+            alpha[j] += delta;
+            if diff > 0.0 {
+                if alpha[j] < 0.0 {
+                    alpha[j] = 0.0;
+                    alpha[i] = diff;
+                }
+            } else if alpha[i] < 0.0 {
+                alpha[i] = 0.0;
+                alpha[j] = -diff;
+            }
+            if diff > 0.0 {
+                if alpha[i] > c {
+                    alpha[i] = c;
+                    alpha[j] = c - diff;
+                }
+            } else if alpha[j] > c {
+                alpha[j] = c;
+                alpha[i] = c + diff;
+            }
+        } else {
+            let mut curv = q(i, i) + q(j, j) - 2.0 * q(i, j);
+            if curv <= 0.0 {
+                curv = TAU;
+            }
+            let delta = (grad[i] - grad[j]) / curv;
+            let sum = alpha[i] + alpha[j];
+            alpha[i] -= delta;
+            alpha[j] += delta;
+            if sum > c {
+                if alpha[i] > c {
+                    alpha[i] = c;
+                    alpha[j] = sum - c;
+                }
+            } else if alpha[j] < 0.0 {
+                alpha[j] = 0.0;
+                alpha[i] = sum;
+            }
+            if sum > c {
+                if alpha[j] > c {
+                    alpha[j] = c;
+                    alpha[i] = sum - c;
+                }
+            } else if alpha[i] < 0.0 {
+                alpha[i] = 0.0;
+                alpha[j] = sum;
+            }
+        }
+        let (di, dj) = (alpha[i] - old_i, alpha[j] - old_j);
+        for (t, g) in grad.iter_mut().enumerate() {
+            *g += q(i, t) * di + q(j, t) * dj;
+        }
+    }
+    // ρ: the mean of z_t G_t over free variables, else the middle of the bounds.
+    let (mut ub, mut lb, mut sum, mut free) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize);
+    for t in 0..m {
+        let zg = z(t) * grad[t];
+        if alpha[t] >= c {
+            if z(t) < 0.0 {
+                ub = ub.min(zg);
+            } else {
+                lb = lb.max(zg);
+            }
+        } else if alpha[t] <= 0.0 {
+            if z(t) > 0.0 {
+                ub = ub.min(zg);
+            } else {
+                lb = lb.max(zg);
+            }
+        } else {
+            free += 1;
+            sum += zg;
+        }
+    }
+    let rho = if free > 0 {
+        sum / free as f64
+    } else {
+        (ub + lb) / 2.0
+    };
+    Dual {
+        alpha,
+        rho,
+        iterations,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::RngExt;
+
+    #[test]
+    fn two_points_sit_on_the_edges_of_the_tube_by_hand() {
+        // x = (0, 1), y = (0, 1), k = exp(−1): by symmetry β = (−b, b) and f(0) = ε,
+        // f(1) = 1 − ε, so 2b(1 − k) = 1 − 2ε, b = 0.8/(2(1 − e⁻¹)) = 0.63279 < C,
+        // ρ = −1/2, and f(0.5) = 1/2.
+        let x = ndarray::array![[0.0], [1.0]];
+        let params = SvrParams {
+            scale: false,
+            gamma: Some(1.0),
+            tolerance: 1e-10,
+            ..Default::default()
+        };
+        let svr = Svr::fit(x.view(), &[0.0, 1.0], &params);
+        let b = 0.8 / (2.0 * (1.0 - (-1.0f64).exp()));
+        assert!(
+            (svr.beta[0] + b).abs() < 1e-8 && (svr.beta[1] - b).abs() < 1e-8,
+            "{:?}",
+            svr.beta
+        );
+        assert!((svr.rho + 0.5).abs() < 1e-8, "{}", svr.rho);
+        let Predictions::Point(f) = svr.predict(ndarray::array![[0.0], [0.5], [1.0]].view()) else {
+            panic!("point predictions");
+        };
+        for (got, want) in f.iter().zip([0.1, 0.5, 0.9]) {
+            assert!((got - want).abs() < 1e-8, "{f}");
+        }
+        // A tube wider than the data: no support vectors, f = the middle.
+        let wide = Svr::fit(
+            x.view(),
+            &[0.0, 1.0],
+            &SvrParams {
+                epsilon: 0.6,
+                ..params
+            },
+        );
+        assert_eq!(wide.n_support(), 0);
+        let Predictions::Point(f) = wide.predict(ndarray::array![[3.0]].view()) else {
+            panic!("point predictions");
+        };
+        assert!((f[0] - 0.5).abs() < 1e-12, "{f}");
+    }
+
+    #[test]
+    fn the_solution_satisfies_the_duals_kkt_conditions() {
+        // On noisy data: zᵀα = 0, 0 ≤ α ≤ C, α⁺_i α⁻_i = 0, and with r_i = y_i − f(x_i):
+        // β_i = 0 ⇒ |r_i| ≤ ε; 0 < |β_i| < C ⇒ |r_i| = ε; |β_i| = C ⇒ |r_i| ≥ ε, all to
+        // within the stopping tolerance.
+        let mut rng = xai_core::rng::stream_rng(11, 0);
+        let n = 120;
+        let x = Array2::from_shape_fn((n, 2), |_| rng.random::<f64>() * 4.0 - 2.0);
+        let y: Vec<f64> = (0..n)
+            .map(|i| x[[i, 0]].sin() + 0.3 * x[[i, 1]] + 0.3 * (rng.random::<f64>() - 0.5))
+            .collect();
+        let (c, eps, tol) = (1.0, 0.1, 1e-6);
+        let k = rbf(x.view(), x.view(), 0.5);
+        let dual = solve_dual(&k, &y, c, eps, tol);
+        let beta_of = dual.beta();
+        let balance: f64 = beta_of.iter().sum();
+        assert!(balance.abs() < 1e-9, "{balance}");
+        let f = k.dot(&Array1::from(dual.beta())) - dual.rho;
+        let (mut free, mut bounded, mut zero) = (0, 0, 0);
+        for i in 0..n {
+            let (a, b) = (dual.alpha[i], dual.alpha[i + n]);
+            assert!((0.0..=c).contains(&a) && (0.0..=c).contains(&b));
+            assert!(a * b < 1e-12, "row {i}: α⁺ = {a}, α⁻ = {b}");
+            let r = (y[i] - f[i]).abs();
+            let beta = beta_of[i].abs();
+            if beta == 0.0 {
+                zero += 1;
+                assert!(r <= eps + 10.0 * tol, "row {i}: |r| = {r}");
+            } else if beta < c {
+                free += 1;
+                assert!((r - eps).abs() < 10.0 * tol, "row {i}: |r| = {r}");
+            } else {
+                bounded += 1;
+                assert!(r >= eps - 10.0 * tol, "row {i}: |r| = {r}");
+            }
+        }
+        assert!(
+            free > 0 && zero > 0 && bounded > 0,
+            "{free} {zero} {bounded}"
+        );
+        // A violated condition is caught: a shifted ρ breaks the free rows' |r| = ε.
+        let shifted = k.dot(&Array1::from(dual.beta())) - dual.rho - 0.05;
+        assert!((0..n).any(|i| {
+            let b = beta_of[i].abs();
+            b > 0.0 && b < c && ((y[i] - shifted[i]).abs() - eps).abs() > 10.0 * tol
+        }));
+    }
+
+    #[test]
+    fn scaling_makes_the_fit_equivariant_to_units() {
+        // e1071 scales features and target: refitting on 100·x and 3·y + 7 gives
+        // 3·f + 7 at the scaled rows.
+        let mut rng = xai_core::rng::stream_rng(12, 0);
+        let n = 60;
+        let x = Array2::from_shape_fn((n, 3), |_| rng.random::<f64>());
+        let y: Vec<f64> = (0..n).map(|i| x[[i, 0]] * 2.0 - x[[i, 2]]).collect();
+        // Solved far past libsvm's 0.001, so that rounding (which can reorder SMO's
+        // steps) leaves the two solutions equal to 1e-7.
+        let params = SvrParams {
+            tolerance: 1e-11,
+            ..SvrParams::default()
+        };
+        let a = Svr::fit(x.view(), &y, &params);
+        let x2 = &x * 100.0;
+        let y2: Vec<f64> = y.iter().map(|v| 3.0 * v + 7.0).collect();
+        let b = Svr::fit(x2.view(), &y2, &params);
+        let (Predictions::Point(fa), Predictions::Point(fb)) =
+            (a.predict(x.view()), b.predict(x2.view()))
+        else {
+            panic!("point predictions");
+        };
+        for (u, v) in fa.iter().zip(&fb) {
+            assert!((3.0 * u + 7.0 - v).abs() < 1e-7, "{u} {v}");
+        }
+        assert!(
+            SvrParams {
+                cost: 0.0,
+                ..params.clone()
+            }
+            .validate()
+            .is_err()
+        );
+        assert!(
+            SvrParams {
+                gamma: Some(-1.0),
+                ..params
+            }
+            .validate()
+            .is_err()
+        );
+    }
+}
