@@ -13,6 +13,7 @@ pub mod error;
 pub mod joint_gaussian;
 pub mod mease_wyner;
 pub mod molnar;
+pub mod molnar_pd;
 pub mod registry;
 pub mod three_clusters;
 
@@ -26,6 +27,7 @@ pub use error::DgpError;
 pub use joint_gaussian::JointGaussian;
 pub use mease_wyner::MeaseWyner;
 pub use molnar::{MolnarLinear, MolnarNonlinear};
+pub use molnar_pd::{MolnarAdditive, MolnarSine};
 pub use registry::DgpSpec;
 pub use three_clusters::ThreeClusters;
 
@@ -50,6 +52,14 @@ pub trait Dgp: Send + Sync {
     /// A sampler of each feature's marginal P(X_j) (for fresh-draw PFI), if the DGP
     /// has one; `None` by default.
     fn marginals(&self) -> Option<Marginals> {
+        None
+    }
+
+    /// The true partial dependence PD_j(x) = E_{X_−j}[E[Y | X_j = x, X_−j]]
+    /// (molnar2023 Eq. 1 with the marginal sampler) of feature `feature` at each value
+    /// of `grid`, when the DGP knows it in closed form; `None` by default and for a
+    /// feature it does not have.
+    fn partial_dependence(&self, _feature: usize, _grid: &[f64]) -> Option<Vec<f64>> {
         None
     }
 }

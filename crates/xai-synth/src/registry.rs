@@ -8,6 +8,7 @@ use crate::correlated_gaussian::CorrelatedGaussian;
 use crate::joint_gaussian::JointGaussian;
 use crate::mease_wyner::MeaseWyner;
 use crate::molnar::{MolnarLinear, MolnarNonlinear};
+use crate::molnar_pd::{MolnarAdditive, MolnarSine};
 use crate::three_clusters::ThreeClusters;
 
 /// A DGP with its parameters, as written in YAML (`correlated_gaussian: {...}`).
@@ -29,6 +30,10 @@ pub enum DgpSpec {
     /// molnar2023 Table 1: y = x1 − √(1 + x2) + x3·x4 + (x4/10)² + ε
     /// ([`crate::molnar`]).
     MolnarNonlinear(MolnarNonlinear),
+    /// molnar2023 Table 2: y = 4x1 − 2x2 + 2x3 − x4 + x5 + ε ([`crate::molnar_pd`]).
+    MolnarAdditive(MolnarAdditive),
+    /// molnar2023 Fig. 3: y = sin(x1) + x1/2 + x2 + x2·x3² + ε ([`crate::molnar_pd`]).
+    MolnarSine(MolnarSine),
 }
 
 impl DgpSpec {
@@ -42,6 +47,8 @@ impl DgpSpec {
             DgpSpec::JointGaussian(_) => "joint_gaussian",
             DgpSpec::MolnarLinear(_) => "molnar_linear",
             DgpSpec::MolnarNonlinear(_) => "molnar_nonlinear",
+            DgpSpec::MolnarAdditive(_) => "molnar_additive",
+            DgpSpec::MolnarSine(_) => "molnar_sine",
         }
     }
 
@@ -55,6 +62,8 @@ impl DgpSpec {
             DgpSpec::JointGaussian(d) => d,
             DgpSpec::MolnarLinear(d) => d,
             DgpSpec::MolnarNonlinear(d) => d,
+            DgpSpec::MolnarAdditive(d) => d,
+            DgpSpec::MolnarSine(d) => d,
         }
     }
 }
