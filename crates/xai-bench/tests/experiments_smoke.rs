@@ -218,3 +218,69 @@ fn a_model_based_pd_band_is_a_normal_band_and_the_row_band_a_t_band() {
         assert!(m.value.se > 0.0 && m.value.se != r.value.se);
     }
 }
+
+#[test]
+fn pd_coverage_is_the_share_of_intervals_holding_the_dgps_true_pd() {
+    // lm on molnar2023 Table 2's DGP, PD of all five features at 3 points: each
+    // replicate's coverage_prediction_pd_<band> is the share of its 15 intervals that
+    // hold β_j·x + ½·Σ_{k≠j} β_k, and width_… their mean width.
+    let yaml = |band: &str, dgp: &str| {
+        format!(
+            "id: cover\ntitle: t\npaper: molnar2023\nfigure: test\nseed: 5\n\
+             scales: {{ smoke: {{ replicates: 3 }}, ci: {{ replicates: 3 }}, paper: {{ replicates: 3 }} }}\n\
+             data: {{ dgp: {{ {dgp}: {{}} }}, n_train: 126, n_test: 74 }}\n\
+             models: {{ lm: {{ lm: {{}} }} }}\n\
+             methods:\n  - ice: {{ grid: {{ points: 3, range: {{ fixed: [0.1, 0.9] }} }}, statistics: [prediction], band: {band}, coverage: true }}\n"
+        )
+    };
+    let beta = [4.0, -2.0, 2.0, -1.0, 1.0];
+    let truth = |j: usize, x: f64| {
+        beta[j] * x
+            + (0..5)
+                .filter(|&k| k != j)
+                .map(|k| beta[k] / 2.0)
+                .sum::<f64>()
+    };
+    for band in ["rows", "model"] {
+        let exp = xai_bench::plan::Experiment::from_text(
+            Path::new("cover.yaml"),
+            yaml(band, "molnar_additive"),
+        )
+        .unwrap();
+        let tidy = run(&exp, Scale::Smoke, 1, false).unwrap().tidy;
+        for r in 0..3 {
+            let of = |q: String| -> Vec<&xai_bench::table::TidyRow> {
+                tidy.iter()
+                    .filter(|t| t.replicate == r && t.quantity == q)
+                    .collect()
+            };
+            let pd = of("prediction_pd".into());
+            assert_eq!(pd.len(), 15);
+            let held = pd
+                .iter()
+                .filter(|t| {
+                    let j: usize = t.feature[1..].parse::<usize>().unwrap() - 1;
+                    t.value.covers(truth(j, t.x.unwrap()))
+                })
+                .count() as f64
+                / 15.0;
+            let width = pd
+                .iter()
+                .map(|t| t.value.upper - t.value.lower)
+                .sum::<f64>()
+                / 15.0;
+            let cov = of(format!("coverage_prediction_pd_{band}"))[0];
+            let wid = of(format!("width_prediction_pd_{band}"))[0];
+            assert!((cov.value.estimate - held).abs() < 1e-12, "{band} {r}");
+            assert!((wid.value.estimate - width).abs() < 1e-12, "{band} {r}");
+        }
+    }
+    // A DGP without a closed-form PD cannot give coverage.
+    let err = xai_bench::plan::Experiment::from_text(
+        Path::new("cover.yaml"),
+        yaml("rows", "molnar_linear"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("molnar_additive"), "{err}");
+}

@@ -35,6 +35,12 @@ pub struct IceSpec {
     /// `gaussian_process`; statistic `prediction` only).
     #[serde(default)]
     pub band: Band,
+    /// Also report `coverage_<prefix>_pd_<band>` and `width_<prefix>_pd_<band>`: the
+    /// share of the features' grid points whose interval holds the DGP's true PD
+    /// (`Dgp::partial_dependence`), and the mean width (molnar2023 Table 2's
+    /// coverage; statistic `prediction` only, on a DGP with a closed-form PD).
+    #[serde(default)]
+    pub coverage: bool,
 }
 
 /// The interval of a PD.
@@ -48,12 +54,28 @@ pub enum Band {
     Model,
 }
 
+impl Band {
+    /// Its YAML name, which ends the coverage quantities' names.
+    fn name(self) -> &'static str {
+        match self {
+            Band::Rows => "rows",
+            Band::Model => "model",
+        }
+    }
+}
+
 impl Method for IceSpec {
     fn quantities(&self) -> Vec<String> {
-        self.statistics
+        let pd: Vec<String> = self
+            .statistics
             .iter()
             .map(|s| format!("{}_pd", s.quantity_prefix()))
-            .collect()
+            .collect();
+        let coverage = pd
+            .iter()
+            .filter(|_| self.coverage)
+            .flat_map(|q| ["coverage", "width"].map(|w| format!("{w}_{q}_{}", self.band.name())));
+        pd.iter().cloned().chain(coverage).collect()
     }
 
     fn curve_quantities(&self) -> Vec<String> {
@@ -85,6 +107,24 @@ impl Method for IceSpec {
                     self.curves
                 ),
             ));
+        }
+        if self.coverage {
+            if self.statistics != [Statistic::Prediction] {
+                return Err(Invalid::new(
+                    "coverage",
+                    "coverage is of the PD of the mean prediction: use `statistics: [prediction]`",
+                ));
+            }
+            if !plan
+                .dgp
+                .is_some_and(|d| d.dgp().partial_dependence(0, &[0.5]).is_some())
+            {
+                return Err(Invalid::new(
+                    "coverage",
+                    "coverage needs the true PD, which only a DGP with a closed form knows \
+                     (`molnar_additive`, `molnar_sine`)",
+                ));
+            }
         }
         if self.band == Band::Model {
             if self.statistics != [Statistic::Prediction] {
@@ -127,6 +167,7 @@ impl Method for IceSpec {
         let names = test.feature_names();
         let mut out = Emitted::default();
         for ((q, stat), per_feature) in self.quantities().iter().zip(&self.statistics).zip(res) {
+            let (mut intervals, mut truths) = (Vec::new(), Vec::new());
             for mut f in per_feature {
                 if self.band == Band::Model {
                     let model = input.model()?;
@@ -145,6 +186,22 @@ impl Method for IceSpec {
                         &pd,
                         input.level,
                     );
+                }
+                if self.coverage {
+                    let dgp = input.dgp.ok_or_else(|| {
+                        xai_core::CoreError::Invalid("coverage needs the DGP's true PD".into())
+                    })?;
+                    let truth = dgp
+                        .dgp()
+                        .partial_dependence(f.feature, &f.grid)
+                        .ok_or_else(|| {
+                            xai_core::CoreError::Invalid(format!(
+                                "the DGP has no closed-form PD of feature {}",
+                                names[f.feature]
+                            ))
+                        })?;
+                    truths.extend(truth);
+                    intervals.extend(f.pd.iter().copied());
                 }
                 for (x, pd) in f.grid.iter().zip(&f.pd) {
                     out.values.push(Value {
@@ -169,6 +226,15 @@ impl Method for IceSpec {
                         Target::Continuous(_) => None,
                     },
                 }));
+            }
+            if self.coverage {
+                out.values.extend(super::coverage_values(
+                    &format!("{q}_{}", self.band.name()),
+                    None,
+                    &intervals,
+                    &truths,
+                    input.level,
+                ));
             }
         }
         Ok(out)

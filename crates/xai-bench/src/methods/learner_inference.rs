@@ -507,15 +507,12 @@ impl LearnerInferenceSpec {
                         .iter()
                         .map(|(_, v)| xai_core::corrected_t_interval(&v[..m], c, input.level))
                         .collect();
-                    let c = xai_core::coverage(&intervals, &truths, input.level);
-                    let (k, x) = (intervals.len(), Some(m as f64));
-                    out.push(value(
-                        (format!("coverage_{q}{suffix}"), String::new(), x),
-                        super::point(c.coverage.estimate, k),
-                    ));
-                    out.push(value(
-                        (format!("width_{q}{suffix}"), String::new(), x),
-                        super::point(c.width.estimate, k),
+                    out.extend(super::coverage_values(
+                        &format!("{q}{suffix}"),
+                        Some(m as f64),
+                        &intervals,
+                        &truths,
+                        input.level,
                     ));
                 }
             }

@@ -270,6 +270,27 @@ pub fn point(estimate: f64, n: usize) -> Estimate {
     }
 }
 
+/// The rows `coverage_<name>` and `width_<name>` (feature empty, grid point `x`) of
+/// `intervals` against `truths` (one each): the share of intervals holding their
+/// truth and the mean width ([`xai_core::coverage`]); their means over replicates are
+/// the coverage and width of molnar2023 Tables 1 and 2.
+pub fn coverage_values(
+    name: &str,
+    x: Option<f64>,
+    intervals: &[Estimate],
+    truths: &[f64],
+    level: f64,
+) -> [Value; 2] {
+    let c = xai_core::coverage(intervals, truths, level);
+    let k = intervals.len();
+    [("coverage", c.coverage), ("width", c.width)].map(|(what, e)| Value {
+        quantity: format!("{what}_{name}"),
+        feature: String::new(),
+        x,
+        estimate: point(e.estimate, k),
+    })
+}
+
 /// Checks a list of statistics is not empty.
 fn some_statistics(statistics: &[xai_core::Statistic]) -> Result<(), Invalid> {
     if statistics.is_empty() {
