@@ -115,9 +115,9 @@ impl Method for IceSpec {
                     "coverage is of the PD of the mean prediction: use `statistics: [prediction]`",
                 ));
             }
-            if !plan
+            if plan
                 .dgp
-                .is_some_and(|d| d.dgp().partial_dependence(0, &[0.5]).is_some())
+                .is_none_or(|d| d.dgp().partial_dependence(0, &[0.5]).is_none())
             {
                 return Err(Invalid::new(
                     "coverage",
