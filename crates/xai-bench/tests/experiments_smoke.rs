@@ -189,24 +189,74 @@ fn readme_lists_exactly_the_experiments() {
     );
 }
 
+/// A small experiment's YAML: `reps` replicates at every scale, lm on `data`, and
+/// `methods` (the lines under `methods:`).
+fn tiny(seed: u64, reps: usize, data: &str, methods: &str) -> String {
+    format!(
+        "id: tiny\ntitle: t\npaper: molnar2023\nfigure: test\nseed: {seed}\n\
+         scales: {{ smoke: {{ replicates: {reps} }}, ci: {{ replicates: {reps} }}, paper: {{ replicates: {reps} }} }}\n\
+         data: {data}\nmodels: {{ lm: {{ lm: {{}} }} }}\nmethods:\n{methods}"
+    )
+}
+
+/// `tiny`'s tidy rows at smoke scale on one thread.
+fn tiny_tidy(yaml: String) -> Vec<xai_bench::table::TidyRow> {
+    let exp = xai_bench::plan::Experiment::from_text(Path::new("tiny.yaml"), yaml).unwrap();
+    run(&exp, Scale::Smoke, 1, false).unwrap().tidy
+}
+
+/// `tiny`'s load error.
+fn tiny_error(yaml: String) -> String {
+    xai_bench::plan::Experiment::from_text(Path::new("tiny.yaml"), yaml)
+        .unwrap_err()
+        .to_string()
+}
+
+/// molnar_additive's true PD of feature `X{j+1}` at x: β_j·x + ½·Σ_{k≠j} β_k.
+fn additive_pd(feature: &str, x: f64) -> f64 {
+    let beta = [4.0, -2.0, 2.0, -1.0, 1.0];
+    let j: usize = feature[1..].parse::<usize>().unwrap() - 1;
+    beta[j] * x
+        + (0..5)
+            .filter(|&k| k != j)
+            .map(|k| beta[k] / 2.0)
+            .sum::<f64>()
+}
+
+/// The share of `rows` whose interval holds molnar_additive's true PD.
+fn share_holding_the_additive_pd(rows: &[&xai_bench::table::TidyRow]) -> f64 {
+    let held = rows
+        .iter()
+        .filter(|t| t.value.covers(additive_pd(&t.feature, t.x.unwrap())))
+        .count();
+    held as f64 / rows.len() as f64
+}
+
+/// The tidy rows of replicate `r` and quantity `q`.
+fn rows_of<'a>(
+    tidy: &'a [xai_bench::table::TidyRow],
+    r: usize,
+    q: &str,
+) -> Vec<&'a xai_bench::table::TidyRow> {
+    tidy.iter()
+        .filter(|t| t.replicate == r && t.quantity == q)
+        .collect()
+}
+
 #[test]
 fn a_model_based_pd_band_is_a_normal_band_and_the_row_band_a_t_band() {
     // lm on molnar2023's linear DGP with 40 test rows: `band: rows` gives the
     // t-interval over rows (t_{0.975, 39} = 2.0227), `band: model` the normal band
     // (z_{0.975} = 1.96) around the same PD.
-    let yaml = |band: &str| {
-        format!(
-            "id: band\ntitle: t\npaper: molnar2023\nfigure: test\nseed: 3\n\
-             scales: {{ smoke: {{ replicates: 2 }}, ci: {{ replicates: 2 }}, paper: {{ replicates: 2 }} }}\n\
-             data: {{ dgp: {{ molnar_linear: {{}} }}, n_train: 60, n_test: 40 }}\n\
-             models: {{ lm: {{ lm: {{}} }} }}\n\
-             methods:\n  - ice: {{ grid: {{ points: 3, range: {{ fixed: [0.2, 0.8] }} }}, statistics: [prediction], band: {band} }}\n"
-        )
-    };
     let run_band = |band: &str| {
-        let exp =
-            xai_bench::plan::Experiment::from_text(Path::new("band.yaml"), yaml(band)).unwrap();
-        run(&exp, Scale::Smoke, 1, false).unwrap().tidy
+        tiny_tidy(tiny(
+            3,
+            2,
+            "{ dgp: { molnar_linear: {} }, n_train: 60, n_test: 40 }",
+            &format!(
+                "  - ice: {{ grid: {{ points: 3, range: {{ fixed: [0.2, 0.8] }} }}, statistics: [prediction], band: {band} }}\n"
+            ),
+        ))
     };
     let (rows, model) = (run_band("rows"), run_band("model"));
     assert_eq!(rows.len(), 12);
@@ -223,64 +273,68 @@ fn a_model_based_pd_band_is_a_normal_band_and_the_row_band_a_t_band() {
 fn pd_coverage_is_the_share_of_intervals_holding_the_dgps_true_pd() {
     // lm on molnar2023 Table 2's DGP, PD of all five features at 3 points: each
     // replicate's coverage_prediction_pd_<band> is the share of its 15 intervals that
-    // hold β_j·x + ½·Σ_{k≠j} β_k, and width_… their mean width.
+    // hold the true PD, and width_… their mean width.
     let yaml = |band: &str, dgp: &str| {
-        format!(
-            "id: cover\ntitle: t\npaper: molnar2023\nfigure: test\nseed: 5\n\
-             scales: {{ smoke: {{ replicates: 3 }}, ci: {{ replicates: 3 }}, paper: {{ replicates: 3 }} }}\n\
-             data: {{ dgp: {{ {dgp}: {{}} }}, n_train: 126, n_test: 74 }}\n\
-             models: {{ lm: {{ lm: {{}} }} }}\n\
-             methods:\n  - ice: {{ grid: {{ points: 3, range: {{ fixed: [0.1, 0.9] }} }}, statistics: [prediction], band: {band}, coverage: true }}\n"
+        tiny(
+            5,
+            3,
+            &format!("{{ dgp: {{ {dgp}: {{}} }}, n_train: 126, n_test: 74 }}"),
+            &format!(
+                "  - ice: {{ grid: {{ points: 3, range: {{ fixed: [0.1, 0.9] }} }}, statistics: [prediction], band: {band}, coverage: true }}\n"
+            ),
         )
-    };
-    let beta = [4.0, -2.0, 2.0, -1.0, 1.0];
-    let truth = |j: usize, x: f64| {
-        beta[j] * x
-            + (0..5)
-                .filter(|&k| k != j)
-                .map(|k| beta[k] / 2.0)
-                .sum::<f64>()
     };
     for band in ["rows", "model"] {
-        let exp = xai_bench::plan::Experiment::from_text(
-            Path::new("cover.yaml"),
-            yaml(band, "molnar_additive"),
-        )
-        .unwrap();
-        let tidy = run(&exp, Scale::Smoke, 1, false).unwrap().tidy;
+        let tidy = tiny_tidy(yaml(band, "molnar_additive"));
         for r in 0..3 {
-            let of = |q: String| -> Vec<&xai_bench::table::TidyRow> {
-                tidy.iter()
-                    .filter(|t| t.replicate == r && t.quantity == q)
-                    .collect()
-            };
-            let pd = of("prediction_pd".into());
+            let pd = rows_of(&tidy, r, "prediction_pd");
             assert_eq!(pd.len(), 15);
-            let held = pd
-                .iter()
-                .filter(|t| {
-                    let j: usize = t.feature[1..].parse::<usize>().unwrap() - 1;
-                    t.value.covers(truth(j, t.x.unwrap()))
-                })
-                .count() as f64
-                / 15.0;
             let width = pd
                 .iter()
                 .map(|t| t.value.upper - t.value.lower)
                 .sum::<f64>()
                 / 15.0;
-            let cov = of(format!("coverage_prediction_pd_{band}"))[0];
-            let wid = of(format!("width_prediction_pd_{band}"))[0];
-            assert!((cov.value.estimate - held).abs() < 1e-12, "{band} {r}");
-            assert!((wid.value.estimate - width).abs() < 1e-12, "{band} {r}");
+            let cov = rows_of(&tidy, r, &format!("coverage_prediction_pd_{band}"));
+            let wid = rows_of(&tidy, r, &format!("width_prediction_pd_{band}"));
+            assert!((cov[0].value.estimate - share_holding_the_additive_pd(&pd)).abs() < 1e-12);
+            assert!((wid[0].value.estimate - width).abs() < 1e-12, "{band} {r}");
         }
     }
     // A DGP without a closed-form PD cannot give coverage.
-    let err = xai_bench::plan::Experiment::from_text(
-        Path::new("cover.yaml"),
-        yaml("rows", "molnar_linear"),
-    )
-    .unwrap_err()
-    .to_string();
+    let err = tiny_error(yaml("rows", "molnar_linear"));
     assert!(err.contains("molnar_additive"), "{err}");
+}
+
+#[test]
+fn learner_pd_coverage_against_the_closed_form_pd_of_subsamples_of_all_rows() {
+    // molnar2023 Table 2's "subs": 6 subsampling refits of lm from the training and
+    // test rows together, intervals at m = 6, coverage against the true PD.
+    let yaml = |truth: &str| {
+        tiny(
+            8,
+            3,
+            "{ dgp: { molnar_additive: {} }, n_train: 126, n_test: 74 }",
+            &format!(
+                "  - learner_inference:\n      resampling: subs\n      refits: 6\n      rows: all\n      truth: {truth}\n      explain:\n        - ice: {{ grid: {{ points: 3, range: {{ fixed: [0.1, 0.9] }} }}, statistics: [prediction] }}\n"
+            ),
+        )
+    };
+    let tidy = tiny_tidy(yaml("{ analytic: true }"));
+    for r in 0..3 {
+        let pd = rows_of(&tidy, r, "learner_prediction_pd_corrected");
+        assert_eq!(pd.len(), 15);
+        let cov = rows_of(&tidy, r, "coverage_prediction_pd_corrected");
+        assert_eq!(cov.len(), 1);
+        assert!((cov[0].value.estimate - share_holding_the_additive_pd(&pd)).abs() < 1e-12);
+        for t in rows_of(&tidy, r, "truth_prediction_pd") {
+            assert!((t.value.estimate - additive_pd(&t.feature, t.x.unwrap())).abs() < 1e-12);
+        }
+    }
+    for (bad, says) in [
+        ("{ analytic: true, runs: 10 }", "not both"),
+        ("{ runs: 1 }", "at least 2 runs"),
+    ] {
+        let err = tiny_error(yaml(bad));
+        assert!(err.contains(says), "{err}");
+    }
 }

@@ -158,6 +158,42 @@ impl Dataset {
         self.x.ncols()
     }
 
+    /// The rows of `self` followed by those of `other`, which must have the same
+    /// features and kind of target.
+    pub fn stack(&self, other: &Dataset) -> Result<Dataset> {
+        let mismatch =
+            || CoreError::Invalid("datasets to stack differ in their features or target".into());
+        if self.feature_names != other.feature_names || self.feature_kinds != other.feature_kinds {
+            return Err(mismatch());
+        }
+        let y = match (&self.y, &other.y) {
+            (Target::Continuous(a), Target::Continuous(b)) => Target::Continuous(
+                ndarray::concatenate(Axis(0), &[a.view(), b.view()]).expect("1-D"),
+            ),
+            (
+                Target::Classes {
+                    labels: a,
+                    n_classes,
+                },
+                Target::Classes {
+                    labels: b,
+                    n_classes: m,
+                },
+            ) if n_classes == m => Target::Classes {
+                labels: ndarray::concatenate(Axis(0), &[a.view(), b.view()]).expect("1-D"),
+                n_classes: *n_classes,
+            },
+            _ => return Err(mismatch()),
+        };
+        Ok(Dataset {
+            x: ndarray::concatenate(Axis(0), &[self.x.view(), other.x.view()])
+                .map_err(|_| mismatch())?,
+            y,
+            feature_names: self.feature_names.clone(),
+            feature_kinds: self.feature_kinds.clone(),
+        })
+    }
+
     /// The rows `rows`, in that order (repeats allowed, as a bootstrap needs).
     pub fn select_rows(&self, rows: &[usize]) -> Dataset {
         Dataset {

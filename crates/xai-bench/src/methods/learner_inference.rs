@@ -73,17 +73,40 @@ pub struct LearnerInferenceSpec {
     /// `refits`).
     #[serde(default)]
     pub m: Vec<usize>,
-    /// The Monte-Carlo truth to report coverage against (a DGP experiment only).
+    /// The truth to report coverage against (a DGP experiment only).
     #[serde(default)]
     pub truth: Option<TruthSpec>,
+    /// The rows the refits resample: `train` (default), or `all`, the replicate's
+    /// training and test rows together (molnar2023 Table 2: subsampling from all n
+    /// rows, while a model-based band fits on the first ⌊0.632n⌋ and explains the
+    /// rest).
+    #[serde(default)]
+    pub rows: RefitRows,
 }
 
-/// `truth:` settings: the expected learner-level explanation over fresh data.
+/// The rows learner inference resamples.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefitRows {
+    /// The replicate's training rows.
+    #[default]
+    Train,
+    /// Its training rows followed by its test rows.
+    All,
+}
+
+/// `truth:` settings: `{runs: R}`, the expected learner-level explanation over fresh
+/// data (Monte Carlo, molnar2023 Table 1), or `{analytic: true}`, the DGP's
+/// closed-form PD (Table 2; `ice` of `prediction` only).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TruthSpec {
     /// Runs R, each a fit on fresh rows explained on fresh rows (molnar2023: 10,000).
+    #[serde(default)]
     pub runs: usize,
+    /// The DGP's closed-form PD instead of a Monte-Carlo truth.
+    #[serde(default)]
+    pub analytic: bool,
 }
 
 fn default_fraction() -> f64 {
@@ -292,6 +315,7 @@ impl Method for LearnerInferenceSpec {
     fn truth_key(&self) -> Option<String> {
         self.truth
             .as_ref()
+            .filter(|t| !t.analytic)
             .map(|t| format!("{:?}|{}|{}", self.explain, self.fraction, t.runs))
     }
 
@@ -326,7 +350,10 @@ impl Method for LearnerInferenceSpec {
     }
 
     fn truth_runs(&self) -> usize {
-        self.truth.as_ref().map_or(0, |t| t.runs)
+        self.truth
+            .as_ref()
+            .filter(|t| !t.analytic)
+            .map_or(0, |t| t.runs)
     }
 
     /// It fits its own refits, not the replicate's model.
@@ -384,11 +411,31 @@ impl Method for LearnerInferenceSpec {
             if plan.dgp.is_none() {
                 return Err(Invalid::new(
                     "truth",
-                    "a Monte-Carlo truth draws fresh rows from the DGP; this experiment's \
-                     data is a dataset",
+                    "a truth comes from the DGP; this experiment's data is a dataset",
                 ));
             }
-            if t.runs < 2 {
+            if t.analytic {
+                if t.runs > 0 {
+                    return Err(Invalid::new(
+                        "analytic",
+                        "give `runs: R` (a Monte-Carlo truth) or `analytic: true`, not both",
+                    ));
+                }
+                let pd_only = self.explain.iter().all(|m| {
+                    matches!(m, MethodSpec::Ice(i) if i.statistics == [xai_core::Statistic::Prediction])
+                });
+                if !pd_only
+                    || plan
+                        .dgp
+                        .is_some_and(|d| d.dgp().partial_dependence(0, &[0.5]).is_none())
+                {
+                    return Err(Invalid::new(
+                        "analytic",
+                        "an analytic truth is a DGP's closed-form PD: explain only \
+                         `ice` with `statistics: [prediction]`, on `molnar_additive` or `molnar_sine`",
+                    ));
+                }
+            } else if t.runs < 2 {
                 return Err(Invalid::new(
                     "runs",
                     format!("a Monte-Carlo truth needs at least 2 runs, got {}", t.runs),
@@ -420,7 +467,15 @@ impl Method for LearnerInferenceSpec {
             Resampling::Ideal => self.ideal_explain(),
             _ => self.explain.clone(),
         };
-        let n = input.train.n_rows();
+        let all;
+        let rows = match self.rows {
+            RefitRows::Train => input.train,
+            RefitRows::All => {
+                all = input.train.stack(input.test)?;
+                &all
+            }
+        };
+        let n = rows.n_rows();
         // Refit d draws from its own stream, so the first m refits do not depend on
         // how many follow.
         let refits: Vec<Vec<Value>> = (0..self.refits)
@@ -428,7 +483,7 @@ impl Method for LearnerInferenceSpec {
                 let mut refit_rng = stream_rng(seed, d as u64);
                 self.refit(
                     &explain,
-                    Some(input.train),
+                    Some(rows),
                     n,
                     input.dgp,
                     input.learner,
@@ -453,8 +508,12 @@ impl Method for LearnerInferenceSpec {
                 ));
             }
         }
-        if self.truth.is_some() {
-            out.extend(self.coverage(&pooled, &corrections, input)?);
+        if let Some(t) = &self.truth {
+            let truths = match t.analytic {
+                true => analytic_truths(&pooled, input)?,
+                false => input.truth.to_vec(),
+            };
+            out.extend(self.coverage(&pooled, &corrections, &truths, input.level)?);
         }
         Ok(Emitted {
             values: out,
@@ -471,11 +530,11 @@ impl LearnerInferenceSpec {
         &self,
         pooled: &[(Key, Vec<f64>)],
         corrections: &[(&str, f64)],
-        input: &Input<'_>,
+        truth: &[Value],
+        level: f64,
     ) -> xai_core::error::Result<Vec<Value>> {
         let truth_of = |(q, f, x): &Key| {
-            input
-                .truth
+            truth
                 .iter()
                 .find(|t| &t.quantity == q && &t.feature == f && t.x == *x)
                 .map(|t| t.estimate.estimate)
@@ -483,8 +542,7 @@ impl LearnerInferenceSpec {
                     xai_core::CoreError::Invalid(format!("no truth for {q} of {f} at {x:?}"))
                 })
         };
-        let mut out: Vec<Value> = input
-            .truth
+        let mut out: Vec<Value> = truth
             .iter()
             .map(|t| Value {
                 quantity: format!("truth_{}", t.quantity),
@@ -505,20 +563,51 @@ impl LearnerInferenceSpec {
                 for m in self.ms() {
                     let intervals: Vec<Estimate> = of_q
                         .iter()
-                        .map(|(_, v)| xai_core::corrected_t_interval(&v[..m], c, input.level))
+                        .map(|(_, v)| xai_core::corrected_t_interval(&v[..m], c, level))
                         .collect();
                     out.extend(super::coverage_values(
                         &format!("{q}{suffix}"),
                         Some(m as f64),
                         &intervals,
                         &truths,
-                        input.level,
+                        level,
                     ));
                 }
             }
         }
         Ok(out)
     }
+}
+
+/// The DGP's closed-form PD at every pooled (PD quantity, feature, x), as truth
+/// values named like the estimates.
+fn analytic_truths(
+    pooled: &[(Key, Vec<f64>)],
+    input: &Input<'_>,
+) -> xai_core::error::Result<Vec<Value>> {
+    let invalid = |m: String| xai_core::CoreError::Invalid(m);
+    let dgp = input
+        .dgp
+        .ok_or_else(|| invalid("an analytic truth needs the DGP".into()))?;
+    let names = input.train.feature_names();
+    pooled
+        .iter()
+        .map(|((q, f, x), _)| {
+            let j = names
+                .iter()
+                .position(|n| n == f)
+                .ok_or_else(|| invalid(format!("no feature {f}")))?;
+            let x = x.ok_or_else(|| invalid(format!("{q} of {f} has no grid point")))?;
+            let pd = dgp
+                .dgp()
+                .partial_dependence(j, &[x])
+                .ok_or_else(|| invalid(format!("the DGP has no closed-form PD of {f}")))?;
+            Ok(value(
+                (q.clone(), f.clone(), Some(x)),
+                super::point(pd[0], 1),
+            ))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -613,7 +702,10 @@ mod tests {
     fn coverage_counts_the_intervals_that_contain_the_truth() {
         let mut method = spec(Resampling::Subs, 10);
         method.m = vec![5, 10];
-        method.truth = Some(TruthSpec { runs: 40 });
+        method.truth = Some(TruthSpec {
+            runs: 40,
+            analytic: false,
+        });
         let (dgp, learner) = lm_on_linear();
         let truth = method.truth(&dgp, &learner, 200, 0.95, 9, None).unwrap();
         // One truth per feature, named as the estimates, close to 2β²Var(X) = 1/6.
@@ -627,7 +719,10 @@ mod tests {
             .truth(&dgp, &learner, 200, 0.95, 9, Some(10))
             .unwrap();
         let mut ten = method.clone();
-        ten.truth = Some(TruthSpec { runs: 10 });
+        ten.truth = Some(TruthSpec {
+            runs: 10,
+            analytic: false,
+        });
         assert_eq!(
             probe,
             ten.truth(&dgp, &learner, 200, 0.95, 9, None).unwrap()
