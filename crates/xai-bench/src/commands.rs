@@ -118,6 +118,26 @@ impl Place {
             .clone()
             .unwrap_or_else(|| run_dir(root, exp.id(), scale))
     }
+
+    /// The cell store of `exp` at `scale` (of `shard`, or the whole run): cells in
+    /// `<base>/cells/` or `<base>/shard-k-of-N/`, claimed for this run's key (with
+    /// [`Place::fresh`]), truths shared in `<base>/truths/`; and the cells' directory.
+    fn store(
+        &self,
+        root: &Path,
+        exp: &Experiment,
+        scale: Scale,
+        shard: Option<Shard>,
+    ) -> Result<(PathBuf, Store)> {
+        let base = self.base(root, exp, scale);
+        let dir = base.join(shard.map_or_else(|| "cells".to_string(), |s| s.dir_name()));
+        let store = Store {
+            cells: cells::claim(&dir, &RunKey::of(exp, scale, shard), self.fresh)?,
+            truths: cells::truths(&base.join("truths"))?,
+            shard,
+        };
+        Ok((dir, store))
+    }
 }
 
 /// `cargo xtask run` without a shard: the run with its cells kept in
@@ -131,18 +151,9 @@ pub fn run_experiment(
     progress: bool,
     place: &Place,
 ) -> Result<Report> {
-    let base = place.base(root, exp, scale);
-    let store = Store {
-        cells: cells::claim(
-            &base.join("cells"),
-            &RunKey::of(exp, scale, None),
-            place.fresh,
-        )?,
-        truths: cells::truths(&base.join("truths"))?,
-        shard: None,
-    };
+    let (_, store) = place.store(root, exp, scale, None)?;
     let output = crate::run::run_with(exp, scale, threads, progress, Some(&store))?;
-    write_run(exp, output, &base)
+    write_run(exp, output, &place.base(root, exp, scale))
 }
 
 /// `cargo xtask run --shard k/N`: this shard's cells into `<out>/shard-k-of-N/`
@@ -157,13 +168,7 @@ pub fn run_shard(
     place: &Place,
     shard: Shard,
 ) -> Result<(PathBuf, Counts)> {
-    let base = place.base(root, exp, scale);
-    let dir = base.join(shard.dir_name());
-    let store = Store {
-        cells: cells::claim(&dir, &RunKey::of(exp, scale, Some(shard)), place.fresh)?,
-        truths: cells::truths(&base.join("truths"))?,
-        shard: Some(shard),
-    };
+    let (dir, store) = place.store(root, exp, scale, Some(shard))?;
     let counts = crate::run::run_cells(exp, scale, threads, progress, &store)?;
     Ok((dir, counts))
 }

@@ -166,35 +166,24 @@ pub fn merge(exp: &Experiment, scale: Scale, parts: &[(Shard, CellStore)]) -> Re
             )));
         };
         let name = cell_name(v, r);
-        match store.read::<Replicate>(&name)? {
-            Found::Cell(c, _) => cells.push(c),
-            Found::Missing => {
-                return Err(BenchError::Other(format!(
-                    "shard {}/{} in {} has not finished: cell {name} is missing; run it again \
-                     (`cargo xtask run {} --scale {} --shard {}/{}`, it resumes) and merge when it ends",
-                    shard.k,
-                    shard.n,
-                    store.dir().display(),
-                    exp.id(),
-                    scale.name(),
-                    shard.k,
-                    shard.n
-                )));
+        let problem = match store.read::<Replicate>(&name)? {
+            Found::Cell(c, _) => {
+                cells.push(c);
+                continue;
             }
-            Found::Unusable(why) => {
-                return Err(BenchError::Other(format!(
-                    "shard {}/{} in {}: cell {name} is unusable ({why}); run the shard again \
-                     (`cargo xtask run {} --scale {} --shard {}/{}`), which recomputes it",
-                    shard.k,
-                    shard.n,
-                    store.dir().display(),
-                    exp.id(),
-                    scale.name(),
-                    shard.k,
-                    shard.n
-                )));
-            }
-        }
+            Found::Missing => format!("has not finished: cell {name} is missing"),
+            Found::Unusable(why) => format!("cell {name} is unusable ({why})"),
+        };
+        return Err(BenchError::Other(format!(
+            "shard {k}/{n} in {}: {problem}; run the shard again (`cargo xtask run {} --scale {} \
+             --shard {k}/{n}`: it resumes, recomputing what is missing or unusable) and merge \
+             when it ends",
+            store.dir().display(),
+            exp.id(),
+            scale.name(),
+            k = shard.k,
+            n = shard.n,
+        )));
     }
     let counts = Counts {
         total: cells.len(),
