@@ -9,12 +9,14 @@ use crate::error::{BenchError, Result, io_err};
 use crate::run::RunOutput;
 use crate::spec::{Assertion, ExperimentSpec, OneOrMany, Scalar, Selector, TableSpec};
 
-/// One cell: our estimate, its Monte-Carlo se over replicates, the paper's value.
+/// One cell: our estimate, its spread over replicates, the paper's value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cell {
     /// Mean over replicates.
     pub ours: f64,
-    /// sd / √R over the R replicates.
+    /// The sd over the R replicates.
+    pub sd: f64,
+    /// sd / √R, the Monte-Carlo se of the mean.
     pub se: f64,
     /// The paper's value, where a `near` check names the cell.
     pub paper: Option<f64>,
@@ -114,6 +116,7 @@ pub fn fill(spec: &ExperimentSpec, table: &TableSpec, out: &RunOutput) -> Result
             }
             line.push(found.first().map(|&(r, sd)| Cell {
                 ours: r.value.estimate,
+                sd,
                 se: sd / (out.replicates as f64).sqrt(),
                 paper: paper_value(spec, &col.quantity, &table.rows, r),
             }));
@@ -167,9 +170,13 @@ pub fn write(spec: &ExperimentSpec, out: &RunOutput, dir: &Path) -> Result<()> {
                             c.paper.map(|p| p.to_string()).unwrap_or_default()
                         );
                         largest_se = largest_se.max(c.se);
+                        let ours = match col.sd {
+                            true => format!("{}, sd {}", number(c.ours), number(c.sd)),
+                            false => number(c.ours),
+                        };
                         md_cells.push(match c.paper {
-                            Some(p) => format!("{} ({})", number(c.ours), number(p)),
-                            None => number(c.ours),
+                            Some(p) => format!("{ours} ({})", number(p)),
+                            None => ours,
                         });
                     }
                     None => md_cells.push(String::new()),
@@ -179,8 +186,13 @@ pub fn write(spec: &ExperimentSpec, out: &RunOutput, dir: &Path) -> Result<()> {
         }
         let _ = writeln!(
             md,
-            "\nEach cell: ours (paper). Ours is the mean over {} replicates; its largest Monte-Carlo se is {:.3}.",
-            out.replicates, largest_se
+            "\nEach cell: ours (paper). Ours is the mean over {} replicates{}; its largest Monte-Carlo se is {:.3}.",
+            out.replicates,
+            match table.columns.iter().any(|c| c.sd) {
+                true => " (\"mean, sd s\": with the sd s over replicates)",
+                false => "",
+            },
+            largest_se
         );
         std::fs::write(&csv_path, csv).map_err(io_err(&csv_path))?;
         let md_path = dir.join(format!("{}.md", table.name));

@@ -230,7 +230,7 @@ impl Experiment {
                 self.set(&mut tree, key, value, "grid")?;
                 labels.push((key.clone(), label(value)));
             }
-            let spec: ExperimentSpec = serde_json::from_value(tree).map_err(|e| {
+            let mut spec: ExperimentSpec = serde_json::from_value(tree).map_err(|e| {
                 self.err(format!(
                     "{}the override {} does not fit: {e}",
                     at_line(&self.text, keys.first().map_or("scales", |k| k.as_str())),
@@ -241,9 +241,41 @@ impl Experiment {
                         .join(", ")
                 ))
             })?;
+            self.resolve_sizes(&mut spec)?;
             out.push(Variant { labels, spec });
         }
         Ok(out)
+    }
+
+    /// Sets n_train = ⌊train_fraction·n⌋ and n_test = n − n_train where `data.n_rows`
+    /// is given; refuses it beside `n_train`/`n_test`, and either half of the pair alone.
+    fn resolve_sizes(&self, spec: &mut ExperimentSpec) -> Result<()> {
+        let d = &mut spec.data;
+        let fail = |key: &str, m: &str| Err(self.err(format!("{}{m}", at_line(&self.text, key))));
+        match (d.n_rows, d.train_fraction) {
+            (None, None) => Ok(()),
+            (Some(_), _) if d.n_train != 0 || d.n_test != 0 => fail(
+                "n_train",
+                "give either `n_rows` (with `train_fraction`) or `n_train` and `n_test`, not both",
+            ),
+            (Some(n), Some(f)) if f > 0.0 && f < 1.0 => {
+                d.n_train = (f * n as f64).floor() as usize;
+                d.n_test = n - d.n_train;
+                Ok(())
+            }
+            (Some(_), Some(f)) => fail(
+                "train_fraction",
+                &format!("train_fraction must lie in (0, 1), got {f}"),
+            ),
+            (Some(_), None) => fail(
+                "n_rows",
+                "`n_rows` needs `train_fraction`, the training share of its rows (e.g. 0.632)",
+            ),
+            (None, Some(_)) => fail(
+                "train_fraction",
+                "`train_fraction` splits `n_rows` rows: give `n_rows` too, or `n_train` and `n_test`",
+            ),
+        }
     }
 
     fn err(&self, message: String) -> BenchError {

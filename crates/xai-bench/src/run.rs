@@ -710,7 +710,8 @@ pub fn split_rows(
 }
 
 /// The training and test rows of cell (v, r), drawn first from its stream (a split of
-/// the data, or fresh samples of the DGP), and the stream after them.
+/// the data, a split of one fresh DGP sample of `n_rows` rows, or fresh training and test
+/// samples of the DGP), and the stream after them.
 fn draw(
     variant: &Variant,
     v: usize,
@@ -724,11 +725,12 @@ fn draw(
             let (tr, te) = split_rows(full, d, spec.seed, v, r, &mut rng);
             (full.select_rows(&tr), full.select_rows(&te))
         }
-        (Some(sample), None, Some(_)) => {
-            let fraction = spec.data.n_test as f64 / sample.n_rows() as f64;
-            let (tr, te) =
-                xai_core::resample::train_test_split(sample.y(), fraction, false, &mut rng);
-            (sample.select_rows(&tr), sample.select_rows(&te))
+        (Some(sample), None, Some(_)) => split_sample(sample, spec.data.n_test, &mut rng),
+        (None, _, Some(dgp)) if spec.data.n_rows.is_some() => {
+            let sample = dgp
+                .dgp()
+                .sample(spec.data.n_train + spec.data.n_test, &mut rng);
+            split_sample(&sample, spec.data.n_test, &mut rng)
         }
         (None, _, Some(dgp)) => {
             let dgp = dgp.dgp();
@@ -738,6 +740,17 @@ fn draw(
         _ => unreachable!("validated at load: data has a dgp or a loaded dataset"),
     };
     (train, test, rng)
+}
+
+/// `sample` split at random into its training rows and `n_test` test rows.
+fn split_sample(
+    sample: &Dataset,
+    n_test: usize,
+    rng: &mut xai_core::rng::StreamRng,
+) -> (Dataset, Dataset) {
+    let fraction = n_test as f64 / sample.n_rows() as f64;
+    let (tr, te) = xai_core::resample::train_test_split(sample.y(), fraction, false, rng);
+    (sample.select_rows(&tr), sample.select_rows(&te))
 }
 
 /// Computes cell (v, r): its rows, then per model the fit and each method.

@@ -137,6 +137,16 @@ pub struct DataSpec {
     /// Test rows per replicate, the rows explained (DGP).
     #[serde(default)]
     pub n_test: usize,
+    /// All rows of a replicate (DGP), instead of `n_train` and `n_test`: each
+    /// replicate draws one sample of n rows (`n` alone reads as `false` in YAML 1.1) and splits it at random into
+    /// n_train = ⌊train_fraction·n⌋ training rows and n_test = n − n_train test rows,
+    /// so what the DGP computes over its sample (molnar_additive's noise sd) sees all
+    /// n rows (molnar2023 Table 2: n ∈ {200, 1000}, train_fraction 0.632).
+    #[serde(default)]
+    pub n_rows: Option<usize>,
+    /// The training share of `n_rows` (in (0, 1)).
+    #[serde(default)]
+    pub train_fraction: Option<f64>,
     /// How replicates get their DGP rows (default `fresh`).
     #[serde(default)]
     pub sampling: Sampling,
@@ -386,6 +396,10 @@ pub struct ColumnSpec {
     /// The rows of the quantity it shows (with the table row's keys, exactly one).
     #[serde(rename = "where", default)]
     pub rows_where: Selector,
+    /// Show the sd over replicates beside the mean, "mean, sd s" (molnar2023 Table 2's
+    /// width columns, "mean (sd)").
+    #[serde(default)]
+    pub sd: bool,
 }
 
 /// The intervals a [`PlotSpec::Tradeoff`] draws.

@@ -284,8 +284,10 @@ fn pd_coverage_is_the_share_of_intervals_holding_the_dgps_true_pd() {
             ),
         )
     };
+    let mut mc_se = Vec::new();
     for band in ["rows", "model"] {
         let tidy = tiny_tidy(yaml(band, "molnar_additive"));
+        let mut of_band = Vec::new();
         for r in 0..3 {
             let pd = rows_of(&tidy, r, "prediction_pd");
             assert_eq!(pd.len(), 15);
@@ -298,8 +300,19 @@ fn pd_coverage_is_the_share_of_intervals_holding_the_dgps_true_pd() {
             let wid = rows_of(&tidy, r, &format!("width_prediction_pd_{band}"));
             assert!((cov[0].value.estimate - share_holding_the_additive_pd(&pd)).abs() < 1e-12);
             assert!((wid[0].value.estimate - width).abs() < 1e-12, "{band} {r}");
+            if band == "rows" {
+                // The Monte-Carlo se of Table 2 is the row band's se, averaged.
+                let se = pd.iter().map(|t| t.value.se).sum::<f64>() / 15.0;
+                assert!(
+                    (rows_of(&tidy, r, "mc_se_prediction_pd")[0].value.estimate - se).abs() < 1e-12
+                );
+            }
+            of_band.push(rows_of(&tidy, r, "mc_se_prediction_pd")[0].value.estimate);
         }
+        mc_se.push(of_band);
     }
+    // The model band reports the same Monte-Carlo se: it is the rows', not its own.
+    assert_eq!(mc_se[0], mc_se[1]);
     // A DGP without a closed-form PD cannot give coverage.
     let err = tiny_error(yaml("rows", "molnar_linear"));
     assert!(err.contains("molnar_additive"), "{err}");
@@ -336,5 +349,52 @@ fn learner_pd_coverage_against_the_closed_form_pd_of_subsamples_of_all_rows() {
     ] {
         let err = tiny_error(yaml(bad));
         assert!(err.contains(says), "{err}");
+    }
+}
+
+#[test]
+fn n_rows_splits_one_sample_into_train_fraction_training_rows_and_the_rest() {
+    // n_rows = 200, train_fraction = 0.632: ⌊126.4⌋ = 126 training rows and 74 test
+    // rows, so the rows band is a t-band with 73 degrees of freedom.
+    let yaml = |data: &str| {
+        tiny(
+            9,
+            2,
+            data,
+            "  - ice: { grid: { points: 3, range: { fixed: [0.2, 0.8] } }, statistics: [prediction] }\n",
+        )
+    };
+    let tidy = tiny_tidy(yaml(
+        "{ dgp: { molnar_additive: {} }, n_rows: 200, train_fraction: 0.632 }",
+    ));
+    assert_eq!(tidy.len(), 2 * 15);
+    for t in &tidy {
+        let q = (t.value.upper - t.value.estimate) / t.value.se;
+        assert!(
+            (q - 1.992_997_1).abs() < 1e-6,
+            "t_(0.975, 73) expected, got {q}"
+        );
+        assert_eq!(t.value.n, 74);
+    }
+    for (bad, says) in [
+        (
+            "{ dgp: { molnar_additive: {} }, n_rows: 200, n_train: 100, train_fraction: 0.5 }",
+            "not both",
+        ),
+        (
+            "{ dgp: { molnar_additive: {} }, n_rows: 200 }",
+            "needs `train_fraction`",
+        ),
+        (
+            "{ dgp: { molnar_additive: {} }, n_rows: 200, train_fraction: 1.2 }",
+            "must lie in (0, 1)",
+        ),
+        (
+            "{ dgp: { molnar_additive: {} }, n_train: 100, train_fraction: 0.5 }",
+            "give `n_rows` too",
+        ),
+    ] {
+        let err = tiny_error(yaml(bad));
+        assert!(err.contains(says), "{bad}: {err}");
     }
 }

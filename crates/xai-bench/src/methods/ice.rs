@@ -37,8 +37,10 @@ pub struct IceSpec {
     pub band: Band,
     /// Also report `coverage_<prefix>_pd_<band>` and `width_<prefix>_pd_<band>`: the
     /// share of the features' grid points whose interval holds the DGP's true PD
-    /// (`Dgp::partial_dependence`), and the mean width (molnar2023 Table 2's
-    /// coverage; statistic `prediction` only, on a DGP with a closed-form PD).
+    /// (`Dgp::partial_dependence`), and the mean width; and `mc_se_<prefix>_pd`, the
+    /// mean over them of the PD's Monte-Carlo se √(s²_ICE/n), s²_ICE the sample
+    /// variance of the ICE values (molnar2023 Eq. 5; Table 2's "MC se" column beside
+    /// its coverage; statistic `prediction` only, on a DGP with a closed-form PD).
     #[serde(default)]
     pub coverage: bool,
 }
@@ -71,10 +73,12 @@ impl Method for IceSpec {
             .iter()
             .map(|s| format!("{}_pd", s.quantity_prefix()))
             .collect();
-        let coverage = pd
-            .iter()
-            .filter(|_| self.coverage)
-            .flat_map(|q| ["coverage", "width"].map(|w| format!("{w}_{q}_{}", self.band.name())));
+        let coverage = pd.iter().filter(|_| self.coverage).flat_map(|q| {
+            ["coverage", "width"]
+                .map(|w| format!("{w}_{q}_{}", self.band.name()))
+                .into_iter()
+                .chain([format!("mc_se_{q}")])
+        });
         pd.iter().cloned().chain(coverage).collect()
     }
 
@@ -167,8 +171,9 @@ impl Method for IceSpec {
         let names = test.feature_names();
         let mut out = Emitted::default();
         for ((q, stat), per_feature) in self.quantities().iter().zip(&self.statistics).zip(res) {
-            let (mut intervals, mut truths) = (Vec::new(), Vec::new());
+            let (mut intervals, mut truths, mut mc_se) = (Vec::new(), Vec::new(), Vec::new());
             for mut f in per_feature {
+                mc_se.extend(f.pd.iter().map(|e| e.se));
                 if self.band == Band::Model {
                     let model = input.model()?;
                     let cov = model.mean_covariance().ok_or_else(|| {
@@ -235,6 +240,15 @@ impl Method for IceSpec {
                     &truths,
                     input.level,
                 ));
+                out.values.push(Value {
+                    quantity: format!("mc_se_{q}"),
+                    feature: String::new(),
+                    x: None,
+                    estimate: super::point(
+                        mc_se.iter().sum::<f64>() / mc_se.len() as f64,
+                        mc_se.len(),
+                    ),
+                });
             }
         }
         Ok(out)
