@@ -227,8 +227,18 @@ impl Experiment {
             }
             for (k, key) in keys.iter().enumerate() {
                 let value = &self.spec.grid[key][idx[k]];
-                self.set(&mut tree, key, value, "grid")?;
-                labels.push((key.clone(), label(value)));
+                match bundle(value) {
+                    Some((name, fields)) => {
+                        for (field, v) in fields {
+                            self.set(&mut tree, field, v, &format!("grid `{key}`'s set"))?;
+                        }
+                        labels.push((key.clone(), name.to_string()));
+                    }
+                    None => {
+                        self.set(&mut tree, key, value, "grid")?;
+                        labels.push((key.clone(), label(value)));
+                    }
+                }
             }
             let mut spec: ExperimentSpec = serde_json::from_value(tree).map_err(|e| {
                 self.err(format!(
@@ -455,10 +465,19 @@ impl Experiment {
                 return fail(name, format!("model `{name}`: {m}"));
             }
         }
-        if s.data.sampling == Sampling::ShuffleSplits && s.data.dgp.is_none() {
+        if s.data.sampling != Sampling::Fresh && s.data.dgp.is_none() {
             return fail(
                 "sampling",
-                "`sampling: shuffle_splits` applies to a DGP; a dataset is split afresh per replicate already".into(),
+                "`sampling: shuffle_splits` or `fixed_training` applies to a DGP; a dataset is split afresh per replicate already".into(),
+            );
+        }
+        if s.data.sampling == Sampling::FixedTraining && s.data.n_rows.is_some() {
+            return fail(
+                "sampling",
+                "`sampling: fixed_training` keeps the training rows and draws the test rows \
+                 afresh, which `n_rows` (one sample split at random) contradicts; give \
+                 `n_train` and `n_test`"
+                    .into(),
             );
         }
         if s.methods.is_empty() {
@@ -788,6 +807,18 @@ fn replicate_sizes(s: &ExperimentSpec, rows: Option<usize>) -> Option<(usize, us
         }
         (Some(_), None) => None,
     }
+}
+
+/// A grid value `{label: L, set: {field: value, ...}}`: a variant that sets several
+/// fields at once, named L in the grid key's output column (molnar2023 Fig. 3: a
+/// "Monte Carlo" panel with one training sample and 50 test rows beside a "bias and
+/// variance" panel with fresh samples, where a cartesian grid would cross them).
+fn bundle(value: &Value) -> Option<(&str, &serde_json::Map<String, Value>)> {
+    let map = value.as_object()?;
+    if map.len() != 2 {
+        return None;
+    }
+    Some((map.get("label")?.as_str()?, map.get("set")?.as_object()?))
 }
 
 /// The text of a grid value as written in output columns (numbers in shortest form).

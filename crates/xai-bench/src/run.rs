@@ -627,7 +627,8 @@ struct Replicate {
 }
 
 /// Each variant's rows to split: its real dataset (loaded and verified once per
-/// distinct dataset), the one sample of a DGP with `sampling: shuffle_splits`, or
+/// distinct dataset), the one sample of a DGP with `sampling: shuffle_splits`, its
+/// one training sample with `sampling: fixed_training`, or
 /// `None` for a DGP sampled afresh per replicate; the experiment's feature names are
 /// checked against the data.
 fn load_data(
@@ -645,8 +646,11 @@ fn load_data(
     for (i, v) in variants.iter().enumerate() {
         let Some(d) = &v.spec.data.dataset else {
             out.push(match (&v.spec.data.dgp, v.spec.data.sampling) {
-                (Some(dgp), Sampling::ShuffleSplits) => {
-                    let n = v.spec.data.n_train + v.spec.data.n_test;
+                (Some(dgp), sampling @ (Sampling::ShuffleSplits | Sampling::FixedTraining)) => {
+                    let n = match sampling {
+                        Sampling::FixedTraining => v.spec.data.n_train,
+                        _ => v.spec.data.n_train + v.spec.data.n_test,
+                    };
                     let mut rng = stream_rng(v.spec.seed, sample_stream(i));
                     Some(std::sync::Arc::new(dgp.dgp().sample(n, &mut rng)))
                 }
@@ -724,6 +728,9 @@ fn draw(
         (Some(full), Some(d), _) => {
             let (tr, te) = split_rows(full, d, spec.seed, v, r, &mut rng);
             (full.select_rows(&tr), full.select_rows(&te))
+        }
+        (Some(train), None, Some(dgp)) if spec.data.sampling == Sampling::FixedTraining => {
+            (train.clone(), dgp.dgp().sample(spec.data.n_test, &mut rng))
         }
         (Some(sample), None, Some(_)) => split_sample(sample, spec.data.n_test, &mut rng),
         (None, _, Some(dgp)) if spec.data.n_rows.is_some() => {

@@ -55,7 +55,9 @@ pub struct ExperimentSpec {
     #[serde(default = "default_tidy")]
     pub tidy: bool,
     /// Variants: each key names a field of this file (or a dotted suffix of its path);
-    /// the run is repeated for every combination of the listed values.
+    /// the run is repeated for every combination of the listed values. A value
+    /// `{label: L, set: {field: value, ...}}` sets several fields at once and is named L
+    /// (its key then names no field, only the output column).
     #[serde(default)]
     pub grid: BTreeMap<String, Vec<serde_json::Value>>,
     /// Figures to draw from the summary.
@@ -164,6 +166,12 @@ pub enum Sampling {
     /// n_train training and n_test test rows. The spread over replicates is then the
     /// spread over splits of one sample, not over samples.
     ShuffleSplits,
+    /// One training sample of n_train rows per variant (the stream of
+    /// `shuffle_splits`), fresh test rows per replicate: a deterministic learner then
+    /// fits the same model in every replicate, and the spread over replicates is the
+    /// Monte-Carlo error of explaining it on n_test rows alone (molnar2023 Fig. 3,
+    /// left). A learner that draws random numbers still draws them per replicate.
+    FixedTraining,
 }
 
 /// A registered dataset and how each replicate splits it.

@@ -398,3 +398,68 @@ fn n_rows_splits_one_sample_into_train_fraction_training_rows_and_the_rest() {
         assert!(err.contains(says), "{bad}: {err}");
     }
 }
+
+#[test]
+fn a_bundled_grid_value_sets_several_fields_and_fixed_training_keeps_the_model() {
+    // Two variants that differ in two fields at once: "mc" keeps one training sample
+    // and draws 20 test rows per replicate, "fresh" draws both afresh with 40 test
+    // rows. lm's PD is β̂_0 + β̂_j·x + Σ_k β̂_k·x̄_k, so PD(0.8) − PD(0.2) = 0.6·β̂_j:
+    // the same in every replicate when the model is, while the level moves with the
+    // test rows' means.
+    let yaml = format!(
+        "{}grid:\n  panel:\n    - {{ label: mc, set: {{ sampling: fixed_training, n_test: 20 }} }}\n    - {{ label: fresh, set: {{ sampling: fresh, n_test: 40 }} }}\n",
+        tiny(
+            11,
+            3,
+            "{ dgp: { molnar_additive: {} }, n_train: 60, n_test: 30, sampling: fresh }",
+            "  - ice: { grid: { points: 2, range: { fixed: [0.2, 0.8] } }, statistics: [prediction] }\n",
+        )
+    );
+    let tidy = tiny_tidy(yaml);
+    let of = |panel: &str| -> Vec<(f64, f64)> {
+        (0..3)
+            .map(|r| {
+                let pd: Vec<&xai_bench::table::TidyRow> = tidy
+                    .iter()
+                    .filter(|t| t.labels == [panel] && t.replicate == r && t.feature == "X1")
+                    .collect();
+                assert_eq!(pd.len(), 2);
+                let n = if panel == "mc" { 20 } else { 40 };
+                assert!(pd.iter().all(|t| t.value.n == n), "{panel}: {n} test rows");
+                (
+                    pd[1].value.estimate - pd[0].value.estimate,
+                    pd[0].value.estimate,
+                )
+            })
+            .collect()
+    };
+    let (mc, fresh) = (of("mc"), of("fresh"));
+    for r in 1..3 {
+        assert!((mc[r].0 - mc[0].0).abs() < 1e-12, "one model: {mc:?}");
+        assert!((mc[r].1 - mc[0].1).abs() > 1e-6, "fresh test rows: {mc:?}");
+        assert!(
+            (fresh[r].0 - fresh[0].0).abs() > 1e-6,
+            "fresh models: {fresh:?}"
+        );
+    }
+    let err = tiny_error(format!(
+        "{}grid:\n  panel:\n    - {{ label: a, set: {{ no_such_field: 1 }} }}\n",
+        tiny(
+            1,
+            1,
+            "{ dgp: { molnar_additive: {} }, n_train: 60, n_test: 30 }",
+            "  - ice: { grid: { points: 2, range: { fixed: [0.2, 0.8] } }, statistics: [prediction] }\n"
+        )
+    ));
+    assert!(
+        err.contains("grid `panel`'s set key `no_such_field` matches no field"),
+        "{err}"
+    );
+    let err = tiny_error(tiny(
+        1,
+        1,
+        "{ dgp: { molnar_additive: {} }, n_rows: 100, train_fraction: 0.5, sampling: fixed_training }",
+        "  - ice: { grid: { points: 2, range: { fixed: [0.2, 0.8] } }, statistics: [prediction] }\n",
+    ));
+    assert!(err.contains("contradicts"), "{err}");
+}
