@@ -228,17 +228,14 @@ impl Experiment {
             for (k, key) in keys.iter().enumerate() {
                 let value = &self.spec.grid[key][idx[k]];
                 match bundle(value) {
-                    Some((name, fields)) => {
+                    Some((_, fields)) => {
                         for (field, v) in fields {
                             self.set(&mut tree, field, v, &format!("grid `{key}`'s set"))?;
                         }
-                        labels.push((key.clone(), name.to_string()));
                     }
-                    None => {
-                        self.set(&mut tree, key, value, "grid")?;
-                        labels.push((key.clone(), label(value)));
-                    }
+                    None => self.set(&mut tree, key, value, "grid")?,
                 }
+                labels.push((key.clone(), grid_label(value)));
             }
             let mut spec: ExperimentSpec = serde_json::from_value(tree).map_err(|e| {
                 self.err(format!(
@@ -662,6 +659,53 @@ impl Experiment {
                     known_feature(y)?;
                     &None
                 }
+                PlotSpec::PdReplicates {
+                    pd,
+                    feature,
+                    panels,
+                    mean,
+                    show,
+                    ..
+                } => {
+                    known(pd, pd)?;
+                    known_feature(feature)?;
+                    if !s.tidy {
+                        return fail(
+                            "pd_replicates",
+                            "a pd_replicates plot draws each replicate's PD from the tidy rows; remove `tidy: false`".into(),
+                        );
+                    }
+                    let has_truth = s
+                        .data
+                        .dgp
+                        .as_ref()
+                        .is_some_and(|d| d.dgp().partial_dependence(0, &[0.5]).is_some());
+                    if !mean.is_empty() && !has_truth {
+                        return fail(
+                            "mean",
+                            "`mean` panels draw the true PD, which only a DGP with a closed form knows (`molnar_additive`, `molnar_sine`)".into(),
+                        );
+                    }
+                    let in_grid = |v: &String| {
+                        s.grid
+                            .get(panels)
+                            .is_some_and(|vals| vals.iter().any(|g| grid_label(g) == *v))
+                    };
+                    for (field, values) in [("mean", mean), ("show", show)] {
+                        if let Some(v) = values.iter().find(|v| !in_grid(v)) {
+                            return fail(
+                                field,
+                                format!(
+                                    "`{field}` names `{v}`, which is not a value of the grid key `{panels}`"
+                                ),
+                            );
+                        }
+                    }
+                    if !s.grid.contains_key(panels) {
+                        return fail(panels, format!("plot panels `{panels}` is not a grid key"));
+                    }
+                    &None
+                }
                 PlotSpec::PermutationMap { .. } => {
                     if !s
                         .methods
@@ -819,6 +863,11 @@ fn bundle(value: &Value) -> Option<(&str, &serde_json::Map<String, Value>)> {
         return None;
     }
     Some((map.get("label")?.as_str()?, map.get("set")?.as_object()?))
+}
+
+/// A grid value's name in the output columns: a bundle's label or [`label`].
+fn grid_label(value: &Value) -> String {
+    bundle(value).map_or_else(|| label(value), |(name, _)| name.to_string())
 }
 
 /// The text of a grid value as written in output columns (numbers in shortest form).

@@ -353,6 +353,30 @@ pub enum PlotSpec {
         #[serde(default)]
         title: Option<String>,
     },
+    /// The PD of one feature in every replicate as a thin line (from the tidy rows),
+    /// one panel per value of the grid key `panels`, all on one y-scale; in the panels
+    /// listed in `mean`, also the mean over replicates (bold) and the DGP's true PD
+    /// (dashed). molnar2023 Fig. 3: the Monte-Carlo spread of one model's PD beside
+    /// the spread of refitted models' PDs around their mean and the truth.
+    PdReplicates {
+        /// File stem of the figure.
+        name: String,
+        /// What a companion figure shows (see `bars`).
+        #[serde(default)]
+        title: Option<String>,
+        /// The PD quantity (`prediction_pd`).
+        pd: String,
+        /// The feature whose PD is drawn.
+        feature: String,
+        /// Grid key whose values get a panel each.
+        panels: String,
+        /// Values of `panels` whose panels add the mean and the true PD.
+        #[serde(default)]
+        mean: Vec<String>,
+        /// The values of `panels` drawn, in this order (default: every value).
+        #[serde(default)]
+        show: Vec<String>,
+    },
     /// Scatter of two features of the first replicate's training sample, with the
     /// square [−shade, shade]² hatched.
     Scatter {
@@ -443,6 +467,7 @@ impl PlotSpec {
             | PlotSpec::Lines { name, .. }
             | PlotSpec::Tradeoff { name, .. }
             | PlotSpec::Scatter { name, .. }
+            | PlotSpec::PdReplicates { name, .. }
             | PlotSpec::PermutationMap { name, .. } => name,
         }
     }
@@ -455,6 +480,7 @@ impl PlotSpec {
             | PlotSpec::Lines { title, .. }
             | PlotSpec::Tradeoff { title, .. }
             | PlotSpec::Scatter { title, .. }
+            | PlotSpec::PdReplicates { title, .. }
             | PlotSpec::PermutationMap { title, .. } => title.as_deref(),
         }
     }
@@ -616,6 +642,20 @@ pub enum Assertion {
     /// The claim that the inner assertion does not hold (e.g. "PFI does not put X2-X4
     /// on top in most splits"); nothing selected still fails.
     Not(Box<Assertion>),
+    /// The spread over replicates of the `this` rows is at most `factor` times that
+    /// of the `than` rows, a spread being the root mean square of the rows' sds over
+    /// replicates (molnar2023 Fig. 3: the Monte-Carlo spread of one model's PD shrinks
+    /// as 1/√n with the rows averaged, and stays below the spread of refitted models).
+    Spread {
+        /// The quantity.
+        quantity: String,
+        /// The rows whose spread is the smaller.
+        this: Selector,
+        /// The rows it is compared with.
+        than: Selector,
+        /// The largest ratio of the two spreads accepted.
+        factor: f64,
+    },
     /// Every selected row is negligible: its interval covers 0 or |estimate| ≤ bound.
     Negligible {
         /// The quantity.
@@ -748,6 +788,7 @@ impl Assertion {
             | Assertion::RankedAbove { quantity, .. }
             | Assertion::InTop { quantity, .. }
             | Assertion::Negligible { quantity, .. }
+            | Assertion::Spread { quantity, .. }
             | Assertion::Trend { quantity, .. }
             | Assertion::Varies { quantity, .. }
             | Assertion::ShapesDiffer { quantity, .. }

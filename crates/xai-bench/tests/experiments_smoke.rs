@@ -463,3 +463,41 @@ fn a_bundled_grid_value_sets_several_fields_and_fixed_training_keeps_the_model()
     ));
     assert!(err.contains("contradicts"), "{err}");
 }
+
+#[test]
+fn a_pd_replicates_plot_names_grid_values_and_needs_the_tidy_rows() {
+    let yaml = |extra: &str, plot: &str| {
+        format!(
+            "{}{extra}grid:\n  panel:\n    - {{ label: mc, set: {{ sampling: fixed_training, n_test: 20 }} }}\n    - {{ label: fresh, set: {{ sampling: fresh, n_test: 40 }} }}\nplots:\n  - pd_replicates: {plot}\n",
+            tiny(
+                1,
+                2,
+                "{ dgp: { molnar_additive: {} }, n_train: 60, n_test: 30, sampling: fresh }",
+                "  - ice: { grid: { points: 2, range: { fixed: [0.2, 0.8] } }, statistics: [prediction] }\n",
+            )
+        )
+    };
+    let ok = "{ name: test, pd: prediction_pd, feature: X1, panels: panel, mean: [fresh], show: [mc, fresh] }";
+    xai_bench::plan::Experiment::from_text(Path::new("tiny.yaml"), yaml("", ok)).unwrap();
+    for (extra, plot, says) in [
+        ("tidy: false\n", ok, "remove `tidy: false`"),
+        (
+            "",
+            "{ name: test, pd: prediction_pd, feature: X1, panels: panel, mean: [bias] }",
+            "`mean` names `bias`",
+        ),
+        (
+            "",
+            "{ name: test, pd: prediction_pd, feature: X1, panels: panel, show: [mc, other] }",
+            "`show` names `other`",
+        ),
+        (
+            "",
+            "{ name: test, pd: prediction_pd, feature: X1, panels: n_test }",
+            "not a grid key",
+        ),
+    ] {
+        let err = tiny_error(yaml(extra, plot));
+        assert!(err.contains(says), "{plot}: {err}");
+    }
+}

@@ -143,6 +143,12 @@ pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
             rows,
             bound,
         } => scalar::negligible(out, quantity, rows, *bound),
+        A::Spread {
+            quantity,
+            this,
+            than,
+            factor,
+        } => scalar::spread(out, quantity, (this, than), *factor),
         A::Monotone {
             quantities,
             rows,

@@ -1,6 +1,6 @@
 //! Checks on estimates with their intervals: orderings (`greater`), signs
-//! (`positive`, `negligible`), agreement with a derived value (`near`) and trends over
-//! a grid key (`monotone`).
+//! (`positive`, `negligible`), agreement with a derived value (`near`), trends over
+//! a grid key (`monotone`) and spreads over replicates (`spread`).
 
 use xai_core::inference::t_quantile;
 use xai_core::{Estimate, t_interval};
@@ -57,6 +57,43 @@ pub fn positive(out: &RunOutput, quantity: &str, sel: &Selector) -> Verdict {
         |r| r.value.lower,
         nan_min,
         "lower > 0",
+    )
+}
+
+/// The spread of the `this` rows is at most `factor` times that of the `than` rows, a
+/// spread being √(mean over the selected summary rows of sd²), sd the row's sd over
+/// replicates; measured: the ratio of the two spreads.
+pub fn spread(
+    out: &RunOutput,
+    quantity: &str,
+    (this, than): (&Selector, &Selector),
+    factor: f64,
+) -> Verdict {
+    let summary = summary_rows(out);
+    let of = |sel: &Selector| {
+        let sds: Vec<f64> = summary
+            .iter()
+            .zip(&out.summary)
+            .filter(|(r, _)| r.get("quantity") == Some(quantity) && r.matches(sel))
+            .map(|(_, s)| s.sd)
+            .collect();
+        (sds.iter().map(|v| v * v).sum::<f64>() / sds.len() as f64).sqrt()
+    };
+    let (a, b) = (of(this), of(than));
+    if a.is_nan() || b.is_nan() {
+        return Verdict::no_rows("no rows (or a single replicate) on one side");
+    }
+    let ratio = a / b;
+    Verdict::new(
+        ratio <= factor,
+        ratio,
+        format!(
+            "spread {} / {} = {} ({} {factor})",
+            short(a),
+            short(b),
+            short(ratio),
+            if ratio <= factor { "<=" } else { "above" }
+        ),
     )
 }
 

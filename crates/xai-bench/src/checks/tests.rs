@@ -130,6 +130,30 @@ fn greater_is_a_paired_comparison_over_replicates() {
 }
 
 #[test]
+fn spread_compares_the_sds_over_replicates() {
+    // A moves by ±0.1 over three replicates, B by ±1: A's spread is a tenth of B's.
+    let out = scalar_run(&[
+        vec![("q", "A", 1.0), ("q", "B", 5.0)],
+        vec![("q", "A", 1.1), ("q", "B", 6.0)],
+        vec![("q", "A", 0.9), ("q", "B", 4.0)],
+    ]);
+    let o = check(
+        "spread: { quantity: q, this: { feature: A }, than: { feature: B }, factor: 0.2 }",
+        None,
+        &out,
+    );
+    assert_eq!(o.status, Status::Pass);
+    assert!((o.measured - 0.1).abs() < 1e-12, "{o:?}");
+    let reverse =
+        "spread: { quantity: q, this: { feature: B }, than: { feature: A }, factor: 0.2 }";
+    assert_eq!(status(reverse, &out), Status::Fail);
+    let tight = "spread: { quantity: q, this: { feature: A }, than: { feature: B }, factor: 0.05 }";
+    assert_eq!(status(tight, &out), Status::Fail);
+    let none = "spread: { quantity: q, this: { feature: C }, than: { feature: B }, factor: 1 }";
+    assert_eq!(status(none, &out), Status::Fail);
+}
+
+#[test]
 fn at_least_fails_only_where_the_other_is_larger_beyond_monte_carlo_error() {
     // A and B differ by noise (paired differences 0.1, −0.1, 0.05): "A ≥ B" and
     // "B ≥ A" both hold, "A > B" does not; C is clearly below A.

@@ -1,7 +1,7 @@
 //! Figures drawn from a run, as SVG and PNG, with a bundled font (DejaVu Sans) so no
 //! system font is needed; one module per kind: [`bars`], [`curves`] (PD and ICE),
-//! [`scatter`], [`maps`] (the entropy map of a permutation) and [`coverage`] (a coverage
-//! study's coverage and width). Plots only draw what
+//! [`scatter`], [`maps`] (the entropy map of a permutation), [`coverage`] (a coverage
+//! study's coverage and width) and [`replicates`] (every replicate's PD). Plots only draw what
 //! the run computed.
 
 pub mod bars;
@@ -10,6 +10,7 @@ pub mod curves;
 pub mod labels;
 pub mod maps;
 pub mod raster;
+pub mod replicates;
 pub mod scatter;
 
 use std::path::Path;
@@ -154,6 +155,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
         | PlotSpec::Lines { name, .. }
         | PlotSpec::Tradeoff { name, .. }
         | PlotSpec::Scatter { name, .. }
+        | PlotSpec::PdReplicates { name, .. }
         | PlotSpec::PermutationMap { name, .. } => {
             let svg = dir.join(format!("{name}.svg"));
             let png = dir.join(format!("{name}.png"));
@@ -161,10 +163,11 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
                 let path = path.to_path_buf();
                 move |message: String| BenchError::Plot { path, message }
             };
-            let size = size(plot, out, &names);
+            let size = size(exp, plot, out, &names);
             draw_figure(
                 SVGBackend::new(&svg, size).into_drawing_area(),
                 &title,
+                exp,
                 plot,
                 out,
                 &names,
@@ -173,6 +176,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
             draw_figure(
                 raster::Raster::new(&png, size).into_drawing_area(),
                 &title,
+                exp,
                 plot,
                 out,
                 &names,
@@ -183,8 +187,11 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
 }
 
 /// The pixel size of a figure other than bars.
-fn size(plot: &PlotSpec, out: &RunOutput, names: &labels::Names) -> (u32, u32) {
+fn size(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, names: &labels::Names) -> (u32, u32) {
     match plot {
+        PlotSpec::PdReplicates { .. } => {
+            pd_replicates(exp, plot, &|what| replicates::size(out, what))
+        }
         PlotSpec::Curves { .. } => curves::size(plot, out, names),
         PlotSpec::Lines { .. } | PlotSpec::Tradeoff { .. } => coverage::size(plot, out),
         PlotSpec::PermutationMap { .. } => (1500, 500),
@@ -196,6 +203,7 @@ fn size(plot: &PlotSpec, out: &RunOutput, names: &labels::Names) -> (u32, u32) {
 fn draw_figure<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     title: &str,
+    exp: &Experiment,
     plot: &PlotSpec,
     out: &RunOutput,
     names: &labels::Names,
@@ -209,9 +217,45 @@ fn draw_figure<DB: DrawingBackend>(
         PlotSpec::Tradeoff { .. } => coverage::draw_tradeoff(&root, plot, out, names)?,
         PlotSpec::Scatter { x, y, shade, .. } => scatter::draw(&root, out, x, y, *shade)?,
         PlotSpec::PermutationMap { .. } => maps::draw(&root, out)?,
+        PlotSpec::PdReplicates { .. } => {
+            pd_replicates(exp, plot, &|what| replicates::draw(&root, out, what, names))?
+        }
         PlotSpec::Bars { .. } => unreachable!("bars are drawn by plot::draw"),
     }
     root.present().map_err(e)
+}
+
+/// Calls `with` on what a `pd_replicates` plot draws, its true PD from the
+/// experiment's DGP.
+fn pd_replicates<T>(
+    exp: &Experiment,
+    plot: &PlotSpec,
+    with: &dyn Fn(&replicates::PdReplicates<'_>) -> T,
+) -> T {
+    let PlotSpec::PdReplicates {
+        pd,
+        feature,
+        panels,
+        mean,
+        show,
+        ..
+    } = plot
+    else {
+        unreachable!("called for pd_replicates plots")
+    };
+    let truth = |grid: &[f64]| {
+        let dgp = exp.spec.data.dgp.as_ref()?.dgp();
+        let j = dgp.feature_names().iter().position(|f| f == feature)?;
+        dgp.partial_dependence(j, grid)
+    };
+    with(&replicates::PdReplicates {
+        pd,
+        feature,
+        panels,
+        mean,
+        show,
+        truth: &truth,
+    })
 }
 
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
