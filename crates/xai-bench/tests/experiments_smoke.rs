@@ -501,3 +501,29 @@ fn a_pd_replicates_plot_names_grid_values_and_needs_the_tidy_rows() {
         assert!(err.contains(says), "{plot}: {err}");
     }
 }
+
+#[test]
+fn conditional_subgroups_is_a_pfi_sampler_like_any_other() {
+    // On molnar2023's linear DGP (independent features) the within-leaf permutation
+    // of x1 still breaks lm's use of it: loss_subgroup_pfi of X1 is well above 0.
+    let yaml = |p: &str| {
+        tiny(
+            4,
+            2,
+            "{ dgp: { molnar_linear: {} }, n_train: 300, n_test: 300 }",
+            &format!("  - pfi: {{ perturbation: {p}, statistics: [squared_error] }}\n"),
+        )
+    };
+    let tidy = tiny_tidy(yaml("{ conditional_subgroups: { repeats: 3 } }"));
+    let x1: Vec<f64> = tidy
+        .iter()
+        .filter(|t| t.quantity == "loss_subgroup_pfi" && t.feature == "X1")
+        .map(|t| t.value.estimate)
+        .collect();
+    assert_eq!(x1.len(), 2);
+    assert!(x1.iter().all(|v| *v > 0.05), "{x1:?}");
+    let err = tiny_error(yaml(
+        "{ conditional_subgroups: { repeats: 3, max_depth: 0 } }",
+    ));
+    assert!(err.contains("max_depth must lie in 1..=30"), "{err}");
+}

@@ -91,7 +91,8 @@ pub fn ice(
     statistics: &[Statistic],
     level: f64,
 ) -> Result<Vec<Vec<IceResult>>> {
-    let perturbation = PerturbationSpec::Grid(grid).resolve(data, data, None)?;
+    let perturbation =
+        PerturbationSpec::Grid(grid).resolve(data, data, &crate::Samplers::default())?;
     // A grid perturbation draws no random numbers, so the seed is irrelevant.
     let perturbed = perturbed_statistics(model, data, features, &perturbation, statistics, 0)?;
     let crate::perturbation::Perturbation::Grid { values: grids } = &perturbation else {

@@ -44,7 +44,8 @@ pub use inference::{Coverage, Estimate, corrected_t_interval, coverage, t_interv
 pub use interp::interpolate;
 pub use model::{Learner, MeanCovariance, Model};
 pub use perturbation::{
-    GridRange, GridSpec, MarginalSampler, Marginals, Perturbation, PerturbationSpec,
+    GridRange, GridSpec, MarginalSampler, Marginals, Perturbation, PerturbationSpec, Samplers,
+    Subgroups,
 };
 pub use perturbed::{PerturbedStatistics, perturbed_statistics};
 pub use pfi::{PfiResult, pfi, pfi_from_values};

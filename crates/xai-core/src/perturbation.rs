@@ -90,6 +90,56 @@ pub enum PerturbationSpec {
         /// Number R of independent draws per row (≥ 1).
         repeats: usize,
     },
+    /// Conditional subgroups (molnar2023 §2.7, after Molnar et al. 2023, "a
+    /// conditional subgroup approach"): a regression tree of X_j on X_−j fitted on the
+    /// reference (training) rows splits the explained rows into its leaves, and copy r
+    /// permutes x_j among the explained rows of each leaf, so x̃_j keeps (roughly) its
+    /// distribution given X_−j.
+    ConditionalSubgroups {
+        /// Number R of independent permutations (≥ 1).
+        repeats: usize,
+        /// Depth of the tree (molnar2023: 4).
+        #[serde(default = "subgroup_depth")]
+        max_depth: usize,
+        /// Reference rows per leaf at least (molnar2023: 30).
+        #[serde(default = "subgroup_leaf")]
+        min_leaf: usize,
+    },
+}
+
+fn subgroup_depth() -> usize {
+    4
+}
+
+fn subgroup_leaf() -> usize {
+    30
+}
+
+/// Splits rows into subgroups in which a feature is nearly independent of the
+/// others: the conditional-subgroups sampler's tree, supplied by a crate that grows
+/// trees.
+pub trait Subgroups: Send + Sync {
+    /// The subgroup of each row of `explained` for feature `feature`: its leaf in a
+    /// regression tree of x_feature on the other features, grown on `reference` with
+    /// depth ≤ `max_depth` and ≥ `min_leaf` rows per leaf.
+    fn assign(
+        &self,
+        reference: &Dataset,
+        explained: &Dataset,
+        feature: usize,
+        max_depth: usize,
+        min_leaf: usize,
+    ) -> Result<Vec<usize>>;
+}
+
+/// What samplers that need more than the data use: the DGP's marginals (fresh
+/// draws) and a tree grower (conditional subgroups).
+#[derive(Default, Clone, Copy)]
+pub struct Samplers<'a> {
+    /// The DGP's own marginal sampler, if the data come from one.
+    pub marginals: Option<&'a Marginals>,
+    /// The grower of conditional subgroups.
+    pub subgroups: Option<&'a dyn Subgroups>,
 }
 
 /// Independent draws from each feature's marginal distribution P(X_j), as a data
@@ -118,21 +168,41 @@ impl PartialEq for Marginals {
 impl PerturbationSpec {
     /// The perturbation for explaining the rows of `explained` (grids span its
     /// columns); samplers that model the feature distribution are estimated from
-    /// `reference` (the training rows); fresh draws come from `marginals`, the data
-    /// generating process's own sampler (an error without one).
+    /// `reference` (the training rows); fresh draws come from `samplers.marginals`,
+    /// the data generating process's own sampler, and subgroups from
+    /// `samplers.subgroups` (an error without them).
     pub fn resolve(
         &self,
         reference: &Dataset,
         explained: &Dataset,
-        marginals: Option<&Marginals>,
+        samplers: &Samplers<'_>,
     ) -> Result<Perturbation> {
         match self {
             PerturbationSpec::Permutation { repeats: 0 }
             | PerturbationSpec::ConditionalGaussian { repeats: 0 }
+            | PerturbationSpec::ConditionalSubgroups { repeats: 0, .. }
             | PerturbationSpec::FreshDraws { repeats: 0 } => Err(CoreError::Invalid(
                 "perturbation repeats must be at least 1".into(),
             )),
-            PerturbationSpec::FreshDraws { repeats } => match marginals {
+            PerturbationSpec::ConditionalSubgroups {
+                repeats,
+                max_depth,
+                min_leaf,
+            } => {
+                let grower = samplers.subgroups.ok_or_else(|| {
+                    CoreError::Invalid(
+                        "`conditional_subgroups` needs a tree grower for its subgroups".into(),
+                    )
+                })?;
+                let groups = (0..explained.n_features())
+                    .map(|j| grower.assign(reference, explained, j, *max_depth, *min_leaf))
+                    .collect::<Result<_>>()?;
+                Ok(Perturbation::WithinGroups {
+                    repeats: *repeats,
+                    groups,
+                })
+            }
+            PerturbationSpec::FreshDraws { repeats } => match samplers.marginals {
                 Some(m) => Ok(Perturbation::FreshDraws {
                     repeats: *repeats,
                     marginals: m.clone(),
@@ -191,6 +261,14 @@ pub enum Perturbation {
         /// Precision matrix Λ.
         precision: Array2<f64>,
     },
+    /// Copy r permutes x_j among the rows of each group, `groups[j][i]` the group of
+    /// row i for feature j (conditional subgroups).
+    WithinGroups {
+        /// Number of copies R.
+        repeats: usize,
+        /// Per feature, each row's group.
+        groups: Vec<Vec<usize>>,
+    },
     /// Copy r draws x̃_j ~ P(X_j) independently for each row, from the DGP's sampler.
     FreshDraws {
         /// Number of draws R.
@@ -235,6 +313,7 @@ impl Perturbation {
             Perturbation::Grid { values } => values[feature].len(),
             Perturbation::Orders { orders } => orders[feature].len(),
             Perturbation::ConditionalGaussian { repeats, .. }
+            | Perturbation::WithinGroups { repeats, .. }
             | Perturbation::FreshDraws { repeats, .. } => *repeats,
         }
     }
@@ -256,6 +335,22 @@ impl Perturbation {
                 order.shuffle(rng);
                 for (o, &i) in out.iter_mut().zip(&order) {
                     *o = column[i];
+                }
+            }
+            Perturbation::WithinGroups { groups, .. } => {
+                let mut members: Vec<(usize, usize)> = groups[feature]
+                    .iter()
+                    .copied()
+                    .zip(0..column.len())
+                    .collect();
+                members.sort_unstable();
+                for group in members.chunk_by(|a, b| a.0 == b.0) {
+                    let rows: Vec<usize> = group.iter().map(|m| m.1).collect();
+                    let mut order = rows.clone();
+                    order.shuffle(rng);
+                    for (&i, &from) in rows.iter().zip(&order) {
+                        out[i] = column[from];
+                    }
                 }
             }
             Perturbation::Grid { values } => out.fill(values[feature][copy]),
@@ -316,7 +411,7 @@ mod tests {
         )
         .unwrap();
         let p = PerturbationSpec::ConditionalGaussian { repeats: 1 }
-            .resolve(&data, &data, None)
+            .resolve(&data, &data, &Samplers::default())
             .unwrap();
         let x = Array2::from_shape_fn((20_000, 2), |(_, j)| if j == 1 { 1.5 } else { 0.0 });
         let mut draws = Array1::zeros(20_000);
@@ -338,7 +433,7 @@ mod tests {
         )
         .unwrap();
         let err = PerturbationSpec::ConditionalGaussian { repeats: 1 }
-            .resolve(&data, &data, None)
+            .resolve(&data, &data, &Samplers::default())
             .unwrap_err();
         assert!(err.to_string().contains("singular"), "{err}");
     }
@@ -362,10 +457,19 @@ mod tests {
         )
         .unwrap();
         let spec = PerturbationSpec::FreshDraws { repeats: 3 };
-        let err = spec.resolve(&data, &data, None).unwrap_err();
+        let err = spec
+            .resolve(&data, &data, &Samplers::default())
+            .unwrap_err();
         assert!(err.to_string().contains("fresh_draws"), "{err}");
         let p = spec
-            .resolve(&data, &data, Some(&Marginals(Arc::new(Shifted))))
+            .resolve(
+                &data,
+                &data,
+                &Samplers {
+                    marginals: Some(&Marginals(Arc::new(Shifted))),
+                    subgroups: None,
+                },
+            )
             .unwrap();
         assert_eq!(p.copies(1), 3);
         let mut draws = Array1::zeros(4000);

@@ -208,7 +208,9 @@ mod tests {
             vec![0.0; 4000],
         );
         let entropy_pfi = |spec: crate::PerturbationSpec| {
-            let p = spec.resolve(&reference, &data, None).unwrap();
+            let p = spec
+                .resolve(&reference, &data, &crate::Samplers::default())
+                .unwrap();
             pfi(&model, &data, &[0], &p, &[Statistic::Entropy], 2, 0.95).unwrap()[0][0].estimate
         };
         let conditional = entropy_pfi(crate::PerturbationSpec::ConditionalGaussian { repeats: 10 });

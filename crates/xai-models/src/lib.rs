@@ -31,6 +31,7 @@ pub mod r_random_forest;
 pub mod registry;
 pub mod rpart;
 mod standardize;
+pub mod subgroups;
 pub mod svr;
 
 pub use error::ParamError;
@@ -40,4 +41,5 @@ pub use lm::{LinearModel, LmLearner, LmParams};
 pub use r_random_forest::{RForestLearner, RForestParams};
 pub use registry::LearnerSpec;
 pub use rpart::{RpartLearner, RpartParams};
+pub use subgroups::RpartSubgroups;
 pub use svr::{Svr, SvrLearner, SvrParams};

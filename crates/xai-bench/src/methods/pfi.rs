@@ -42,6 +42,7 @@ fn sampler_name(p: &PerturbationSpec) -> Option<&'static str> {
         PerturbationSpec::Permutation { .. } | PerturbationSpec::Grid(_) => None,
         PerturbationSpec::ConditionalGaussian { .. } => Some("conditional"),
         PerturbationSpec::FreshDraws { .. } => Some("fresh"),
+        PerturbationSpec::ConditionalSubgroups { .. } => Some("subgroup"),
     }
 }
 
@@ -57,6 +58,7 @@ impl Method for PfiSpec {
         let copies = match self.perturbation {
             PerturbationSpec::Permutation { repeats }
             | PerturbationSpec::ConditionalGaussian { repeats }
+            | PerturbationSpec::ConditionalSubgroups { repeats, .. }
             | PerturbationSpec::FreshDraws { repeats } => repeats,
             PerturbationSpec::Grid(g) => g.points,
         };
@@ -75,10 +77,24 @@ impl Method for PfiSpec {
             }
             PerturbationSpec::Permutation { repeats: 0 }
             | PerturbationSpec::ConditionalGaussian { repeats: 0 }
+            | PerturbationSpec::ConditionalSubgroups { repeats: 0, .. }
             | PerturbationSpec::FreshDraws { repeats: 0 } => {
                 return Err(Invalid::new(
                     "repeats",
                     "perturbation repeats must be at least 1",
+                ));
+            }
+            PerturbationSpec::ConditionalSubgroups {
+                max_depth,
+                min_leaf,
+                ..
+            } if !(1..=30).contains(&max_depth) || min_leaf == 0 => {
+                return Err(Invalid::new(
+                    "conditional_subgroups",
+                    format!(
+                        "conditional_subgroups grows rpart trees: max_depth must lie in 1..=30 \
+                         and min_leaf be at least 1, got {max_depth} and {min_leaf}"
+                    ),
                 ));
             }
             PerturbationSpec::FreshDraws { .. }
@@ -99,9 +115,13 @@ impl Method for PfiSpec {
         let seed = rng.next_u64();
         let features = feature_indices(input.test, self.features.as_deref());
         let marginals = input.dgp.and_then(|d| d.dgp().marginals());
-        let perturbation =
-            self.perturbation
-                .resolve(input.train, input.test, marginals.as_ref())?;
+        let samplers = xai_core::Samplers {
+            marginals: marginals.as_ref(),
+            subgroups: Some(&xai_models::RpartSubgroups),
+        };
+        let perturbation = self
+            .perturbation
+            .resolve(input.train, input.test, &samplers)?;
         let res = xai_core::pfi(
             input.model()?,
             input.test,
