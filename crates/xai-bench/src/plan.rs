@@ -5,6 +5,7 @@
 //! field by its name or by a dotted suffix of its path (`noise_var`,
 //! `correlated_gaussian.noise_var`) and must match exactly one field.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -182,7 +183,19 @@ impl Experiment {
                 &format!("scales.{}.set", scale.name()),
             )?;
         }
-        let variants = self.cells(&base)?;
+        let mut grid = self.spec.grid.clone();
+        for (key, values) in &self.scale(scale).grid {
+            let Some(slot) = grid.get_mut(key) else {
+                return Err(self.err(format!(
+                    "{}scales.{}.grid names `{key}`, which `grid:` does not have; a scale can \
+                     only replace the values of an existing grid key",
+                    at_line(&self.text, key),
+                    scale.name()
+                )));
+            };
+            *slot = values.clone();
+        }
+        let variants = self.cells(&base, &grid)?;
         for variant in &variants {
             self.validate_with(variant, None)?;
         }
@@ -194,7 +207,7 @@ impl Experiment {
     /// check or plot may name a quantity of some cells only.
     fn grid_quantities(&self) -> Result<Vec<String>> {
         let mut out: Vec<String> = Vec::new();
-        for v in self.cells(&self.tree)? {
+        for v in self.cells(&self.tree, &self.spec.grid)? {
             for q in v.spec.methods.iter().flat_map(|m| m.method().quantities()) {
                 if !out.contains(&q) {
                     out.push(q);
@@ -204,11 +217,12 @@ impl Experiment {
         Ok(out)
     }
 
-    /// The grid's cells of the experiment tree `base`, unvalidated.
-    fn cells(&self, base: &Value) -> Result<Vec<Variant>> {
+    /// The cells of `grid` (the experiment's, or a scale's version of it) over the
+    /// experiment tree `base`, unvalidated.
+    fn cells(&self, base: &Value, grid: &BTreeMap<String, Vec<Value>>) -> Result<Vec<Variant>> {
         let keys = self.grid_keys();
-        let sizes: Vec<usize> = keys.iter().map(|k| self.spec.grid[k].len()).collect();
-        if let Some(k) = keys.iter().find(|k| self.spec.grid[*k].is_empty()) {
+        let sizes: Vec<usize> = keys.iter().map(|k| grid[k].len()).collect();
+        if let Some(k) = keys.iter().find(|k| grid[*k].is_empty()) {
             return Err(self.err(format!(
                 "{}grid key `{k}` has no values",
                 at_line(&self.text, k)
@@ -226,7 +240,7 @@ impl Experiment {
                 rest /= sizes[k];
             }
             for (k, key) in keys.iter().enumerate() {
-                let value = &self.spec.grid[key][idx[k]];
+                let value = &grid[key][idx[k]];
                 match bundle(value) {
                     Some((_, fields)) => {
                         for (field, v) in fields {

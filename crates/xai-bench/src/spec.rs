@@ -120,6 +120,11 @@ pub struct ScaleSpec {
     /// Fields to override at this scale, keyed like `grid`.
     #[serde(default)]
     pub set: BTreeMap<String, serde_json::Value>,
+    /// Values of some `grid:` keys to use at this scale instead of the experiment's,
+    /// written like `grid:` (a key `grid:` lacks is refused): e.g. a costly model left
+    /// out of one cell at ci scale with a `{label, set}` value that replaces `models`.
+    #[serde(default)]
+    pub grid: BTreeMap<String, Vec<serde_json::Value>>,
 }
 
 /// The data of every replicate: a registered DGP with fresh training and test

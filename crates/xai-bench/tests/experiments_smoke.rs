@@ -527,3 +527,27 @@ fn conditional_subgroups_is_a_pfi_sampler_like_any_other() {
     ));
     assert!(err.contains("max_depth must lie in 1..=30"), "{err}");
 }
+
+#[test]
+fn a_scale_can_replace_the_values_of_a_grid_key_and_only_of_one_the_grid_has() {
+    let base = tiny(
+        3,
+        1,
+        "{ dgp: { molnar_additive: {} }, n_train: 60, n_test: 30 }",
+        "  - ice: { grid: { points: 2, range: { fixed: [0.2, 0.8] } }, statistics: [prediction] }\n",
+    );
+    let with = |override_: &str| {
+        format!("{base}grid:\n  n_test: [30, 40]\n").replace(
+            "smoke: { replicates: 1 }",
+            &format!("smoke: {{ replicates: 1, grid: {override_} }}"),
+        )
+    };
+    let tidy = tiny_tidy(with("{ n_test: [20] }"));
+    assert!(!tidy.is_empty());
+    assert!(
+        tidy.iter().all(|t| t.labels == ["20"] && t.value.n == 20),
+        "smoke runs only the n_test = 20 cell"
+    );
+    let err = tiny_error(with("{ n_train: [20] }"));
+    assert!(err.contains("which `grid:` does not have"), "{err}");
+}

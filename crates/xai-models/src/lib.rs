@@ -13,6 +13,8 @@
 //! - [`glasso`]: the graphical lasso (cid2021);
 //! - [`gp`]: Gaussian process regression with an ARD RBF kernel, signal and noise
 //!   variance, fitted by maximising the log marginal likelihood (wood2024 Fig. 4–8);
+//! - [`kriging`]: kriging with a power-exponential correlation as R's DiceKriging
+//!   fits it (molnar2023 Table 2);
 //! - [`error`]: [`ParamError`], an invalid setting with its name and allowed range.
 
 #![warn(missing_docs)]
@@ -24,6 +26,7 @@ pub mod flat;
 pub mod forest;
 pub mod glasso;
 pub mod gp;
+pub mod kriging;
 pub mod lm;
 mod memory;
 pub mod optim;
@@ -37,6 +40,7 @@ pub mod svr;
 pub use error::ParamError;
 pub use forest::{Forest, ForestLearner, ForestParams, Mtry, MtryRule};
 pub use gp::{GaussianProcess, GaussianProcessLearner, GpHyperparameters, GpParams};
+pub use kriging::{Kriging, KrigingLearner, KrigingParams};
 pub use lm::{LinearModel, LmLearner, LmParams};
 pub use r_random_forest::{RForestLearner, RForestParams};
 pub use registry::LearnerSpec;

@@ -12,6 +12,7 @@ use crate::calibration::{CalibratedForestLearner, CalibratedParams};
 use crate::error::ParamError;
 use crate::forest::{ForestLearner, ForestParams};
 use crate::gp::{GaussianProcessLearner, GpParams};
+use crate::kriging::{KrigingLearner, KrigingParams};
 use crate::lm::{LmLearner, LmParams};
 use crate::r_random_forest::{RForestLearner, RForestParams};
 use crate::rpart::{RpartLearner, RpartParams};
@@ -23,6 +24,9 @@ use crate::svr::{SvrLearner, SvrParams};
 pub enum LearnerSpec {
     /// Gaussian process regression, ARD RBF + white noise ([`crate::gp`]).
     GaussianProcess(#[serde(default)] GpParams),
+    /// Kriging with a constant trend and a power-exponential correlation, no nugget,
+    /// as R's DiceKriging `km(~1, covtype = "powexp")` fits it ([`crate::kriging`]).
+    Kriging(#[serde(default)] KrigingParams),
     /// Random forest, regression or classification ([`crate::forest`]).
     RandomForest(#[serde(default)] ForestParams),
     /// Extra-trees: random thresholds, no bootstrap by default ([`crate::forest`]).
@@ -48,6 +52,7 @@ impl LearnerSpec {
     pub fn name(&self) -> &'static str {
         match self {
             LearnerSpec::GaussianProcess(_) => "gaussian_process",
+            LearnerSpec::Kriging(_) => "kriging",
             LearnerSpec::RandomForest(_) => "random_forest",
             LearnerSpec::ExtraTrees(_) => "extra_trees",
             LearnerSpec::CalibratedForest(_) => "calibrated_forest",
@@ -73,15 +78,19 @@ impl LearnerSpec {
 
     /// Whether the fitted model offers the joint covariance of its mean predictions
     /// ([`xai_core::MeanCovariance`], the model-based PD band of molnar2023 §2.5):
-    /// `lm` and `gaussian_process`.
+    /// `lm`, `gaussian_process` and `kriging`.
     pub fn has_mean_covariance(&self) -> bool {
-        matches!(self, LearnerSpec::Lm(_) | LearnerSpec::GaussianProcess(_))
+        matches!(
+            self,
+            LearnerSpec::Lm(_) | LearnerSpec::GaussianProcess(_) | LearnerSpec::Kriging(_)
+        )
     }
 
     /// The learner's name in words, for figures ("Gaussian process").
     pub fn describe(&self) -> &'static str {
         match self {
             LearnerSpec::GaussianProcess(_) => "Gaussian process",
+            LearnerSpec::Kriging(_) => "Gaussian process (kriging, power-exponential)",
             LearnerSpec::RandomForest(_) => "random forest",
             LearnerSpec::ExtraTrees(_) => "extra-trees",
             LearnerSpec::CalibratedForest(_) => "calibrated random forest",
@@ -97,6 +106,7 @@ impl LearnerSpec {
     pub fn validate(&self) -> Result<(), ParamError> {
         match self {
             LearnerSpec::GaussianProcess(p) => p.validate(),
+            LearnerSpec::Kriging(p) => p.validate(),
             LearnerSpec::RandomForest(p) | LearnerSpec::ExtraTrees(p) => p.validate(),
             LearnerSpec::CalibratedForest(p) => p.validate(),
             LearnerSpec::Lm(p) => p.validate(),
@@ -115,6 +125,8 @@ impl LearnerSpec {
     /// - `gaussian_process`: 8·(4n² + 2nd + 4n): one log-likelihood evaluation holds
     ///   K_f, its Cholesky factor L, K⁻¹ and faer's scratch L⁻¹ (n × n each); faer's
     ///   per-thread packing buffers (a few MiB, allocated once) are not counted.
+    /// - `kriging`: 8·(n²d + 4n² + nd + 4n): log|h_k| and t_k of every row pair, R, L,
+    ///   R⁻¹ and faer's scratch ([`crate::kriging`]).
     /// - `random_forest`, `extra_trees`: 12n + 12nd + min(T, P)·(8nd + 13n + 8d) +
     ///   8·N(n) + T·B(n): the target's copy, the presorted columns, each tree in
     ///   flight's row lists and weights, and the trees, B(n) = N(n)·(2·(40 + 8o) + 20) bytes each with at most
@@ -142,6 +154,7 @@ impl LearnerSpec {
         let (n, d) = (n_rows as u128, n_features as u128);
         match self {
             LearnerSpec::GaussianProcess(_) => crate::gp::fit_memory_bytes(n, d),
+            LearnerSpec::Kriging(_) => crate::kriging::fit_memory_bytes(n, d),
             LearnerSpec::RandomForest(p) | LearnerSpec::ExtraTrees(p) => p.fit_memory_bytes(n, d),
             LearnerSpec::CalibratedForest(p) => p.fit_memory_bytes(n, d),
             LearnerSpec::Lm(_) => crate::lm::fit_memory_bytes(n, d),
@@ -162,6 +175,7 @@ impl LearnerSpec {
     ///
     /// - `gaussian_process`: 8·(2mn + md + 4m): the m × n cross-kernel k* and
     ///   v = L⁻¹k*ᵀ, the standardised rows, mean and variance.
+    /// - `kriging`: 8·(2mn + 3m): r*, L⁻¹r*ᵀ, mean and variance.
     /// - `random_forest`, `extra_trees`: 8md + 8mo + 8m + 16384·P: a row-major copy of
     ///   the rows, the mean leaf values, a regression's column, each thread's leaf
     ///   indices of a 4096-row chunk (independent of n).
@@ -175,6 +189,7 @@ impl LearnerSpec {
         let (n, m, d) = (n_train as u128, n_rows as u128, n_features as u128);
         match self {
             LearnerSpec::GaussianProcess(_) => crate::gp::predict_memory_bytes(n, m, d),
+            LearnerSpec::Kriging(_) => crate::kriging::predict_memory_bytes(n, m),
             LearnerSpec::RandomForest(_)
             | LearnerSpec::ExtraTrees(_)
             | LearnerSpec::Rpart(_)
@@ -193,6 +208,7 @@ impl LearnerSpec {
     pub fn build(&self) -> Box<dyn Learner> {
         match self {
             LearnerSpec::GaussianProcess(p) => Box::new(GaussianProcessLearner(p.clone())),
+            LearnerSpec::Kriging(p) => Box::new(KrigingLearner(p.clone())),
             LearnerSpec::RandomForest(p) => Box::new(ForestLearner {
                 params: p.clone(),
                 random_thresholds: false,
