@@ -551,3 +551,37 @@ fn a_scale_can_replace_the_values_of_a_grid_key_and_only_of_one_the_grid_has() {
     let err = tiny_error(with("{ n_train: [20] }"));
     assert!(err.contains("which `grid:` does not have"), "{err}");
 }
+
+#[test]
+fn a_conditional_pd_needs_two_rows_per_grid_value_and_has_no_coverage() {
+    let data = "{ dgp: { molnar_additive: {} }, n_train: 60, n_test: 30 }";
+    let err = tiny_error(tiny(
+        1,
+        1,
+        data,
+        "  - ice: { grid: { points: 3 }, statistics: [prediction], band: { conditional: { nearest: 1 } } }\n",
+    ));
+    assert!(err.contains("at least 2 rows per grid value"), "{err}");
+    let err = tiny_error(tiny(
+        1,
+        1,
+        data,
+        "  - ice: { grid: { points: 3 }, statistics: [prediction], coverage: true, band: { conditional: { nearest: 10 } } }\n",
+    ));
+    assert!(err.contains("conditional PD has no"), "{err}");
+    let tidy = tiny_tidy(tiny(
+        1,
+        1,
+        data,
+        "  - ice: { grid: { points: 3 }, statistics: [prediction], band: { conditional: { nearest: 10 } } }\n  - score: { statistics: [squared_error] }\n",
+    ));
+    let pd: Vec<_> = tidy
+        .iter()
+        .filter(|t| t.quantity == "prediction_conditional_pd")
+        .collect();
+    assert_eq!(pd.len(), 15, "3 grid points for each of 5 features");
+    assert!(pd.iter().all(|t| t.value.n == 10));
+    let score: Vec<_> = tidy.iter().filter(|t| t.quantity == "loss_score").collect();
+    assert_eq!(score.len(), 1);
+    assert_eq!(score[0].value.n, 30);
+}

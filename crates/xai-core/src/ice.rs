@@ -79,6 +79,37 @@ pub fn pd_model_band(
         .collect()
 }
 
+/// The conditional PD (M-plot) of PAPERS.md §2.7's proposal for molnar2023 Fig. 1 and 6:
+/// at grid value a_g, the mean of the ICE values ICE⁽ⁱ⁾(a_g) over the `nearest` rows i
+/// whose own value x_j⁽ⁱ⁾ is closest to a_g (ties to the lower row index), with the
+/// t-interval over those rows (molnar2023 Eq. 5, 7 with n = `nearest`). It estimates
+/// E[f̂(a_g, X₋ⱼ) | X_j ≈ a_g]: the other features keep the values they have near
+/// a_g, where the PD averages them over all rows. `column` holds x_j of the rows of
+/// `curves` (n × G); `nearest` is capped at n.
+pub fn conditional_pd(
+    curves: ArrayView2<'_, f64>,
+    column: &[f64],
+    grid: &[f64],
+    nearest: usize,
+    level: f64,
+) -> Vec<Estimate> {
+    let k = nearest.min(column.len());
+    grid.iter()
+        .enumerate()
+        .map(|(g, &a)| {
+            let mut rows: Vec<usize> = (0..column.len()).collect();
+            rows.sort_by(|&i, &j| {
+                (column[i] - a)
+                    .abs()
+                    .total_cmp(&(column[j] - a).abs())
+                    .then(i.cmp(&j))
+            });
+            let values: Vec<f64> = rows[..k].iter().map(|&i| curves[[i, g]]).collect();
+            t_interval(&values, level)
+        })
+        .collect()
+}
+
 /// ICE curves and PD of each feature in `features` for each statistic: `result[s][f]`.
 /// With `Statistic::Entropy` these are Entropy-ICE/PDP (wood2024 Eq. 8–10), with
 /// `Statistic::Nll` Likelihood-ICE/PDP, with `Statistic::Prediction` the ordinary
@@ -118,6 +149,28 @@ pub fn ice(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_conditional_pd_averages_the_rows_nearest_each_grid_value() {
+        // f(x) = x_j·x_k with x_k = x_j: ICE⁽ⁱ⁾(a) = a·x_j⁽ⁱ⁾. The rows nearest a have
+        // x_j ≈ a, so the M-plot is ≈ a², where the PD is a·mean(x_j).
+        let column: Vec<f64> = (0..100).map(|i| i as f64 / 99.0).collect();
+        let grid = [0.1, 0.5, 0.9];
+        let curves = Array2::from_shape_fn((100, 3), |(i, g)| grid[g] * column[i]);
+        let m = conditional_pd(curves.view(), &column, &grid, 5, 0.95);
+        for (e, a) in m.iter().zip(grid) {
+            assert!((e.estimate - a * a).abs() < 0.03 * a, "{a}: {}", e.estimate);
+            assert_eq!(e.n, 5);
+        }
+        let pd_at_01 = 0.1 * column.iter().sum::<f64>() / 100.0;
+        assert!(
+            (m[0].estimate - pd_at_01).abs() > 0.03,
+            "the PD would differ"
+        );
+        // With every row "nearest" it is the PD.
+        let all = conditional_pd(curves.view(), &column, &grid, 1000, 0.95);
+        assert!((all[0].estimate - pd_at_01).abs() < 1e-12);
+    }
     use crate::dataset::Target;
     use crate::perturbation::GridRange;
     use crate::rng::stream_rng;

@@ -39,7 +39,7 @@ pub mod tree;
 
 pub use dataset::{Dataset, FeatureKind, Target};
 pub use error::CoreError;
-pub use ice::{IceResult, ice, ice_from_values, pd_model_band};
+pub use ice::{IceResult, conditional_pd, ice, ice_from_values, pd_model_band};
 pub use inference::{Coverage, Estimate, corrected_t_interval, coverage, t_interval};
 pub use interp::interpolate;
 pub use model::{Learner, MeanCovariance, Model};

@@ -21,6 +21,11 @@ pub enum GridRange {
     /// Equally spaced over a fixed interval [lo, hi], the same for every dataset, so
     /// curves of independent replicates can be averaged point by point.
     Fixed(f64, f64),
+    /// The feature's sample quantiles at probabilities g/(G − 1), g = 0..G, in the
+    /// explained rows (R's type 7, linear between order statistics): as many grid
+    /// values where the data is dense as where it is sparse (PAPERS.md §2.7's "20
+    /// quantiles of Age in the test set" for the conditional PDP).
+    Quantiles,
 }
 
 /// A grid of `points` values per feature.
@@ -58,6 +63,24 @@ impl GridSpec {
                 return Err(CoreError::Invalid(format!(
                     "a fixed grid needs lo < hi, got [{lo}, {hi}]"
                 )));
+            }
+            GridRange::Quantiles => {
+                if column.is_empty() {
+                    return Err(CoreError::Invalid(
+                        "a quantile grid needs at least one row".into(),
+                    ));
+                }
+                let mut sorted = column.to_vec();
+                sorted.sort_by(f64::total_cmp);
+                let last = (sorted.len().max(1) - 1) as f64;
+                return Ok((0..self.points)
+                    .map(|g| {
+                        let h = last * g as f64 / (self.points - 1) as f64;
+                        let (lo, frac) = (h.floor() as usize, h - h.floor());
+                        let hi = (lo + 1).min(sorted.len() - 1);
+                        sorted[lo] + frac * (sorted[hi] - sorted[lo])
+                    })
+                    .collect());
             }
         };
         let step = (hi - lo) / (self.points - 1) as f64;
@@ -387,6 +410,21 @@ mod tests {
     use super::*;
     use crate::rng::stream_rng;
     use ndarray::array;
+
+    #[test]
+    fn a_quantile_grid_interpolates_between_order_statistics_as_r_type_7() {
+        // R: quantile(c(5, 1, 4, 2, 3, 10), probs = c(0, 1/3, 2/3, 1)) = 1, 2.6667, 4.3333, 10.
+        let g = GridSpec {
+            points: 4,
+            range: GridRange::Quantiles,
+        };
+        let v = g
+            .values(ndarray::array![5.0, 1.0, 4.0, 2.0, 3.0, 10.0].view())
+            .unwrap();
+        for (got, want) in v.iter().zip([1.0, 8.0 / 3.0, 13.0 / 3.0, 10.0]) {
+            assert!((got - want).abs() < 1e-12, "{v:?}");
+        }
+    }
 
     #[test]
     fn permutation_keeps_the_multiset() {

@@ -34,6 +34,10 @@ pub enum Statistic {
     /// Misclassification 1[argmax_c q(c) ≠ y] (ties to the lowest class): its mean is
     /// 1 − accuracy, so its PFI is the drop in accuracy (cid2021, classifiers).
     Misclassification,
+    /// Brier score of a binary classifier, (1[y = 1] − q(1))² (mlr3's `classif.bbrier`;
+    /// molnar2023 §5 selects its heart-disease model by it and PAPERS.md §2.7 proposes
+    /// it as the PFI loss).
+    Brier,
 }
 
 impl Statistic {
@@ -47,6 +51,7 @@ impl Statistic {
             Statistic::Entropy => "entropy",
             Statistic::R2Loss => "r2",
             Statistic::Misclassification => "accuracy",
+            Statistic::Brier => "brier",
         }
     }
 
@@ -58,6 +63,7 @@ impl Statistic {
             Statistic::Entropy => "entropy",
             Statistic::R2Loss => "r2_loss",
             Statistic::Misclassification => "misclassification",
+            Statistic::Brier => "brier",
         }
     }
 
@@ -127,6 +133,19 @@ impl Statistic {
                     f64::from(u8::from(best != c))
                 },
             ))),
+            (Statistic::Brier, Predictions::Probabilities(p), Target::Classes { labels, .. })
+                if p.ncols() == 2 =>
+            {
+                Ok(Array1::from_iter(p.column(1).iter().zip(labels).map(
+                    |(&q, &c)| {
+                        let y = if c == 1 { 1.0 } else { 0.0 };
+                        (y - q).powi(2)
+                    },
+                )))
+            }
+            (Statistic::Brier, _, _) => Err(unsupported(
+                "the Brier score here is binary: it needs a two-class classifier's probabilities",
+            )),
             (Statistic::Nll, Predictions::Gaussian { mean, var }, Target::Continuous(y)) => {
                 Ok(Zip::from(mean)
                     .and(var)
@@ -241,6 +260,28 @@ mod tests {
                 .per_row(&Predictions::Point(array![1.0, 2.0]), &flat)
                 .is_err()
         );
+    }
+
+    #[test]
+    fn brier_is_the_squared_gap_to_the_class_one_indicator_and_binary_only() {
+        let p = Predictions::Probabilities(array![[0.4, 0.6], [0.5, 0.5], [0.9, 0.1]]);
+        let c = Target::Classes {
+            labels: array![1, 0, 0],
+            n_classes: 2,
+        };
+        let b = Statistic::Brier.per_row(&p, &c).unwrap();
+        for (got, want) in b.iter().zip([0.16, 0.25, 0.01]) {
+            assert!((got - want).abs() < 1e-15, "{b}");
+        }
+        let three = Predictions::Probabilities(array![[0.2, 0.3, 0.5]]);
+        let c3 = Target::Classes {
+            labels: array![2],
+            n_classes: 3,
+        };
+        assert!(matches!(
+            Statistic::Brier.per_row(&three, &c3),
+            Err(CoreError::Unsupported { .. })
+        ));
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //! - [`lm`], [`rpart`], [`r_random_forest`]: least squares, a regression tree and a
 //!   regression forest as R's `lm`, `rpart` and `randomForest` fit them (molnar2023
 //!   Table 1);
+//! - [`logistic`]: L2-penalised logistic regression (scikit-learn's objective),
+//!   categorical features as indicators (molnar2023 §5, icefi2022);
 //! - [`glasso`]: the graphical lasso (cid2021);
 //! - [`gp`]: Gaussian process regression with an ARD RBF kernel, signal and noise
 //!   variance, fitted by maximising the log marginal likelihood (wood2024 Fig. 4–8);
@@ -28,6 +30,7 @@ pub mod glasso;
 pub mod gp;
 pub mod kriging;
 pub mod lm;
+pub mod logistic;
 mod memory;
 pub mod optim;
 pub mod r_random_forest;
@@ -42,6 +45,7 @@ pub use forest::{Forest, ForestLearner, ForestParams, Mtry, MtryRule};
 pub use gp::{GaussianProcess, GaussianProcessLearner, GpHyperparameters, GpParams};
 pub use kriging::{Kriging, KrigingLearner, KrigingParams};
 pub use lm::{LinearModel, LmLearner, LmParams};
+pub use logistic::{LogisticLearner, LogisticParams, LogisticRegression};
 pub use r_random_forest::{RForestLearner, RForestParams};
 pub use registry::LearnerSpec;
 pub use rpart::{RpartLearner, RpartParams};

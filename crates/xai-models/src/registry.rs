@@ -14,6 +14,7 @@ use crate::forest::{ForestLearner, ForestParams};
 use crate::gp::{GaussianProcessLearner, GpParams};
 use crate::kriging::{KrigingLearner, KrigingParams};
 use crate::lm::{LmLearner, LmParams};
+use crate::logistic::{LogisticLearner, LogisticParams};
 use crate::r_random_forest::{RForestLearner, RForestParams};
 use crate::rpart::{RpartLearner, RpartParams};
 use crate::svr::{SvrLearner, SvrParams};
@@ -36,6 +37,9 @@ pub enum LearnerSpec {
     CalibratedForest(#[serde(default)] CalibratedParams),
     /// Least squares with an intercept on every feature, as R's `lm` ([`crate::lm`]).
     Lm(#[serde(default)] LmParams),
+    /// L2-penalised logistic regression of a binary target, scikit-learn's objective
+    /// with C ([`crate::logistic`]).
+    LogisticRegression(#[serde(default)] LogisticParams),
     /// A regression tree as R's `rpart` fits it: cp, minsplit, minbucket, maxdepth
     /// ([`crate::rpart`]).
     Rpart(#[serde(default)] RpartParams),
@@ -57,6 +61,7 @@ impl LearnerSpec {
             LearnerSpec::ExtraTrees(_) => "extra_trees",
             LearnerSpec::CalibratedForest(_) => "calibrated_forest",
             LearnerSpec::Lm(_) => "lm",
+            LearnerSpec::LogisticRegression(_) => "logistic_regression",
             LearnerSpec::Rpart(_) => "rpart",
             LearnerSpec::RRandomForest(_) => "r_random_forest",
             LearnerSpec::Svr(_) => "svr",
@@ -95,6 +100,7 @@ impl LearnerSpec {
             LearnerSpec::ExtraTrees(_) => "extra-trees",
             LearnerSpec::CalibratedForest(_) => "calibrated random forest",
             LearnerSpec::Lm(_) => "linear model",
+            LearnerSpec::LogisticRegression(_) => "logistic regression",
             LearnerSpec::Rpart(_) => "regression tree (rpart)",
             LearnerSpec::RRandomForest(_) => "random forest (R)",
             LearnerSpec::Svr(_) => "ε-support vector regression",
@@ -110,6 +116,7 @@ impl LearnerSpec {
             LearnerSpec::RandomForest(p) | LearnerSpec::ExtraTrees(p) => p.validate(),
             LearnerSpec::CalibratedForest(p) => p.validate(),
             LearnerSpec::Lm(p) => p.validate(),
+            LearnerSpec::LogisticRegression(p) => p.validate(),
             LearnerSpec::Rpart(p) => p.validate(),
             LearnerSpec::RRandomForest(p) => p.validate(),
             LearnerSpec::Svr(p) => p.validate(),
@@ -138,6 +145,9 @@ impl LearnerSpec {
     ///   and forest at a time, all k forests kept.
     /// - `lm` (q = d + 1): 8·(3nq + 2n + 4q²): the design, its QR factor and faer's
     ///   scratch, copies of y, and the q × q factors and covariance ([`crate::lm`]).
+    /// - `logistic_regression` (q = d + 1 design columns and the intercept; each
+    ///   categorical feature of L levels adds L − 2 more, not counted here):
+    ///   8·(2nq + 6n + 3q²) ([`crate::logistic`]).
     /// - `rpart` (l = minbucket, D = maxdepth): the `random_forest` bytes with T = 1,
     ///   plus 8n (unit weights) and 64·N(n) (the cp-pruning bookkeeping).
     /// - `r_random_forest` (T = ntree, l = 1, D unlimited): the `random_forest` bytes.
@@ -158,6 +168,9 @@ impl LearnerSpec {
             LearnerSpec::RandomForest(p) | LearnerSpec::ExtraTrees(p) => p.fit_memory_bytes(n, d),
             LearnerSpec::CalibratedForest(p) => p.fit_memory_bytes(n, d),
             LearnerSpec::Lm(_) => crate::lm::fit_memory_bytes(n, d),
+            LearnerSpec::LogisticRegression(_) => {
+                crate::logistic::fit_memory_bytes(n, d.saturating_add(1))
+            }
             LearnerSpec::Rpart(p) => p.fit_memory_bytes(n, d),
             LearnerSpec::RRandomForest(p) => p.as_forest().fit_memory_bytes(n, d),
             LearnerSpec::Svr(_) => 8u128.saturating_mul(
@@ -183,6 +196,7 @@ impl LearnerSpec {
     ///   and its mean; the members predict one after another).
     /// - `rpart`, `r_random_forest`: as `random_forest` (they predict as forests).
     /// - `lm`: 8m (the predictions).
+    /// - `logistic_regression`: 8·(mq + 3m), q = d + 1 as in [`Self::fit_memory_bytes`].
     /// - `svr`: 8·(mn + md + m): the cross-kernel with at most n support vectors, the
     ///   scaled rows and the predictions.
     pub fn predict_memory_bytes(&self, n_train: usize, n_rows: usize, n_features: usize) -> u128 {
@@ -196,6 +210,9 @@ impl LearnerSpec {
             | LearnerSpec::RRandomForest(_) => crate::forest::predict_memory_bytes(m, d),
             LearnerSpec::CalibratedForest(_) => crate::calibration::predict_memory_bytes(m, d),
             LearnerSpec::Lm(_) => crate::lm::predict_memory_bytes(m),
+            LearnerSpec::LogisticRegression(_) => {
+                crate::logistic::predict_memory_bytes(m, d.saturating_add(1))
+            }
             LearnerSpec::Svr(_) => 8u128.saturating_mul(
                 m.saturating_mul(n)
                     .saturating_add(m.saturating_mul(d))
@@ -219,6 +236,7 @@ impl LearnerSpec {
             }),
             LearnerSpec::CalibratedForest(p) => Box::new(CalibratedForestLearner(p.clone())),
             LearnerSpec::Lm(p) => Box::new(LmLearner(p.clone())),
+            LearnerSpec::LogisticRegression(p) => Box::new(LogisticLearner(p.clone())),
             LearnerSpec::Rpart(p) => Box::new(RpartLearner(p.clone())),
             LearnerSpec::RRandomForest(p) => Box::new(RForestLearner(p.clone())),
             LearnerSpec::Svr(p) => Box::new(SvrLearner(p.clone())),

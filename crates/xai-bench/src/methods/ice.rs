@@ -32,7 +32,9 @@ pub struct IceSpec {
     /// The PD's interval: `rows` (default), the t-interval over the test rows
     /// (molnar2023 Eq. 5, 7); or `model`, PD ± z·se with se² = (1/n²)·1ᵀK(x)1 from the
     /// model's covariance of its mean predictions (molnar2023 §2.5; `lm`,
-    /// `gaussian_process`; statistic `prediction` only).
+    /// `gaussian_process`, `kriging`; statistic `prediction` only); or
+    /// `{conditional: {nearest: r}}`, the conditional PD over the r rows nearest each
+    /// grid value ([`Band::Conditional`]).
     #[serde(default)]
     pub band: Band,
     /// Also report `coverage_<prefix>_pd_<band>` and `width_<prefix>_pd_<band>`: the
@@ -45,15 +47,22 @@ pub struct IceSpec {
     pub coverage: bool,
 }
 
-/// The interval of a PD.
+/// The interval of a PD, and for `conditional` which rows it averages.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Band {
     /// The t-interval over the rows averaged (Monte-Carlo error).
     #[default]
     Rows,
     /// The model's own uncertainty about the average prediction.
     Model,
+    /// The conditional PD (M-plot, PAPERS.md §2.7): at each grid value the mean and
+    /// t-interval over the `nearest` test rows closest to it in the feature
+    /// ([`xai_core::conditional_pd`]); reported as `<prefix>_conditional_pd`.
+    Conditional {
+        /// Rows averaged at each grid value (PAPERS.md §2.7: 50).
+        nearest: usize,
+    },
 }
 
 impl Band {
@@ -62,6 +71,15 @@ impl Band {
         match self {
             Band::Rows => "rows",
             Band::Model => "model",
+            Band::Conditional { .. } => "conditional",
+        }
+    }
+
+    /// The PD's quantity name for `prefix`: `<prefix>_pd`, or `<prefix>_conditional_pd`.
+    fn pd_quantity(self, prefix: &str) -> String {
+        match self {
+            Band::Conditional { .. } => format!("{prefix}_conditional_pd"),
+            Band::Rows | Band::Model => format!("{prefix}_pd"),
         }
     }
 }
@@ -71,7 +89,7 @@ impl Method for IceSpec {
         let pd: Vec<String> = self
             .statistics
             .iter()
-            .map(|s| format!("{}_pd", s.quantity_prefix()))
+            .map(|s| self.band.pd_quantity(s.quantity_prefix()))
             .collect();
         let coverage = pd.iter().filter(|_| self.coverage).flat_map(|q| {
             ["coverage", "width"]
@@ -112,6 +130,21 @@ impl Method for IceSpec {
                 ),
             ));
         }
+        if let Band::Conditional { nearest } = self.band {
+            if nearest < 2 {
+                return Err(Invalid::new(
+                    "nearest",
+                    "a conditional PD needs at least 2 rows per grid value for its interval",
+                ));
+            }
+            if self.coverage {
+                return Err(Invalid::new(
+                    "coverage",
+                    "coverage is against the DGP's (marginal) PD; a conditional PD has no \
+                     closed-form truth here",
+                ));
+            }
+        }
         if self.coverage {
             if self.statistics != [Statistic::Prediction] {
                 return Err(Invalid::new(
@@ -145,7 +178,7 @@ impl Method for IceSpec {
                     "band",
                     format!(
                         "`band: model` needs the covariance of a model's mean predictions, \
-                         which `{name}` ({}) does not have; use `lm` or `gaussian_process`, or \
+                         which `{name}` ({}) does not have; use `lm`, `gaussian_process` or `kriging`, or \
                          `band: rows`",
                         learner.name()
                     ),
@@ -174,6 +207,16 @@ impl Method for IceSpec {
             let (mut intervals, mut truths, mut mc_se) = (Vec::new(), Vec::new(), Vec::new());
             for mut f in per_feature {
                 mc_se.extend(f.pd.iter().map(|e| e.se));
+                if let Band::Conditional { nearest } = self.band {
+                    let column = test.x().column(f.feature).to_vec();
+                    f.pd = xai_core::conditional_pd(
+                        f.curves.view(),
+                        &column,
+                        &f.grid,
+                        nearest,
+                        input.level,
+                    );
+                }
                 if self.band == Band::Model {
                     let model = input.model()?;
                     let cov = model.mean_covariance().ok_or_else(|| {

@@ -18,6 +18,7 @@ pub mod learner_inference;
 pub mod permutation_map;
 pub mod pfi;
 pub mod predictability;
+pub mod score;
 
 use std::collections::BTreeMap;
 
@@ -46,6 +47,9 @@ pub enum MethodSpec {
     PermutationMap(permutation_map::PermutationMapSpec),
     /// A model-based explanation averaged over refits ([`learner_inference`]).
     LearnerInference(learner_inference::LearnerInferenceSpec),
+    /// The mean of a per-row statistic on the test rows, e.g. the Brier score
+    /// ([`score`]).
+    Score(score::ScoreSpec),
 }
 
 impl MethodSpec {
@@ -59,6 +63,7 @@ impl MethodSpec {
             MethodSpec::Predictability(m) => m,
             MethodSpec::PermutationMap(m) => m,
             MethodSpec::LearnerInference(m) => m,
+            MethodSpec::Score(m) => m,
         }
     }
 }
