@@ -234,7 +234,7 @@ pub fn concentrated_log_likelihood(
     p: &[f64],
 ) -> Result<(f64, Vec<f64>), CoreError> {
     let d = x.ncols();
-    if theta.len() != d || p.len() != d || theta.iter().chain(p).any(|v| !(*v > 0.0)) {
+    if theta.len() != d || p.len() != d || theta.iter().chain(p).any(|v| v.is_nan() || *v <= 0.0) {
         return Err(CoreError::Invalid(format!(
             "θ and p must hold d = {d} positive values each, got θ = {theta:?}, p = {p:?}"
         )));
@@ -291,7 +291,7 @@ impl Kriging {
                 2.0 * (hi - lo)
             })
             .collect();
-        if let Some(k) = upper.iter().position(|u| !(*u > LOWER)) {
+        if let Some(k) = upper.iter().position(|u| u.is_nan() || *u <= LOWER) {
             return Err(CoreError::Fit(format!(
                 "kriging: input {k} is constant over the training rows; drop it (DiceKriging's \
                  bound 2·range(x_k) would be 0)"

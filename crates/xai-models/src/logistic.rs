@@ -70,7 +70,7 @@ impl LogisticParams {
         if self.max_iter == 0 {
             return Err(ParamError::out_of_range("max_iter", 0, "at least 1"));
         }
-        if !(self.tol > 0.0) {
+        if self.tol.is_nan() || self.tol <= 0.0 {
             return Err(ParamError::out_of_range("tol", self.tol, "positive"));
         }
         Ok(())
