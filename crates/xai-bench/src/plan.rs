@@ -566,6 +566,27 @@ impl Experiment {
                     ),
                 );
             }
+            if let Some(k) = p.replicate() {
+                if !s.tidy {
+                    return fail(
+                        "replicate",
+                        "`replicate:` draws one replicate's own intervals from the tidy rows; remove `tidy: false`".into(),
+                    );
+                }
+                let fewest = [&s.scales.smoke, &s.scales.ci, &s.scales.paper]
+                    .iter()
+                    .map(|sc| sc.replicates)
+                    .min()
+                    .unwrap_or(0);
+                if k >= fewest {
+                    return fail(
+                        "replicate",
+                        format!(
+                            "`replicate: {k}` names no replicate at every scale (replicates are numbered from 0; the smallest scale has {fewest})"
+                        ),
+                    );
+                }
+            }
             let panels = match p {
                 PlotSpec::Bars {
                     quantities: qs,

@@ -69,6 +69,32 @@ pub struct RunOutput {
     pub cells: Counts,
 }
 
+impl RunOutput {
+    /// The run as replicate `k` alone: its tidy rows, and as summary their own
+    /// estimates and intervals ([`crate::table::summarize`] of one replicate), for a
+    /// figure of one fit.
+    pub fn only_replicate(&self, k: usize, level: f64) -> RunOutput {
+        let tidy: Vec<TidyRow> = self
+            .tidy
+            .iter()
+            .filter(|r| r.replicate == k)
+            .cloned()
+            .collect();
+        RunOutput {
+            summary: summarize(&tidy, level),
+            tidy,
+            curves: self
+                .curves
+                .iter()
+                .filter(|c| c.replicate == k)
+                .cloned()
+                .collect(),
+            replicates: 1,
+            ..self.clone()
+        }
+    }
+}
+
 /// How many cells (variant × replicate) an invocation had, computed, and read back
 /// from disk (finished by an earlier, interrupted invocation or by shards).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -250,6 +250,11 @@ pub enum PlotSpec {
         /// ranking panels of cid2021 Fig. 2-3).
         #[serde(default)]
         horizontal: bool,
+        /// Draw replicate k's own estimates and intervals (one fit, as a paper's
+        /// figure shows one) instead of the mean over replicates with the interval
+        /// over replicates; needs the tidy rows.
+        #[serde(default)]
+        replicate: Option<usize>,
     },
     /// Partial-dependence curves with their interval bands, one panel per model (and
     /// value of `panels`) holding every feature; or, with `ice`, one panel per feature
@@ -291,6 +296,11 @@ pub enum PlotSpec {
         /// Grid key whose values get a panel each.
         #[serde(default)]
         panels: Option<String>,
+        /// Draw replicate k's own estimates and intervals (one fit, as a paper's
+        /// figure shows one) instead of the mean over replicates with the interval
+        /// over replicates; needs the tidy rows.
+        #[serde(default)]
+        replicate: Option<usize>,
     },
     /// Summaries of a coverage study against the number of refits m (the rows' x):
     /// one panel per entry of `y` and per value of `rows` × `columns` (grid keys or
@@ -477,6 +487,14 @@ impl PlotSpec {
         }
     }
 
+    /// The replicate a `bars` or `curves` plot draws alone, if any.
+    pub fn replicate(&self) -> Option<usize> {
+        match self {
+            PlotSpec::Bars { replicate, .. } | PlotSpec::Curves { replicate, .. } => *replicate,
+            _ => None,
+        }
+    }
+
     /// A companion figure's own title.
     pub fn title(&self) -> Option<&str> {
         match self {
@@ -567,6 +585,28 @@ pub enum Assertion {
         /// "≥" rather than ">" (molnar2023 Table 1: boot* ≥ subs* in every row).
         #[serde(default)]
         at_least: bool,
+        /// Compare the rows' within-replicate interval widths (upper − lower) instead
+        /// of their estimates, paired over replicates (molnar2023 Fig. 6: the
+        /// learner-PDP's band is wider than the model-PDP's).
+        #[serde(default)]
+        widths: bool,
+    },
+    /// For every selected row, the share of replicates whose own interval excludes 0
+    /// (lower > 0 or upper < 0) is at least `at_least` and at most `at_most` (give
+    /// one or both): a claim about the intervals one fit reports (molnar2023 Fig. 6:
+    /// only ST_Slope's and ChestPainType's PFI intervals exclude 0).
+    ExcludesZero {
+        /// The quantity.
+        quantity: String,
+        /// The rows.
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// Smallest share accepted.
+        #[serde(default)]
+        at_least: Option<f64>,
+        /// Largest share accepted.
+        #[serde(default)]
+        at_most: Option<f64>,
     },
     /// Every selected row's interval lies above 0 (lower > 0).
     Positive {
@@ -789,6 +829,7 @@ impl Assertion {
             } => vec![quantity, other],
             Assertion::Greater { quantity, .. }
             | Assertion::Positive { quantity, .. }
+            | Assertion::ExcludesZero { quantity, .. }
             | Assertion::Near { quantity, .. }
             | Assertion::RankedAbove { quantity, .. }
             | Assertion::InTop { quantity, .. }

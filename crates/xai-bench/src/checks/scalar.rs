@@ -60,6 +60,79 @@ pub fn positive(out: &RunOutput, quantity: &str, sel: &Selector) -> Verdict {
     )
 }
 
+/// For every selected row (its columns without the replicate), the share of replicates
+/// whose interval excludes 0 lies in [`at_least`, `at_most`] (either bound may be
+/// absent). Measured: the smallest share under `at_least`, else the largest.
+pub fn excludes_zero(
+    out: &RunOutput,
+    quantity: &str,
+    sel: &Selector,
+    (at_least, at_most): (Option<f64>, Option<f64>),
+) -> Verdict {
+    if at_least.is_none() && at_most.is_none() {
+        return Verdict::no_rows("excludes_zero needs `at_least` or `at_most`");
+    }
+    let tidy = tidy_rows(out);
+    let mut groups: Vec<(String, usize, usize)> = Vec::new();
+    for r in of_quantity(&tidy, quantity)
+        .into_iter()
+        .filter(|r| r.matches(sel))
+    {
+        let key = r.context(&[]).join(",");
+        let excludes = usize::from(r.value.lower > 0.0 || r.value.upper < 0.0);
+        match groups.iter_mut().find(|g| g.0 == key) {
+            Some(g) => {
+                g.1 += excludes;
+                g.2 += 1;
+            }
+            None => groups.push((key, excludes, 1)),
+        }
+    }
+    if groups.is_empty() {
+        return Verdict::no_rows("no rows match the selection");
+    }
+    let feature = |key: &str| {
+        key.split(',')
+            .find_map(|c| c.strip_prefix("feature="))
+            .unwrap_or("")
+            .to_string()
+    };
+    let mut holds = true;
+    let mut parts = Vec::new();
+    let shares: Vec<f64> = groups
+        .iter()
+        .map(|(key, k, n)| {
+            let share = *k as f64 / *n as f64;
+            let ok = at_least.is_none_or(|lo| share >= lo) && at_most.is_none_or(|hi| share <= hi);
+            holds &= ok;
+            parts.push(format!(
+                "{}{} {k} of {n}",
+                if ok { "" } else { "NOT " },
+                feature(key)
+            ));
+            share
+        })
+        .collect();
+    let measured = match at_least {
+        Some(_) => shares.iter().copied().fold(f64::INFINITY, f64::min),
+        None => shares.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    };
+    let bounds = match (at_least, at_most) {
+        (Some(lo), Some(hi)) => format!("in [{lo}, {hi}]"),
+        (Some(lo), None) => format!(">= {lo}"),
+        (None, Some(hi)) => format!("<= {hi}"),
+        (None, None) => unreachable!("checked above"),
+    };
+    Verdict::new(
+        holds,
+        measured,
+        format!(
+            "share of replicates whose interval excludes 0 {bounds}: {}",
+            parts.join("; ")
+        ),
+    )
+}
+
 /// The spread of the `this` rows is at most `factor` times that of the `than` rows, a
 /// spread being √(mean over the selected summary rows of sd²), sd the row's sd over
 /// replicates; measured: the ratio of the two spreads.
@@ -161,12 +234,19 @@ struct Pair {
 /// error.
 pub fn greater(
     out: &RunOutput,
-    q: &str,
-    than_q: Option<&str>,
+    (q, than_q): (&str, Option<&str>),
     (this, than): (&Selector, &Selector),
-    at_least: bool,
+    (at_least, widths): (bool, bool),
     level: f64,
 ) -> Verdict {
+    // With `widths` the compared value is the row's interval width.
+    let value = |e: &Estimate| {
+        if widths {
+            e.upper - e.lower
+        } else {
+            e.estimate
+        }
+    };
     let tidy = tidy_rows(out);
     let mut skip: Vec<&str> = this.keys().chain(than.keys()).map(String::as_str).collect();
     if than_q.is_some() {
@@ -183,13 +263,14 @@ pub fn greater(
             .filter(|rb| rb.context(&skip) == ra.context(&skip) && rb.replicate == ra.replicate)
         {
             let name = format!(
-                "{} {} {}",
+                "{}{} {} {}",
+                if widths { "width: " } else { "" },
                 ra.get("feature").unwrap_or(""),
                 if at_least { ">=" } else { ">" },
                 rb.get("feature").unwrap_or("")
             );
             let key = format!("{}|{name}", ra.context(&skip).join(","));
-            let d = ra.value.estimate - rb.value.estimate;
+            let d = value(&ra.value) - value(&rb.value);
             match pairs.iter_mut().find(|p| p.key == key) {
                 Some(p) => p.diffs.push(d),
                 None => pairs.push(Pair {
@@ -206,6 +287,9 @@ pub fn greater(
     }
     if pairs.is_empty() {
         return Verdict::no_rows("no rows match `this` and `than` in a common context");
+    }
+    if widths && pairs.iter().any(|p| p.diffs.len() < 2) {
+        return Verdict::no_rows("widths are compared over at least 2 replicates");
     }
     // ">": the paired interval's lower end must be above 0; "≥": its upper end must
     // not be below 0.

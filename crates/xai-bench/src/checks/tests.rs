@@ -129,6 +129,62 @@ fn greater_is_a_paired_comparison_over_replicates() {
     assert!(o.measured < 0.0);
 }
 
+/// Replicate r has the (quantity, feature, lower, upper) interval rows `values[r]`.
+fn interval_run(values: &[Vec<(&str, &str, f64, f64)>]) -> RunOutput {
+    let tidy = values
+        .iter()
+        .enumerate()
+        .flat_map(|(r, rows)| {
+            rows.iter().map(move |&(q, f, lo, hi)| {
+                let mut t = row(&[], r, q, f, None, (lo + hi) / 2.0);
+                t.value.lower = lo;
+                t.value.upper = hi;
+                t
+            })
+        })
+        .collect();
+    run_of(&[], tidy, Vec::new())
+}
+
+#[test]
+fn greater_on_widths_pairs_the_interval_widths_over_replicates() {
+    // A's intervals are wider (2, 2.2, 1.9) than B's (1, 1.1, 0.9) though A's centres
+    // are lower.
+    let out = interval_run(&[
+        vec![("q", "A", -1.0, 1.0), ("q", "B", 4.5, 5.5)],
+        vec![("q", "A", -1.1, 1.1), ("q", "B", 4.4, 5.5)],
+        vec![("q", "A", -1.0, 0.9), ("q", "B", 4.6, 5.5)],
+    ]);
+    let wider =
+        "greater: { quantity: q, this: { feature: A }, than: { feature: B }, widths: true }";
+    assert_eq!(status(wider, &out), Status::Pass);
+    let narrower =
+        "greater: { quantity: q, this: { feature: B }, than: { feature: A }, widths: true }";
+    assert_eq!(status(narrower, &out), Status::Fail);
+    let by_estimate = "greater: { quantity: q, this: { feature: A }, than: { feature: B } }";
+    assert_eq!(status(by_estimate, &out), Status::Fail);
+}
+
+#[test]
+fn excludes_zero_counts_the_replicates_whose_interval_misses_zero() {
+    // A's interval excludes 0 in 2 of 3 replicates, B's in none.
+    let out = interval_run(&[
+        vec![("q", "A", 0.1, 1.0), ("q", "B", -1.0, 1.0)],
+        vec![("q", "A", -0.1, 1.0), ("q", "B", -0.5, 0.2)],
+        vec![("q", "A", -2.0, -0.5), ("q", "B", -0.1, 0.1)],
+    ]);
+    let a = "excludes_zero: { quantity: q, where: { feature: A }, at_least: 0.6 }";
+    let o = check(a, None, &out);
+    assert_eq!(o.status, Status::Pass, "{o:?}");
+    assert!((o.measured - 2.0 / 3.0).abs() < 1e-12);
+    let a_strict = "excludes_zero: { quantity: q, where: { feature: A }, at_least: 0.9 }";
+    assert_eq!(status(a_strict, &out), Status::Fail);
+    let b = "excludes_zero: { quantity: q, where: { feature: B }, at_most: 0.0 }";
+    assert_eq!(status(b, &out), Status::Pass);
+    let both = "excludes_zero: { quantity: q, where: { feature: [A, B] }, at_most: 0.5 }";
+    assert_eq!(status(both, &out), Status::Fail);
+}
+
 #[test]
 fn spread_compares_the_sds_over_replicates() {
     // A moves by ±0.1 over three replicates, B by ±1: A's spread is a tenth of B's.

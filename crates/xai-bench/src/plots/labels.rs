@@ -15,6 +15,8 @@ pub struct Names {
     features: BTreeMap<String, FeatureName>,
     model_free: BTreeSet<String>,
     level: f64,
+    /// The replicate a figure draws alone (its own intervals), if any.
+    replicate: Option<usize>,
 }
 
 impl Names {
@@ -58,6 +60,7 @@ impl Names {
                 .flat_map(|m| m.method().model_free())
                 .collect(),
             level: spec.level,
+            replicate: None,
         })
     }
 
@@ -104,10 +107,16 @@ impl Names {
     /// The legend entry of an interval band: "band: 95% interval over replicates"
     /// (the experiment's `level`; the t-interval of the summary).
     pub fn band(&self) -> String {
-        format!(
-            "band: {}% interval over replicates",
-            super::tick(&(100.0 * self.level))
-        )
+        let level = super::tick(&(100.0 * self.level));
+        match self.replicate {
+            Some(k) => format!("band: {level}% interval of one fit (replicate {k})"),
+            None => format!("band: {level}% interval over replicates"),
+        }
+    }
+
+    /// Names for a figure of replicate `k` alone ([`crate::spec::PlotSpec::replicate`]).
+    pub fn one_fit(&mut self, k: usize) {
+        self.replicate = Some(k);
     }
 
     /// A feature's name in tick labels and titles ("Plasma glucose (2-h OGTT)"), or its
@@ -150,6 +159,7 @@ fn statistic(prefix: &str) -> Option<(&'static str, &'static str)> {
         "prediction" => ("Prediction", ""),
         "r2" => ("R² drop", ""),
         "accuracy" => ("Accuracy drop", ""),
+        "brier" => ("Brier score", ""),
         _ => return None,
     })
 }
@@ -185,6 +195,13 @@ pub fn axis_label(quantity: &str) -> String {
     if let Some(label) = interval_label(quantity) {
         return label;
     }
+    if let Some(inner) = quantity.strip_prefix("learner_") {
+        let (base, corrected) = match inner.strip_suffix("_corrected") {
+            Some(b) => (b, " (corrected interval)"),
+            None => (inner, ""),
+        };
+        return format!("{}, mean over refits{corrected}", axis_label(base));
+    }
     let Some((rest, suffix)) = quantity.rsplit_once('_') else {
         return quantity.to_string();
     };
@@ -208,6 +225,7 @@ pub fn axis_label(quantity: &str) -> String {
         ("pd" | "ice", _) if prefix == "likelihood" => {
             with_unit("Negative log-likelihood".into(), unit)
         }
+        ("pd", _) if sampler.trim() == "Conditional" => format!("{name} (conditional PD)"),
         ("pd" | "ice", _) => with_unit(name.to_string(), unit),
         _ => quantity.to_string(),
     }
@@ -297,6 +315,14 @@ mod tests {
         assert_eq!(axis_label("r2_pfi"), "R² drop (PFI)");
         assert_eq!(axis_label("accuracy_cid"), "Accuracy drop / (1 − Ĉ) (CID)");
         assert_eq!(axis_label("covered"), "Covered fraction Ĉ");
+        assert_eq!(
+            axis_label("learner_brier_subgroup_pfi_corrected"),
+            "Subgroup Brier score (PFI), mean over refits (corrected interval)"
+        );
+        assert_eq!(
+            axis_label("prediction_conditional_pd"),
+            "Prediction (conditional PD)"
+        );
         assert_eq!(axis_label("something_new"), "something_new");
         assert_eq!(
             axis_label("coverage_prediction_pd"),

@@ -127,7 +127,25 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
             exp.spec.title, exp.spec.paper, exp.spec.figure
         ),
     };
-    let names = labels::Names::of(&exp.spec)?;
+    let mut names = labels::Names::of(&exp.spec)?;
+    let single;
+    let (out, title) = match plot.replicate() {
+        Some(k) => {
+            single = out.only_replicate(k, exp.spec.level);
+            if single.summary.is_empty() {
+                return Err(BenchError::Plot {
+                    path: dir.join(plot.name()),
+                    message: format!(
+                        "replicate {k} has no tidy rows: the run has {} replicates and must keep its tidy rows",
+                        out.replicates
+                    ),
+                });
+            }
+            names.one_fit(k);
+            (&single, format!("{title}, one fit"))
+        }
+        None => (out, title),
+    };
     match plot {
         PlotSpec::Bars {
             name,
