@@ -81,7 +81,8 @@ pub fn pd_model_band(
 
 /// The conditional PD (M-plot) of PAPERS.md §2.7's proposal for molnar2023 Fig. 1 and 6:
 /// at grid value a_g, the mean of the ICE values ICE⁽ⁱ⁾(a_g) over the `nearest` rows i
-/// whose own value x_j⁽ⁱ⁾ is closest to a_g (ties to the lower row index), with the
+/// whose own value x_j⁽ⁱ⁾ is closest to a_g (ties in a random order drawn from stream
+/// (`seed`, 0), never the rows' order, which may follow the data's sources), with the
 /// t-interval over those rows (molnar2023 Eq. 5, 7 with n = `nearest`). It estimates
 /// E[f̂(a_g, X₋ⱼ) | X_j ≈ a_g]: the other features keep the values they have near
 /// a_g, where the PD averages them over all rows. `column` holds x_j of the rows of
@@ -92,18 +93,18 @@ pub fn conditional_pd(
     grid: &[f64],
     nearest: usize,
     level: f64,
+    seed: u64,
 ) -> Vec<Estimate> {
+    use rand::seq::SliceRandom;
     let k = nearest.min(column.len());
+    let mut order: Vec<usize> = (0..column.len()).collect();
+    order.shuffle(&mut crate::rng::stream_rng(seed, 0));
     grid.iter()
         .enumerate()
         .map(|(g, &a)| {
-            let mut rows: Vec<usize> = (0..column.len()).collect();
-            rows.sort_by(|&i, &j| {
-                (column[i] - a)
-                    .abs()
-                    .total_cmp(&(column[j] - a).abs())
-                    .then(i.cmp(&j))
-            });
+            // A stable sort keeps tied rows in the shuffled order.
+            let mut rows = order.clone();
+            rows.sort_by(|&i, &j| (column[i] - a).abs().total_cmp(&(column[j] - a).abs()));
             let values: Vec<f64> = rows[..k].iter().map(|&i| curves[[i, g]]).collect();
             t_interval(&values, level)
         })
@@ -157,7 +158,7 @@ mod tests {
         let column: Vec<f64> = (0..100).map(|i| i as f64 / 99.0).collect();
         let grid = [0.1, 0.5, 0.9];
         let curves = Array2::from_shape_fn((100, 3), |(i, g)| grid[g] * column[i]);
-        let m = conditional_pd(curves.view(), &column, &grid, 5, 0.95);
+        let m = conditional_pd(curves.view(), &column, &grid, 5, 0.95, 1);
         for (e, a) in m.iter().zip(grid) {
             assert!((e.estimate - a * a).abs() < 0.03 * a, "{a}: {}", e.estimate);
             assert_eq!(e.n, 5);
@@ -168,8 +169,18 @@ mod tests {
             "the PD would differ"
         );
         // With every row "nearest" it is the PD.
-        let all = conditional_pd(curves.view(), &column, &grid, 1000, 0.95);
+        let all = conditional_pd(curves.view(), &column, &grid, 1000, 0.95, 1);
         assert!((all[0].estimate - pd_at_01).abs() < 1e-12);
+        // Ties are broken at random, not by row order: two tied groups of 50 rows with
+        // value 0, the first with ICE 0 and the second 1, give about one half.
+        let tied = vec![0.0; 100];
+        let ice = Array2::from_shape_fn((100, 1), |(i, _)| f64::from(u8::from(i >= 50)));
+        let m = conditional_pd(ice.view(), &tied, &[0.0], 40, 0.95, 3);
+        assert!(
+            m[0].estimate > 0.2 && m[0].estimate < 0.8,
+            "{}",
+            m[0].estimate
+        );
     }
     use crate::dataset::Target;
     use crate::perturbation::GridRange;

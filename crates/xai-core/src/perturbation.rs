@@ -45,7 +45,8 @@ fn default_range() -> GridRange {
 
 impl GridSpec {
     /// The grid values for one column: lo + g·(hi − lo)/(G − 1), g = 0..G, with
-    /// [lo, hi] the column's range (`MinMax`) or the fixed interval.
+    /// [lo, hi] the column's range (`MinMax`) or the fixed interval; or the column's
+    /// type-7 quantiles at probabilities g/(G − 1) (`Quantiles`).
     pub fn values(&self, column: ArrayView1<'_, f64>) -> Result<Vec<f64>> {
         if self.points < 2 {
             return Err(CoreError::Invalid(format!(

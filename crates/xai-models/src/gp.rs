@@ -24,13 +24,13 @@ use faer::linalg::triangular_solve::{
 };
 use faer::prelude::*;
 use faer::{Mat, Side};
-use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 use rand::{Rng, RngExt};
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, MeanCovariance, Model, Predictions, Target};
 
 use crate::error::ParamError;
-use crate::optim::{LbfgsOptions, minimize_box};
+use crate::optim::{LbfgsOptions, dot, minimize_box};
 use crate::standardize::Standardizer;
 
 /// Hyperparameter bounds exp(±11.51) = 1e∓5, scikit-learn's defaults.
@@ -116,10 +116,10 @@ pub(crate) fn fit_memory_bytes(n: u128, d: u128) -> u128 {
 }
 
 /// Peak bytes one [`GaussianProcess::predict_mean_var`] on m rows allocates, n training
-/// rows, d inputs: 8·(2mn + md + 4m): the m × n cross-kernel k* and its transposed
-/// copy v = L⁻¹k*ᵀ, the standardised rows, and the mean and variance vectors.
+/// rows, d inputs: 8·(mn + md + 4m): the n × m cross-kernel K*, solved in place into
+/// L⁻¹K*, the standardised rows, and the mean and variance vectors.
 pub(crate) fn predict_memory_bytes(n: u128, m: u128, d: u128) -> u128 {
-    crate::memory::bytes(&[&[16, m, n], &[8, m, d], &[32, m]])
+    crate::memory::bytes(&[&[8, m, n], &[8, m, d], &[32, m]])
 }
 
 /// Fitted hyperparameters: variances in standardised-target units (scikit-learn's
@@ -303,20 +303,23 @@ impl GaussianProcess {
         }
     }
 
-    /// Predictive mean and full predictive variance (latent + noise), original units.
+    /// Predictive mean and full predictive variance (latent + noise), original units:
+    /// the n × m cross-kernel K* is built in the column layout the solve takes, the
+    /// means are k*ᵀα per column, then one blocked triangular solve V = L⁻¹K* for all
+    /// rows gives the latent variances σ_f² − ‖v_j‖².
     pub fn predict_mean_var(&self, x: ArrayView2<'_, f64>) -> (Array1<f64>, Array1<f64>) {
         let xs = self.inputs.apply(x);
         let signal = self.theta[0].exp();
         let noise = self.theta[self.x.ncols() + 1].exp();
-        let ks = cross_kernel(xs.view(), self.x.view(), &self.theta);
-        let mean = ks
-            .dot(&self.alpha)
-            .mapv(|m| m * self.y_scale + self.y_shift);
-        // v = L⁻¹·k*ᵀ (n × m); latent variance σ_f² − ‖v_col‖².
-        let (n, m) = (self.x.nrows(), xs.nrows());
-        let v = self.solve_lower(Mat::<f64>::from_fn(n, m, |i, j| ks[[j, i]]));
+        let m = xs.nrows();
+        let mut v = cross_kernel_columns(self.x.view(), xs.view(), &self.theta);
+        let alpha = self.alpha.as_slice().expect("contiguous");
+        let mean = Array1::from_iter(
+            (0..m).map(|j| dot(v.col_as_slice(j), alpha) * self.y_scale + self.y_shift),
+        );
+        solve_lower_triangular_in_place(self.chol.as_ref(), v.as_mut(), Par::Seq);
         let var = Array1::from_iter((0..m).map(|j| {
-            let q: f64 = (0..n).map(|i| v[(i, j)] * v[(i, j)]).sum();
+            let q = dot(v.col_as_slice(j), v.col_as_slice(j));
             ((signal - q).max(0.0) + noise) * self.y_scale * self.y_scale
         }));
         (mean, var)
@@ -335,11 +338,11 @@ impl Model for GaussianProcess {
 }
 
 impl GaussianProcess {
-    /// L⁻¹·B for the n × c matrix B (a triangular solve with the training Cholesky).
-    fn solve_lower(&self, b: Mat<f64>) -> Mat<f64> {
-        let mut b = b;
-        solve_lower_triangular_in_place(self.chol.as_ref(), b.as_mut(), Par::Seq);
-        b
+    /// L⁻¹·K* for the rows of `xs` (standardised): n × m, column j = L⁻¹k(·, x_j).
+    fn whitened(&self, xs: ArrayView2<'_, f64>) -> Mat<f64> {
+        let mut v = cross_kernel_columns(self.x.view(), xs, &self.theta);
+        solve_lower_triangular_in_place(self.chol.as_ref(), v.as_mut(), Par::Seq);
+        v
     }
 }
 
@@ -350,13 +353,10 @@ impl MeanCovariance for GaussianProcess {
     fn covariance(&self, x: ArrayView2<'_, f64>) -> Array2<f64> {
         let xs = self.inputs.apply(x);
         let kss = cross_kernel(xs.view(), xs.view(), &self.theta);
-        let ks = cross_kernel(xs.view(), self.x.view(), &self.theta);
-        let (n, m) = (self.x.nrows(), xs.nrows());
-        let v = self.solve_lower(Mat::<f64>::from_fn(n, m, |i, j| ks[[j, i]]));
+        let v = self.whitened(xs.view());
         let s2 = self.y_scale * self.y_scale;
-        Array2::from_shape_fn((m, m), |(a, b)| {
-            let q: f64 = (0..n).map(|i| v[(i, a)] * v[(i, b)]).sum();
-            (kss[[a, b]] - q) * s2
+        Array2::from_shape_fn(kss.dim(), |(a, b)| {
+            (kss[[a, b]] - dot(v.col_as_slice(a), v.col_as_slice(b))) * s2
         })
     }
 
@@ -366,10 +366,16 @@ impl MeanCovariance for GaussianProcess {
         let xs = self.inputs.apply(x);
         let m = xs.nrows() as f64;
         let kss = cross_kernel(xs.view(), xs.view(), &self.theta).sum();
-        let ks = cross_kernel(xs.view(), self.x.view(), &self.theta);
-        let sums = ks.sum_axis(Axis(0));
-        let v = self.solve_lower(Mat::<f64>::from_fn(sums.len(), 1, |i, _| sums[i]));
-        let q: f64 = (0..sums.len()).map(|i| v[(i, 0)] * v[(i, 0)]).sum();
+        let ks = cross_kernel_columns(self.x.view(), xs.view(), &self.theta);
+        let n = ks.nrows();
+        let mut sums = Mat::<f64>::zeros(n, 1);
+        for j in 0..ks.ncols() {
+            for (s, k) in sums.col_as_slice_mut(0).iter_mut().zip(ks.col_as_slice(j)) {
+                *s += k;
+            }
+        }
+        solve_lower_triangular_in_place(self.chol.as_ref(), sums.as_mut(), Par::Seq);
+        let q = dot(sums.col_as_slice(0), sums.col_as_slice(0));
         (kss - q) / (m * m) * self.y_scale * self.y_scale
     }
 }
@@ -435,6 +441,35 @@ fn cross_kernel(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>, theta: &[f64]) -
         );
     }
     Array2::from_shape_vec((k.len() / n.max(1), n), k).expect("m·n values")
+}
+
+/// K_f(x_i, z_j) of the rows x (n × d, the training rows) and z (m × d) as the n × m
+/// matrix whose column j is k(·, z_j), filled column by column: the layout of the
+/// right-hand side of the solve L⁻¹K*, so no transposed copy is needed. Each column
+/// first accumulates Σ_k (x̃_ik − z̃_jk)² over inputs k (x̃ = x/ℓ held input by input,
+/// so the loop over the n rows is contiguous and vectorises), then takes σ_f²·exp(−½·).
+fn cross_kernel_columns(x: ArrayView2<'_, f64>, z: ArrayView2<'_, f64>, theta: &[f64]) -> Mat<f64> {
+    let d = x.ncols();
+    let signal = theta[0].exp();
+    let inv_l: Vec<f64> = (0..d).map(|c| (-theta[1 + c]).exp()).collect();
+    let columns: Vec<Vec<f64>> = (0..d)
+        .map(|c| x.column(c).iter().map(|v| v * inv_l[c]).collect())
+        .collect();
+    let mut k = Mat::<f64>::zeros(x.nrows(), z.nrows());
+    for (j, row) in z.rows().into_iter().enumerate() {
+        let col = k.col_as_slice_mut(j);
+        for ((xc, zv), s) in columns.iter().zip(row).zip(&inv_l) {
+            let zc = zv * s;
+            for (o, xv) in col.iter_mut().zip(xc) {
+                let t = xv - zc;
+                *o += t * t;
+            }
+        }
+        for o in col.iter_mut() {
+            *o = signal * (-0.5 * *o).exp();
+        }
+    }
+    k
 }
 
 /// Σ_k (a_k − b_k)²·w_k.

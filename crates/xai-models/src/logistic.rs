@@ -194,6 +194,7 @@ impl LogisticRegression {
         let mut theta = vec![0.0; q + 1];
         let mut f = objective(&theta);
         let mut iterations = 0;
+        let mut converged = false;
         while iterations < params.max_iter {
             iterations += 1;
             let p: Vec<f64> = (0..n)
@@ -227,6 +228,7 @@ impl LogisticRegression {
                 h[(a, a)] += lambda;
             }
             if g.iter().fold(0.0f64, |m, v| m.max(v.abs())) < params.tol * n as f64 {
+                converged = true;
                 break;
             }
             for a in 0..=q {
@@ -241,17 +243,34 @@ impl LogisticRegression {
                 ))
             })?;
             let step = llt.solve(Mat::<f64>::from_fn(q + 1, 1, |a, _| g[a]));
+            // Halve the step until F does not rise; a step that cannot lower F even at
+            // 1e-10 of its length means θ is the minimum to rounding.
             let mut t = 1.0;
-            loop {
+            let accepted = loop {
                 let cand: Vec<f64> = (0..=q).map(|a| theta[a] - t * step[(a, 0)]).collect();
                 let fc = objective(&cand);
-                if fc <= f || t < 1e-10 {
+                if fc <= f {
                     theta = cand;
                     f = fc;
-                    break;
+                    break true;
+                }
+                if t < 1e-10 {
+                    break false;
                 }
                 t *= 0.5;
+            };
+            if !accepted {
+                converged = true;
+                break;
             }
+        }
+        if !converged {
+            return Err(CoreError::Fit(format!(
+                "logistic regression did not converge in max_iter = {} Newton steps (gradient \
+                 above tol·n); raise `max_iter` or `tol`, or lower `c` if the classes are \
+                 separable",
+                params.max_iter
+            )));
         }
         Ok(Self {
             kinds,

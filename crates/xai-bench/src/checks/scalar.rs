@@ -69,8 +69,17 @@ pub fn excludes_zero(
     sel: &Selector,
     (at_least, at_most): (Option<f64>, Option<f64>),
 ) -> Verdict {
-    if at_least.is_none() && at_most.is_none() {
-        return Verdict::no_rows("excludes_zero needs `at_least` or `at_most`");
+    let lo = at_least.unwrap_or(0.0);
+    let hi = at_most.unwrap_or(1.0);
+    if (at_least.is_none() && at_most.is_none())
+        || at_least.is_some_and(|v| !(v > 0.0 && v <= 1.0))
+        || at_most.is_some_and(|v| !(0.0..1.0).contains(&v))
+        || lo > hi
+    {
+        return Verdict::no_rows(
+            "excludes_zero needs at_least in (0, 1] and/or at_most in [0, 1), at_least <= at_most: \
+             other bounds cannot fail or cannot pass",
+        );
     }
     let tidy = tidy_rows(out);
     let mut groups: Vec<(String, usize, usize)> = Vec::new();
@@ -78,6 +87,13 @@ pub fn excludes_zero(
         .into_iter()
         .filter(|r| r.matches(sel))
     {
+        if !(r.value.lower.is_finite() && r.value.upper.is_finite()) {
+            return Verdict::no_rows(&format!(
+                "{} has no interval in replicate {} (fewer than 2 values behind it)",
+                r.get("feature").unwrap_or(""),
+                r.replicate.unwrap_or(0)
+            ));
+        }
         let key = r.context(&[]).join(",");
         let excludes = usize::from(r.value.lower > 0.0 || r.value.upper < 0.0);
         match groups.iter_mut().find(|g| g.0 == key) {

@@ -183,6 +183,17 @@ fn excludes_zero_counts_the_replicates_whose_interval_misses_zero() {
     assert_eq!(status(b, &out), Status::Pass);
     let both = "excludes_zero: { quantity: q, where: { feature: [A, B] }, at_most: 0.5 }";
     assert_eq!(status(both, &out), Status::Fail);
+    for vacuous in ["at_least: 0", "at_most: 1", "at_least: 0.8, at_most: 0.2"] {
+        let c = format!("excludes_zero: {{ quantity: q, where: {{ feature: B }}, {vacuous} }}");
+        assert_eq!(status(&c, &out), Status::Fail, "{vacuous}");
+    }
+    let no_interval = scalar_run(&[vec![("q", "A", 1.0)], vec![("q", "A", 2.0)]]);
+    let a = "excludes_zero: { quantity: q, where: { feature: A }, at_most: 0.5 }";
+    assert_eq!(
+        status(a, &no_interval),
+        Status::Fail,
+        "NaN bounds are no evidence"
+    );
 }
 
 #[test]

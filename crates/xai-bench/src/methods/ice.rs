@@ -215,6 +215,7 @@ impl Method for IceSpec {
                         &f.grid,
                         nearest,
                         input.level,
+                        seed,
                     );
                 }
                 if self.band == Band::Model {
