@@ -249,6 +249,7 @@ fn peer_forest(path: &Path, n_features: usize, classifier: bool) -> Result<Fores
                 threshold: m[[i, 5]],
                 weight: 0.0,
                 impurity: 0.0,
+                missing_left: false,
             });
             let v = m[[i, 6]];
             values.extend(if classifier {

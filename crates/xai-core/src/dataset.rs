@@ -1,6 +1,7 @@
 //! The dataset type shared by learners, explanation methods and DGPs.
 
 use ndarray::{Array1, Array2, ArrayView2, Axis};
+use rand::Rng;
 
 use crate::error::{CoreError, Result};
 
@@ -67,7 +68,9 @@ pub enum FeatureKind {
 /// A design matrix with its target, feature names and kinds.
 ///
 /// Invariants (checked by [`Dataset::new`]): `x` has one row per target value, one
-/// name and kind per column, and every value is finite.
+/// name and kind per column, and every value is finite, except the cells that
+/// [`Dataset::with_missing_cells`] marks missing (NaN), for learners that handle
+/// missing values natively (gradient boosting).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dataset {
     x: Array2<f64>,
@@ -194,6 +197,36 @@ impl Dataset {
         })
     }
 
+    /// A copy with round(fraction·n) cells of every column missing (NaN), chosen
+    /// uniformly at random without replacement, column after column (missing
+    /// completely at random; watson2023 Fig. 3b deletes a share of each column's
+    /// cells). Fails for a fraction outside [0, 1].
+    pub fn with_missing_cells<R: Rng + ?Sized>(
+        &self,
+        fraction: f64,
+        rng: &mut R,
+    ) -> Result<Dataset> {
+        if !(0.0..=1.0).contains(&fraction) {
+            return Err(CoreError::Invalid(format!(
+                "a share of missing cells must lie in [0, 1], not {fraction}"
+            )));
+        }
+        let n = self.n_rows();
+        let k = (fraction * n as f64).round() as usize;
+        let mut x = self.x.clone();
+        for mut column in x.columns_mut() {
+            for i in rand::seq::index::sample(rng, n, k) {
+                column[i] = f64::NAN;
+            }
+        }
+        Ok(Dataset { x, ..self.clone() })
+    }
+
+    /// The number of missing (NaN) cells.
+    pub fn missing_cells(&self) -> usize {
+        self.x.iter().filter(|v| v.is_nan()).count()
+    }
+
     /// The rows `rows`, in that order (repeats allowed, as a bootstrap needs).
     pub fn select_rows(&self, rows: &[usize]) -> Dataset {
         Dataset {
@@ -252,6 +285,30 @@ mod tests {
             n_classes: 2,
         };
         assert!(Dataset::new(x, y, names(1)).is_err());
+    }
+
+    /// Exactly round(f·n) cells of each column go missing, and which ones depends on
+    /// the RNG only.
+    #[test]
+    fn missing_cells_take_the_share_of_every_column() {
+        let x = ndarray::Array2::from_shape_fn((50, 3), |(i, j)| (i * 3 + j) as f64);
+        let d = Dataset::new(x, Target::Continuous(ndarray::Array1::zeros(50)), names(3)).unwrap();
+        let m = d
+            .with_missing_cells(0.1, &mut crate::rng::stream_rng(1, 0))
+            .unwrap();
+        for c in m.x().columns() {
+            assert_eq!(c.iter().filter(|v| v.is_nan()).count(), 5);
+        }
+        assert_eq!(m.missing_cells(), 15);
+        assert_eq!(d.missing_cells(), 0);
+        let again = d
+            .with_missing_cells(0.1, &mut crate::rng::stream_rng(1, 0))
+            .unwrap();
+        assert_eq!(format!("{:?}", m.x()), format!("{:?}", again.x()));
+        assert!(
+            d.with_missing_cells(1.5, &mut crate::rng::stream_rng(1, 0))
+                .is_err()
+        );
     }
 
     #[test]

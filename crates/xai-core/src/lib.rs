@@ -7,8 +7,10 @@
 //!    (marginal permutation, fixed grid values);
 //! 2. [`Statistic`] – what is read off each row's predictive distribution
 //!    (prediction, squared error, negative log-likelihood, entropy);
-//! 3. aggregation – [`pfi`] (mean difference, molnar2023 Eq. 4, 6, 8) or
-//!    [`ice`] (per-row curves and their mean, the PD).
+//! 3. aggregation – [`pfi`] (mean difference, molnar2023 Eq. 4, 6, 8),
+//!    [`ice`] (per-row curves and their mean, the PD) or [`shapley`] (the Shapley
+//!    weighting over coalitions of a [`Game`], watson2023 Eq. 1), with
+//!    [`conformal`] intervals on top of any per-row attribution.
 //!
 //! Likelihood-PFI (wood2024 Eq. 5) is `(Permutation, Nll, pfi)`, Entropy-PFI
 //! (wood2024 §3.2) is `(Permutation, Entropy, pfi)` and Entropy-ICE (wood2024 Eq. 10)
@@ -20,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod cid;
+pub mod conformal;
 pub mod dataset;
 pub mod error;
 pub mod ice;
@@ -34,9 +37,12 @@ pub mod predictability;
 pub mod predictions;
 pub mod resample;
 pub mod rng;
+pub mod roc;
+pub mod shapley;
 pub mod statistic;
 pub mod tree;
 
+pub use conformal::{ConformalInterval, conformal_interval, leave_one_out_coverage};
 pub use dataset::{Dataset, FeatureKind, Target};
 pub use error::CoreError;
 pub use ice::{IceResult, conditional_pd, ice, ice_from_values, pd_model_band};
@@ -50,8 +56,10 @@ pub use perturbation::{
 pub use perturbed::{PerturbedStatistics, perturbed_statistics};
 pub use pfi::{PfiResult, pfi, pfi_from_values};
 pub use predictions::Predictions;
+pub use shapley::game::{ModelGame, ValueFunction};
+pub use shapley::{Attribution, Game};
 pub use statistic::Statistic;
-pub use tree::{LEAF, Tree, TreeEnsembleView, TreeNode};
+pub use tree::{Combination, LEAF, Tree, TreeEnsembleView, TreeNode};
 
 #[cfg(test)]
 mod test_models;

@@ -7,7 +7,8 @@ use ndarray::{Array1, ArrayView1};
 /// Marks a leaf in [`TreeNode::left`] / [`TreeNode::right`].
 pub const LEAF: u32 = u32::MAX;
 
-/// One node of a binary decision tree. Rows with x[feature] ≤ threshold go left.
+/// One node of a binary decision tree. Rows with x[feature] ≤ threshold go left; a
+/// missing (NaN) value goes left when `missing_left`, else right.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TreeNode {
     /// Split feature (unused at a leaf).
@@ -22,12 +23,35 @@ pub struct TreeNode {
     pub weight: f64,
     /// Weighted impurity of the node (variance, or Gini index 1 − Σ_c p_c²).
     pub impurity: f64,
+    /// Where a missing value goes: the default direction gradient boosting learns
+    /// (XGBoost's `default_left`). Trees grown without missing values set `false`,
+    /// which is where `NaN ≤ t` (false) sends a row anyway.
+    pub missing_left: bool,
 }
 
 impl TreeNode {
     /// Whether the node is a leaf.
     pub fn is_leaf(&self) -> bool {
         self.left == LEAF
+    }
+
+    /// Whether a row with value `v` of the split feature goes left: v ≤ threshold, or
+    /// the default direction when v is missing (NaN).
+    pub fn goes_left(&self, v: f64) -> bool {
+        if v.is_nan() {
+            self.missing_left
+        } else {
+            v <= self.threshold
+        }
+    }
+
+    /// The child a row with value `v` of the split feature goes to.
+    pub fn child(&self, v: f64) -> usize {
+        (if self.goes_left(v) {
+            self.left
+        } else {
+            self.right
+        }) as usize
     }
 }
 
@@ -74,11 +98,7 @@ impl Tree {
             if n.is_leaf() {
                 return i;
             }
-            i = if x[n.feature as usize] <= n.threshold {
-                n.left
-            } else {
-                n.right
-            } as usize;
+            i = n.child(x[n.feature as usize]);
         }
     }
 
@@ -96,11 +116,49 @@ impl Tree {
     }
 }
 
+/// How a tree ensemble's prediction combines its trees' leaf values v_t(x).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Combination {
+    /// (1/T)·Σ_t v_t(x): a forest (regression means or class frequencies).
+    Mean,
+    /// base + Σ_t v_t(x): a boosted ensemble's raw margin (the log-odds for the
+    /// logistic objective, before the sigmoid).
+    Sum {
+        /// The starting margin (XGBoost's base score on the margin scale).
+        base: f64,
+    },
+}
+
+impl Combination {
+    /// The prediction from `sum` = Σ_t v_t over `trees` trees: sum/T for a mean,
+    /// base + sum for a sum.
+    pub fn combine(&self, sum: f64, trees: usize) -> f64 {
+        match *self {
+            Combination::Mean => sum * self.weight(trees),
+            Combination::Sum { base } => base + sum,
+        }
+    }
+
+    /// The weight of one tree's value in the prediction: 1/T for a mean, 1 for a sum.
+    pub fn weight(&self, trees: usize) -> f64 {
+        match self {
+            Combination::Mean => 1.0 / trees as f64,
+            Combination::Sum { .. } => 1.0,
+        }
+    }
+}
+
 /// Models made of trees expose them through this trait (TreeSHAP, impurity
-/// importance). The model's prediction is the mean of the trees' leaf values.
-pub trait TreeEnsembleView {
+/// importance).
+pub trait TreeEnsembleView: Sync {
     /// The trees.
     fn trees(&self) -> &[Tree];
+
+    /// How the trees' leaf values make the prediction (the raw margin for boosting):
+    /// their mean unless the model says otherwise.
+    fn combination(&self) -> Combination {
+        Combination::Mean
+    }
 }
 
 /// Mean decrease in impurity per feature of one tree, unnormalised:

@@ -660,6 +660,7 @@ fn placeholder() -> TreeNode {
         threshold: 0.0,
         weight: 0.0,
         impurity: 0.0,
+        missing_left: false,
     }
 }
 
