@@ -17,10 +17,13 @@
 //!   variance, fitted by maximising the log marginal likelihood (wood2024 Fig. 4–8);
 //! - [`kriging`]: kriging with a power-exponential correlation as R's DiceKriging
 //!   fits it (molnar2023 Table 2);
+//! - [`boosting`]: gradient-boosted trees as XGBoost's exact greedy updater grows
+//!   them, with native missing values (watson2023);
 //! - [`error`]: [`ParamError`], an invalid setting with its name and allowed range.
 
 #![warn(missing_docs)]
 
+pub mod boosting;
 pub mod calibration;
 pub mod cart;
 pub mod error;
