@@ -5,6 +5,7 @@ use serde::Deserialize;
 use crate::Dgp;
 use crate::border::Border;
 use crate::correlated_gaussian::CorrelatedGaussian;
+use crate::friedman_variance::FriedmanVariance;
 use crate::joint_gaussian::JointGaussian;
 use crate::mease_wyner::MeaseWyner;
 use crate::molnar::{MolnarLinear, MolnarNonlinear};
@@ -34,6 +35,9 @@ pub enum DgpSpec {
     MolnarAdditive(MolnarAdditive),
     /// molnar2023 Fig. 3: y = sin(x1) + x1/2 + x2 + x2·x3² + ε ([`crate::molnar_pd`]).
     MolnarSine(MolnarSine),
+    /// watson2023 Fig. 3, Table 1: Friedman #1 in X6..X10 for the mean of Z, in
+    /// X1..X5 for its noise sd ([`crate::friedman_variance`]).
+    FriedmanVariance(FriedmanVariance),
 }
 
 impl DgpSpec {
@@ -49,6 +53,7 @@ impl DgpSpec {
             DgpSpec::MolnarNonlinear(_) => "molnar_nonlinear",
             DgpSpec::MolnarAdditive(_) => "molnar_additive",
             DgpSpec::MolnarSine(_) => "molnar_sine",
+            DgpSpec::FriedmanVariance(_) => "friedman_variance",
         }
     }
 
@@ -64,6 +69,7 @@ impl DgpSpec {
             DgpSpec::MolnarNonlinear(d) => d,
             DgpSpec::MolnarAdditive(d) => d,
             DgpSpec::MolnarSine(d) => d,
+            DgpSpec::FriedmanVariance(d) => d,
         }
     }
 }
