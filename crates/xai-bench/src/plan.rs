@@ -482,6 +482,32 @@ impl Experiment {
                 "`sampling: shuffle_splits` or `fixed_training` applies to a DGP; a dataset is split afresh per replicate already".into(),
             );
         }
+        if let Some(m) = s.data.missing_cells {
+            if s.data.dgp.is_none() {
+                return fail(
+                    "missing_cells",
+                    "`missing_cells` blanks cells of a DGP's rows; a dataset's own missing cells follow its `missing:` policy".into(),
+                );
+            }
+            if let Some((field, v)) = [("train", m.train), ("test", m.test)]
+                .into_iter()
+                .find(|(_, v)| !(0.0..1.0).contains(v))
+            {
+                return fail(
+                    "missing_cells",
+                    format!("missing_cells.{field} = {v} must lie in [0, 1)"),
+                );
+            }
+            if let Some((name, l)) = s.models.iter().find(|(_, l)| !l.supports_missing()) {
+                return fail(
+                    name,
+                    format!(
+                        "model `{name}` ({}) cannot fit rows with missing cells; only `xgboost` learns a direction for them",
+                        l.name()
+                    ),
+                );
+            }
+        }
         if s.data.sampling == Sampling::FixedTraining && s.data.n_rows.is_some() {
             return fail(
                 "sampling",
@@ -694,6 +720,20 @@ impl Experiment {
                     known_feature(y)?;
                     &None
                 }
+                PlotSpec::ShapSummary {
+                    quantity, panels, ..
+                } => {
+                    if !curve_quantities.contains(quantity) {
+                        return fail(
+                            quantity,
+                            format!(
+                                "`{quantity}` is not kept: set `keep:` on a `shapley` method (kept: {})",
+                                curve_quantities.join(", ")
+                            ),
+                        );
+                    }
+                    panels
+                }
                 PlotSpec::PdReplicates {
                     pd,
                     feature,
@@ -762,7 +802,8 @@ impl Experiment {
             }
         }
         for t in &s.tables {
-            for k in &t.rows {
+            // A table may also have a row per feature (watson2023 Table 1).
+            for k in t.rows.iter().filter(|k| *k != "feature") {
                 grid_or_model(k)?;
             }
             for c in &t.columns {

@@ -130,7 +130,8 @@ fn reference_table(spec: &crate::spec::ExperimentSpec, dir: &Path) -> Result<Str
                 value,
                 tolerance,
                 plus_se,
-            } => Some((quantity, rows, *value, *tolerance, *plus_se)),
+                plus_sd,
+            } => Some((quantity, rows, *value, *tolerance, (*plus_se, *plus_sd))),
             _ => None,
         })
         .collect();
@@ -148,10 +149,12 @@ fn reference_table(spec: &crate::spec::ExperimentSpec, dir: &Path) -> Result<Str
     let mut html = String::from(
         "<table><tr><th>quantity</th><th>row</th><th>reference</th><th>ours</th><th>MC se</th><th>(ours − reference) / se</th><th>tolerance</th></tr>\n",
     );
-    for (quantity, sel, value, tolerance, plus_se) in near {
-        let allowed = match plus_se {
-            0.0 => format!("±{tolerance}"),
-            z => format!("±({tolerance} + {z} se)"),
+    for (quantity, sel, value, tolerance, plus) in near {
+        let allowed = match plus {
+            (0.0, 0.0) => format!("±{tolerance}"),
+            (z, 0.0) => format!("±({tolerance} + {z} se)"),
+            (0.0, z) => format!("±({tolerance} + {z} sd)"),
+            (z, w) => format!("±({tolerance} + {z} se + {w} sd)"),
         };
         for row in &summary.rows {
             let cols: Vec<(&str, String)> = summary

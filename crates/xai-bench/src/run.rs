@@ -741,7 +741,7 @@ pub fn split_rows(
 
 /// The training and test rows of cell (v, r), drawn first from its stream (a split of
 /// the data, a split of one fresh DGP sample of `n_rows` rows, or fresh training and test
-/// samples of the DGP), and the stream after them.
+/// samples of the DGP; then their `missing_cells`), and the stream after them.
 fn draw(
     variant: &Variant,
     v: usize,
@@ -772,7 +772,20 @@ fn draw(
         }
         _ => unreachable!("validated at load: data has a dgp or a loaded dataset"),
     };
+    let (train, test) = match spec.data.missing_cells {
+        Some(m) => (
+            blank(train, m.train, &mut rng),
+            blank(test, m.test, &mut rng),
+        ),
+        None => (train, test),
+    };
     (train, test, rng)
+}
+
+/// `data` with a share of every column's cells missing (validated in [0, 1) at load).
+fn blank(data: Dataset, share: f64, rng: &mut xai_core::rng::StreamRng) -> Dataset {
+    data.with_missing_cells(share, rng)
+        .expect("missing_cells validated at load")
 }
 
 /// `sample` split at random into its training rows and `n_test` test rows.

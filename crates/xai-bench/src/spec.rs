@@ -157,6 +157,25 @@ pub struct DataSpec {
     /// How replicates get their DGP rows (default `fresh`).
     #[serde(default)]
     pub sampling: Sampling,
+    /// Shares of every column's cells made missing (NaN) in each replicate's training
+    /// and test rows (DGP; watson2023 Fig. 3b: a share m of the training cells, 10%
+    /// of the test cells); only learners that handle missing values (`xgboost`) can
+    /// fit such data.
+    #[serde(default)]
+    pub missing_cells: Option<MissingCells>,
+}
+
+/// Shares of missing cells per column, chosen at random column by column
+/// ([`xai_core::Dataset::with_missing_cells`]).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MissingCells {
+    /// Share of each training column (in [0, 1); default 0).
+    #[serde(default)]
+    pub train: f64,
+    /// Share of each test column (in [0, 1); default 0).
+    #[serde(default)]
+    pub test: f64,
 }
 
 /// How the replicates of a DGP experiment get their rows.
@@ -331,6 +350,9 @@ pub enum PlotSpec {
         /// Horizontal dashed lines: quantity → value, drawn in that quantity's panels.
         #[serde(default)]
         hlines: BTreeMap<String, f64>,
+        /// A dashed line y = x: chance on a ROC curve (watson2023 Fig. 3b).
+        #[serde(default)]
+        diagonal: bool,
     },
     /// Mean interval width against coverage at one m (molnar2023 Fig. 4): a panel per
     /// estimand `q` (x = `width_<q>`, y = `coverage_<q>`, and `_corrected` for the
@@ -392,6 +414,22 @@ pub enum PlotSpec {
         #[serde(default)]
         show: Vec<String>,
     },
+    /// A SHAP summary ("beeswarm"): per feature the kept Shapley values of the test
+    /// rows (a `shapley` method's `keep`) as dots jittered vertically and coloured by
+    /// the feature's value, one panel per value of the grid key `panels`
+    /// (watson2023 Fig. 3a).
+    ShapSummary {
+        /// File stem of the figure.
+        name: String,
+        /// What a companion figure shows (see `bars`).
+        #[serde(default)]
+        title: Option<String>,
+        /// The Shapley quantity (`prediction_shap`).
+        quantity: String,
+        /// Grid key whose values get a panel each (none: one panel).
+        #[serde(default)]
+        panels: Option<String>,
+    },
     /// Scatter of two features of the first replicate's training sample, with the
     /// square [−shade, shade]² hatched.
     Scatter {
@@ -419,7 +457,7 @@ pub enum PlotSpec {
 pub struct TableSpec {
     /// File stem (`table1` → `table1.csv`, `table1.md`).
     pub name: String,
-    /// Grid keys (or `model`) whose values make the rows, slowest first.
+    /// Grid keys (or `model`, or `feature`) whose values make the rows, slowest first.
     pub rows: Vec<String>,
     /// The columns, left to right.
     pub columns: Vec<ColumnSpec>,
@@ -482,6 +520,7 @@ impl PlotSpec {
             | PlotSpec::Lines { name, .. }
             | PlotSpec::Tradeoff { name, .. }
             | PlotSpec::Scatter { name, .. }
+            | PlotSpec::ShapSummary { name, .. }
             | PlotSpec::PdReplicates { name, .. }
             | PlotSpec::PermutationMap { name, .. } => name,
         }
@@ -503,6 +542,7 @@ impl PlotSpec {
             | PlotSpec::Lines { title, .. }
             | PlotSpec::Tradeoff { title, .. }
             | PlotSpec::Scatter { title, .. }
+            | PlotSpec::ShapSummary { title, .. }
             | PlotSpec::PdReplicates { title, .. }
             | PlotSpec::PermutationMap { title, .. } => title.as_deref(),
         }
@@ -608,18 +648,23 @@ pub enum Assertion {
         #[serde(default)]
         at_most: Option<f64>,
     },
-    /// Every selected row's interval lies above 0 (lower > 0).
+    /// Every selected row's interval lies above `above` (default 0): lower > above
+    /// (watson2023 Fig. 3b: every AUC above chance, 0.5).
     Positive {
         /// The quantity.
         quantity: String,
         /// The rows.
         #[serde(rename = "where")]
         rows: Selector,
+        /// The bound the intervals must clear (default 0).
+        #[serde(default)]
+        above: f64,
     },
-    /// Every selected row's estimate lies within `tolerance` + `plus_se`·se of
-    /// `value`, se being the row's Monte-Carlo standard error over replicates (a
-    /// paper's number: a model-fit margin plus the reproduction's own Monte-Carlo
-    /// error, so the check tightens as replicates grow).
+    /// Every selected row's estimate lies within `tolerance` + `plus_se`·se +
+    /// `plus_sd`·sd of `value`, se being the row's Monte-Carlo standard error over
+    /// replicates and sd = se·√R their sd (a paper's number: a model-fit margin plus
+    /// the reproduction's own Monte-Carlo error, so the check tightens as replicates
+    /// grow, plus, for a number from one fit, that fit's spread).
     Near {
         /// The quantity.
         quantity: String,
@@ -633,6 +678,12 @@ pub enum Assertion {
         /// Multiples of the row's Monte-Carlo se added to the tolerance (default 0).
         #[serde(default)]
         plus_se: f64,
+        /// Multiples of the row's sd over replicates added to the tolerance (default
+        /// 0): the spread of one fit, for a paper's number that came from a single
+        /// fit and so differs from the mean over replicates by that fit's own error
+        /// (watson2023 Table 1's margins of the features a model ignores).
+        #[serde(default)]
+        plus_sd: f64,
     },
     /// In at least `share` of the replicates (e.g. shuffle splits) that have both
     /// `this` and `than` rows, every `this` row exceeds every `than` row of the same

@@ -130,7 +130,11 @@ pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
             (*at_least, *widths),
             level,
         ),
-        A::Positive { quantity, rows } => scalar::positive(out, quantity, rows),
+        A::Positive {
+            quantity,
+            rows,
+            above,
+        } => scalar::positive(out, quantity, rows, *above),
         A::ExcludesZero {
             quantity,
             rows,
@@ -143,7 +147,15 @@ pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
             value,
             tolerance,
             plus_se,
-        } => scalar::near(out, quantity, rows, *value, *tolerance, *plus_se),
+            plus_sd,
+        } => scalar::near(
+            out,
+            quantity,
+            rows,
+            *value,
+            *tolerance,
+            (*plus_se, *plus_sd),
+        ),
         A::Negligible {
             quantity,
             rows,

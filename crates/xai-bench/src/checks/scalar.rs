@@ -47,16 +47,16 @@ fn every(
     }
 }
 
-/// Every selected row's interval lies above 0; measured: the smallest lower end.
-pub fn positive(out: &RunOutput, quantity: &str, sel: &Selector) -> Verdict {
+/// Every selected row's interval lies above `above`; measured: the smallest lower end.
+pub fn positive(out: &RunOutput, quantity: &str, sel: &Selector, above: f64) -> Verdict {
     every(
         out,
         quantity,
         sel,
-        |r| r.value.lower > 0.0,
+        |r| r.value.lower > above,
         |r| r.value.lower,
         nan_min,
-        "lower > 0",
+        &format!("lower > {above}"),
     )
 }
 
@@ -186,25 +186,35 @@ pub fn spread(
     )
 }
 
-/// Every selected row's estimate lies within `tolerance` + `plus_se`·se of `value`
-/// (se: the row's standard error over replicates; not used when `plus_se` is 0);
-/// measured: the largest |estimate − value|.
+/// Every selected row's estimate lies within `tolerance` + z_se·se + z_sd·sd of
+/// `value` (`plus` = (z_se, z_sd); se: the row's standard error over its n
+/// replicates, sd = se·√n their sd; a zero multiple adds nothing); measured: the
+/// largest |estimate − value|.
 pub fn near(
     out: &RunOutput,
     quantity: &str,
     sel: &Selector,
     value: f64,
     tolerance: f64,
-    plus_se: f64,
+    (plus_se, plus_sd): (f64, f64),
 ) -> Verdict {
-    let allowed = |r: &Row<'_>| match plus_se {
-        0.0 => tolerance,
-        z => tolerance + z * r.value.se,
+    let allowed = |r: &Row<'_>| {
+        let mut a = tolerance;
+        if plus_se != 0.0 {
+            a += plus_se * r.value.se;
+        }
+        if plus_sd != 0.0 {
+            a += plus_sd * r.value.se * (r.value.n as f64).sqrt();
+        }
+        a
     };
-    let what = match plus_se {
-        0.0 => format!("within {tolerance} of {value}"),
-        z => format!("within {tolerance} + {z} se of {value}"),
-    };
+    let mut what = format!("within {tolerance}");
+    for (z, name) in [(plus_se, "se"), (plus_sd, "sd")] {
+        if z != 0.0 {
+            what += &format!(" + {z} {name}");
+        }
+    }
+    what += &format!(" of {value}");
     every(
         out,
         quantity,

@@ -258,6 +258,11 @@ fn positive_needs_the_whole_interval_above_zero() {
     let claim = "positive: { quantity: q, where: { feature: A } }";
     assert_eq!(status(claim, &clear), Status::Pass);
     assert_eq!(status(claim, &noisy), Status::Fail);
+    // Above a bound other than 0 (the mean 1.0 has lower end ≈ 0.75).
+    let above =
+        |b: f64| format!("positive: {{ quantity: q, where: {{ feature: A }}, above: {b} }}");
+    assert_eq!(status(&above(0.5), &clear), Status::Pass);
+    assert_eq!(status(&above(0.9), &clear), Status::Fail);
 }
 
 #[test]
@@ -348,6 +353,20 @@ fn in_top_and_near_read_the_mean_over_replicates() {
     };
     assert_eq!(status(&near_se(0.1), &out), Status::Pass);
     assert_eq!(status(&near_se(0.05), &out), Status::Fail);
+    // Or of the sd over the replicates, se·√n.
+    let n = out
+        .summary
+        .iter()
+        .find(|r| r.feature == "B" && r.quantity == "q")
+        .map(|r| r.value.n as f64)
+        .unwrap();
+    let near_sd = |z: f64| {
+        format!(
+            "near: {{ quantity: q, where: {{ feature: B }}, value: 4.5, tolerance: 0.4, plus_sd: {z} }}"
+        )
+    };
+    assert_eq!(status(&near_sd(0.101 / n.sqrt()), &out), Status::Pass);
+    assert_eq!(status(&near_sd(0.099 / n.sqrt()), &out), Status::Fail);
 }
 
 #[test]

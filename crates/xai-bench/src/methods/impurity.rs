@@ -24,7 +24,7 @@ impl Method for ImpuritySpec {
                 "impurity_importance",
                 format!(
                     "impurity_importance needs tree-ensemble models (random_forest, \
-                     extra_trees, rpart, r_random_forest); model `{name}` is {}",
+                     extra_trees, rpart, r_random_forest, xgboost); model `{name}` is {}",
                     l.name()
                 ),
             )),

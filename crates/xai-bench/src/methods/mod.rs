@@ -19,6 +19,7 @@ pub mod permutation_map;
 pub mod pfi;
 pub mod predictability;
 pub mod score;
+pub mod shapley;
 
 use std::collections::BTreeMap;
 
@@ -50,6 +51,9 @@ pub enum MethodSpec {
     /// The mean of a per-row statistic on the test rows, e.g. the Brier score
     /// ([`score`]).
     Score(score::ScoreSpec),
+    /// Shapley values of the test rows, their summaries and split-conformal
+    /// intervals ([`shapley`]).
+    Shapley(shapley::ShapleySpec),
 }
 
 impl MethodSpec {
@@ -64,6 +68,7 @@ impl MethodSpec {
             MethodSpec::PermutationMap(m) => m,
             MethodSpec::LearnerInference(m) => m,
             MethodSpec::Score(m) => m,
+            MethodSpec::Shapley(m) => m,
         }
     }
 }

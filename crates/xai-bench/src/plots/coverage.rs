@@ -6,7 +6,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::labels::{Names, axis_label, learner_estimand};
+use super::labels::{Names, axis_label, learner_estimand, x_axis_label};
 use super::{COLORS, axes, chart_on, legend_at, range};
 use crate::checks::select::{Row, summary_rows};
 use crate::run::RunOutput;
@@ -155,6 +155,7 @@ pub(super) fn draw_lines<DB: DrawingBackend>(
         rows,
         columns,
         hlines,
+        diagonal,
         ..
     } = plot
     else {
@@ -187,11 +188,15 @@ pub(super) fn draw_lines<DB: DrawingBackend>(
                     &areas[ri * y.len() * layout.columns.len() + g * layout.columns.len() + ci];
                 let title = title_of(names, &[(rows_key, rv), (cols_key, cv)]);
                 let mut chart = chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
-                axes(&mut chart, "number of refits m", &axis_label(&entry[0]))
+                axes(&mut chart, &x_axis_label(&entry[0]), &axis_label(&entry[0]))
                     .draw()
                     .map_err(e)?;
                 for h in entry.iter().filter_map(|q| hlines.get(q)) {
                     styled_line(&mut chart, vec![(x0, *h), (x1, *h)], 1, BLACK)?;
+                }
+                if *diagonal {
+                    let (a, b) = (x0.max(y0), x1.min(y1));
+                    styled_line(&mut chart, vec![(a, a), (b, b)], 1, BLACK)?;
                 }
                 let first = ri == 0 && ci == 0 && g == 0;
                 for (k, color_value) in layout.colors.iter().enumerate() {

@@ -176,7 +176,8 @@ fn with_unit(name: String, unit: &str) -> String {
 /// The axis label of a quantity: `likelihood_pfi` → "Likelihood-PFI (nats)",
 /// `entropy_conditional_pfi` → "Conditional Entropy-PFI (nats)", `entropy_pd` →
 /// "Entropy (nats)", `likelihood_pd` → "Negative log-likelihood (nats)", `r2_pfi` →
-/// "R² drop (PFI)", `r2_cid` → "R² drop / (1 − Ĉ) (CID)", `covered` → "Covered
+/// "R² drop (PFI)", `r2_cid` → "R² drop / (1 − Ĉ) (CID)", `prediction_shap` →
+/// "Shapley value φ (prediction)", `covered` → "Covered
 /// fraction Ĉ"; a quantity not in the table keeps its key.
 pub fn axis_label(quantity: &str) -> String {
     let fixed = match quantity {
@@ -191,6 +192,12 @@ pub fn axis_label(quantity: &str) -> String {
     };
     if let Some(f) = fixed {
         return f.to_string();
+    }
+    if quantity.ends_with("_roc") {
+        return "True-positive rate".into();
+    }
+    if quantity.ends_with("_auc") {
+        return "Area under the ROC curve".into();
     }
     if let Some(label) = interval_label(quantity) {
         return label;
@@ -227,7 +234,17 @@ pub fn axis_label(quantity: &str) -> String {
         }
         ("pd", _) if sampler.trim() == "Conditional" => format!("{name} (conditional PD)"),
         ("pd" | "ice", _) => with_unit(name.to_string(), unit),
+        ("shap", _) => with_unit(format!("Shapley value φ ({})", name.to_lowercase()), unit),
         _ => quantity.to_string(),
+    }
+}
+
+/// The x-axis label of a quantity drawn along its `x` column: the false-positive
+/// rate of a ROC curve (`*_roc`), else the number of refits m of a coverage study.
+pub fn x_axis_label(quantity: &str) -> String {
+    match quantity.ends_with("_roc") {
+        true => "False-positive rate".into(),
+        false => "number of refits m".into(),
     }
 }
 

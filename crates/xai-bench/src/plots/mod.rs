@@ -1,7 +1,8 @@
 //! Figures drawn from a run, as SVG and PNG, with a bundled font (DejaVu Sans) so no
 //! system font is needed; one module per kind: [`bars`], [`curves`] (PD and ICE),
 //! [`scatter`], [`maps`] (the entropy map of a permutation), [`coverage`] (a coverage
-//! study's coverage and width) and [`replicates`] (every replicate's PD). Plots only draw what
+//! study's coverage and width), [`replicates`] (every replicate's PD) and [`shap`]
+//! (a SHAP summary of kept Shapley values). Plots only draw what
 //! the run computed.
 
 pub mod bars;
@@ -12,6 +13,7 @@ pub mod maps;
 pub mod raster;
 pub mod replicates;
 pub mod scatter;
+pub mod shap;
 
 use std::path::Path;
 use std::sync::Once;
@@ -173,6 +175,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
         | PlotSpec::Lines { name, .. }
         | PlotSpec::Tradeoff { name, .. }
         | PlotSpec::Scatter { name, .. }
+        | PlotSpec::ShapSummary { name, .. }
         | PlotSpec::PdReplicates { name, .. }
         | PlotSpec::PermutationMap { name, .. } => {
             let svg = dir.join(format!("{name}.svg"));
@@ -213,6 +216,9 @@ fn size(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, names: &labels::Name
         PlotSpec::Curves { .. } => curves::size(plot, out, names),
         PlotSpec::Lines { .. } | PlotSpec::Tradeoff { .. } => coverage::size(plot, out),
         PlotSpec::PermutationMap { .. } => (1500, 500),
+        PlotSpec::ShapSummary {
+            quantity, panels, ..
+        } => shap::size(out, quantity, panels.as_deref()),
         _ => (560, 560),
     }
 }
@@ -235,6 +241,9 @@ fn draw_figure<DB: DrawingBackend>(
         PlotSpec::Tradeoff { .. } => coverage::draw_tradeoff(&root, plot, out, names)?,
         PlotSpec::Scatter { x, y, shade, .. } => scatter::draw(&root, out, x, y, *shade)?,
         PlotSpec::PermutationMap { .. } => maps::draw(&root, out)?,
+        PlotSpec::ShapSummary {
+            quantity, panels, ..
+        } => shap::draw(&root, out, quantity, panels.as_deref(), names)?,
         PlotSpec::PdReplicates { .. } => {
             pd_replicates(exp, plot, &|what| replicates::draw(&root, out, what, names))?
         }

@@ -1,0 +1,419 @@
+//! Shapley values of the test rows (watson2023 Eq. 1), their summaries per feature,
+//! and split-conformal intervals for a new row's value (watson2023 Theorem 5.1).
+//!
+//! For each explained row x⁽ⁱ⁾ the estimator gives φ_j(x⁽ⁱ⁾), j = 1..d:
+//! - `tree`: path-dependent TreeSHAP of a tree ensemble's output (the raw margin of a
+//!   booster; class `output`'s frequency of a classification forest), the game
+//!   v(S) = E_tree[f(x) | x_S] (xai_core::shapley::tree);
+//! - `exact` / `kernel`: the interventional game of a value function over a background
+//!   of training rows (xai_core::shapley::game), by enumeration or KernelSHAP.
+//!
+//! Quantities, with p the value function's prefix (`prediction` for v₀):
+//! - `<p>_shap`: the mean of φ_j over the rows, with its t-interval;
+//! - `<p>_shap_abs`: the mean of |φ_j| (the usual SHAP importance), with its t-interval;
+//! - with `conformal: α`: `<p>_shap_mu` = μ_j (the mean), `<p>_shap_tau` = τ_j (the
+//!   ⌈(n + 1)(1 − α)⌉-th smallest |φ_j − μ_j| over the n rows) and
+//!   `<p>_shap_coverage`, the share of rows whose value lies in the interval
+//!   calibrated on the other n − 1 rows (leave-one-out: every row in turn is the new
+//!   point, as watson2023 Table 1 draws one; ≥ 1 − α in expectation by exchangeability).
+//!
+//! - with `acquisition: {drivers}` (feature-value acquisition, watson2023 Fig. 3b):
+//!   every missing cell (i, j) of the test rows is scored by |φ_j(x⁽ⁱ⁾)/Σ_k φ_k(x⁽ⁱ⁾)|
+//!   (the authors' code; rows whose values sum to 0 are left out) and labelled by
+//!   whether j is a driver; `<p>_auc` is the area under the ROC curve of the pooled
+//!   cells and `<p>_roc` its true-positive rate at false-positive rates x = 0, 1/(k−1),
+//!   …, 1 (k = `points`), so that the mean over replicates is the vertically averaged
+//!   ROC curve.
+//!
+//! `keep: k` keeps the values of the first k rows for figures, as one-point curves
+//! (`ice.csv`: x = the row's value of the feature, value = φ), the points of a SHAP
+//! summary or dependence plot.
+
+use ndarray::{Array2, ArrayView2, s};
+use rand::Rng;
+use rayon::prelude::*;
+use serde::Deserialize;
+use xai_core::rng::{StreamRng, stream_rng};
+use xai_core::shapley::Attribution;
+use xai_core::shapley::exact::exact;
+use xai_core::shapley::game::{MAX_PREDICT_ROWS, ModelGame, ValueFunction};
+use xai_core::shapley::kernel::kernel_shap;
+use xai_core::shapley::tree::tree_shap;
+use xai_core::{CoreError, Target, t_interval};
+
+use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
+use crate::table::CurveRow;
+
+/// How the Shapley values are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Estimator {
+    /// Path-dependent TreeSHAP of a tree ensemble (exact for its game).
+    Tree,
+    /// Enumeration of all 2^d coalitions (d ≤ 20).
+    Exact,
+    /// KernelSHAP with paired sampling of `samples` coalitions.
+    Kernel,
+}
+
+fn default_background() -> usize {
+    100
+}
+
+fn default_samples() -> usize {
+    2048
+}
+
+/// `shapley: {estimator, value, background, samples, output, rows, keep, conformal}`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapleySpec {
+    /// `tree`, `exact` or `kernel`.
+    pub estimator: Estimator,
+    /// The value function of `exact` and `kernel` (default `prediction`, v₀); `tree`
+    /// explains the trees' own output, v₀ only.
+    #[serde(default = "prediction")]
+    pub value: ValueFunction,
+    /// Background rows of `exact` and `kernel`: the first this many training rows
+    /// (default 100, watson2023's proposal; training rows are in random order).
+    #[serde(default = "default_background")]
+    pub background: usize,
+    /// Coalitions per explained row for `kernel` (default 2048).
+    #[serde(default = "default_samples")]
+    pub samples: usize,
+    /// The output of `tree` (a classification forest's class; default 0, the
+    /// regression value or a booster's margin).
+    #[serde(default)]
+    pub output: usize,
+    /// Explain the first this many test rows (default: all).
+    #[serde(default)]
+    pub rows: Option<usize>,
+    /// Keep the values of the first this many explained rows for figures (default 0).
+    #[serde(default)]
+    pub keep: usize,
+    /// α of split-conformal intervals μ_j ± τ_j with their leave-one-out coverage
+    /// (watson2023 Table 1: 0.1); none by default.
+    #[serde(default)]
+    pub conformal: Option<f64>,
+    /// Rank the test rows' missing cells and score the ranking against the true
+    /// drivers (watson2023 Fig. 3b); none by default.
+    #[serde(default)]
+    pub acquisition: Option<Acquisition>,
+}
+
+/// Feature-value acquisition: which features are the true drivers, and the ROC
+/// curve's resolution.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Acquisition {
+    /// The features that drive the explained quantity (the positives).
+    pub drivers: Vec<String>,
+    /// Points of the reported ROC curve, false-positive rates evenly from 0 to 1
+    /// (≥ 2; default 51).
+    #[serde(default = "default_points")]
+    pub points: usize,
+}
+
+fn default_points() -> usize {
+    51
+}
+
+fn prediction() -> ValueFunction {
+    ValueFunction::Prediction
+}
+
+impl ShapleySpec {
+    fn prefix(&self) -> String {
+        format!("{}_shap", self.value.quantity_prefix())
+    }
+
+    /// φ (rows × d) of the first `n` test rows, with v(∅) and v([d]) per row.
+    fn attributions(
+        &self,
+        input: &Input<'_>,
+        n: usize,
+        rng: &mut StreamRng,
+    ) -> xai_core::error::Result<Vec<Attribution>> {
+        let model = input.model()?;
+        let x = input.test.x();
+        let x = x.slice(s![..n, ..]);
+        if self.estimator == Estimator::Tree {
+            let view = model.tree_ensemble().ok_or_else(|| {
+                CoreError::Invalid("estimator `tree` needs a tree-ensemble model".into())
+            })?;
+            return tree_shap(view, x, self.output);
+        }
+        let background = input
+            .train
+            .x()
+            .slice(s![..self.background.min(input.train.n_rows()), ..])
+            .to_owned();
+        let seed = rng.next_u64();
+        (0..n)
+            .into_par_iter()
+            .map(|i| {
+                let label = match input.test.y() {
+                    Target::Continuous(y) => y[i],
+                    Target::Classes { labels, .. } => labels[i] as f64,
+                };
+                let game =
+                    ModelGame::new(model, x.row(i), background.view(), self.value, Some(label))?;
+                match self.estimator {
+                    Estimator::Exact => exact(&game),
+                    _ => kernel_shap(&game, self.samples, &mut stream_rng(seed, i as u64)),
+                }
+            })
+            .collect()
+    }
+}
+
+impl Method for ShapleySpec {
+    fn quantities(&self) -> Vec<String> {
+        let p = self.prefix();
+        let mut q = vec![p.clone(), format!("{p}_abs")];
+        if self.conformal.is_some() {
+            q.extend(["mu", "tau", "coverage"].map(|w| format!("{p}_{w}")));
+        }
+        if self.acquisition.is_some() {
+            q.extend(["auc", "roc"].map(|w| format!("{p}_{w}")));
+        }
+        q
+    }
+
+    fn curve_quantities(&self) -> Vec<String> {
+        if self.keep > 0 {
+            vec![self.prefix()]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// TreeSHAP predicts nothing; a game predicts its coalitions' background rows in
+    /// batches of at most [`MAX_PREDICT_ROWS`] rows (or one coalition's).
+    fn predict_rows(&self, n_test: usize) -> usize {
+        match self.estimator {
+            Estimator::Tree => n_test,
+            Estimator::Exact | Estimator::Kernel => MAX_PREDICT_ROWS.max(self.background),
+        }
+    }
+
+    fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
+        if self.estimator == Estimator::Tree {
+            if self.value != ValueFunction::Prediction {
+                return Err(Invalid::new(
+                    "value",
+                    "TreeSHAP explains the trees' own output (value: prediction); use estimator \
+                     `exact` or `kernel` for another value function",
+                ));
+            }
+            if let Some((name, l)) = plan.models.iter().find(|(_, l)| !l.is_tree_ensemble()) {
+                return Err(Invalid::new(
+                    "estimator",
+                    format!(
+                        "estimator `tree` needs tree-ensemble models (random_forest, \
+                         extra_trees, rpart, r_random_forest, xgboost); model `{name}` is {}",
+                        l.name()
+                    ),
+                ));
+            }
+        }
+        if self.estimator != Estimator::Tree && self.background == 0 {
+            return Err(Invalid::new(
+                "background",
+                "at least one background row is needed",
+            ));
+        }
+        if self.estimator == Estimator::Kernel && self.samples < 2 {
+            return Err(Invalid::new(
+                "samples",
+                "KernelSHAP needs at least 2 coalitions",
+            ));
+        }
+        if let Some(names) = plan.feature_names
+            && self.estimator == Estimator::Exact
+            && names.len() > 20
+        {
+            return Err(Invalid::new(
+                "estimator",
+                format!(
+                    "exact enumeration of {} features takes 2^{} coalitions; use `kernel`",
+                    names.len(),
+                    names.len()
+                ),
+            ));
+        }
+        let n = self.rows.or(plan.n_test);
+        if let (Some(rows), Some(n_test)) = (self.rows, plan.n_test)
+            && (rows == 0 || rows > n_test)
+        {
+            return Err(Invalid::new(
+                "rows",
+                format!("rows = {rows} must be between 1 and the {n_test} test rows"),
+            ));
+        }
+        if let Some(n) = n
+            && self.keep > n
+        {
+            return Err(Invalid::new(
+                "keep",
+                format!(
+                    "keep = {} asks for more rows than the {n} explained",
+                    self.keep
+                ),
+            ));
+        }
+        if let Some(a) = &self.acquisition {
+            super::known_features(plan, &a.drivers)?;
+            if a.drivers.is_empty() {
+                return Err(Invalid::new("drivers", "name at least one driver"));
+            }
+            if plan
+                .feature_names
+                .is_some_and(|n| n.len() <= a.drivers.len())
+            {
+                return Err(Invalid::new(
+                    "drivers",
+                    "some features must not be drivers: the ROC curve needs both kinds",
+                ));
+            }
+            if a.points < 2 {
+                return Err(Invalid::new(
+                    "points",
+                    "a ROC curve needs at least 2 points",
+                ));
+            }
+        }
+        if let Some(alpha) = self.conformal {
+            if !(alpha > 0.0 && alpha < 1.0) {
+                return Err(Invalid::new(
+                    "conformal",
+                    format!("α = {alpha} must lie in (0, 1)"),
+                ));
+            }
+            if let Some(n) = n
+                && ((n as f64) * (1.0 - alpha)).ceil() as usize > n - 1
+            {
+                return Err(Invalid::new(
+                    "conformal",
+                    format!(
+                        "α = {alpha} needs more rows: the leave-one-out interval of {n} rows \
+                         calibrates on {} and takes its ⌈n(1 − α)⌉-th smallest deviation",
+                        n - 1
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn compute(&self, input: &Input<'_>, rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {
+        let test = input.test;
+        let n = self.rows.unwrap_or(test.n_rows()).min(test.n_rows());
+        let d = test.n_features();
+        let attributions = self.attributions(input, n, rng)?;
+        let mut phi = Array2::zeros((n, d));
+        for (mut row, a) in phi.rows_mut().into_iter().zip(&attributions) {
+            row.assign(&a.phi);
+        }
+        let p = self.prefix();
+        let mut out = Emitted::default();
+        for (j, name) in test.feature_names().iter().enumerate() {
+            let values = phi.column(j).to_vec();
+            let abs: Vec<f64> = values.iter().map(|v| v.abs()).collect();
+            let mut push = |quantity: String, estimate| {
+                out.values.push(Value {
+                    quantity,
+                    feature: name.clone(),
+                    x: None,
+                    estimate,
+                })
+            };
+            push(p.clone(), t_interval(&values, input.level));
+            push(format!("{p}_abs"), t_interval(&abs, input.level));
+            if let Some(alpha) = self.conformal {
+                let interval = xai_core::conformal::conformal_interval(&values, alpha)?;
+                let coverage = xai_core::conformal::leave_one_out_coverage(&values, alpha)?;
+                push(format!("{p}_mu"), point(interval.center, n));
+                push(format!("{p}_tau"), point(interval.margin, n));
+                push(format!("{p}_coverage"), point(coverage, n));
+            }
+        }
+        let x = test.x();
+        if let Some(a) = &self.acquisition {
+            out.values.extend(acquisition(
+                a,
+                &p,
+                phi.view(),
+                x.slice(s![..n, ..]),
+                test.feature_names(),
+            )?);
+        }
+        for i in 0..self.keep.min(n) {
+            for (j, name) in test.feature_names().iter().enumerate() {
+                out.curves.push(CurveRow {
+                    labels: Vec::new(),
+                    replicate: 0,
+                    model: String::new(),
+                    quantity: p.clone(),
+                    feature: name.clone(),
+                    row: i,
+                    grid: vec![x[[i, j]]],
+                    values: vec![phi[[i, j]]],
+                    row_values: x.row(i).to_vec(),
+                    row_class: match test.y() {
+                        Target::Classes { labels, .. } => Some(labels[i]),
+                        Target::Continuous(_) => None,
+                    },
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The AUC and the ROC curve of feature-value acquisition (see the module doc).
+fn acquisition(
+    a: &Acquisition,
+    prefix: &str,
+    phi: ArrayView2<'_, f64>,
+    x: ArrayView2<'_, f64>,
+    names: &[String],
+) -> xai_core::error::Result<Vec<Value>> {
+    let driver: Vec<bool> = names.iter().map(|f| a.drivers.contains(f)).collect();
+    let (mut scores, mut labels) = (Vec::new(), Vec::new());
+    for (row, values) in x.rows().into_iter().zip(phi.rows()) {
+        let sum = values.sum();
+        if sum == 0.0 {
+            continue;
+        }
+        for j in (0..row.len()).filter(|&j| row[j].is_nan()) {
+            scores.push((values[j] / sum).abs());
+            labels.push(driver[j]);
+        }
+    }
+    if scores.is_empty() {
+        return Err(CoreError::Invalid(
+            "feature-value acquisition scores the test rows' missing cells, and there are none: \
+             set data.missing_cells.test"
+                .into(),
+        ));
+    }
+    let cells = scores.len();
+    let curve = xai_core::roc::roc_curve(&scores, &labels)?;
+    let mut values = vec![Value {
+        quantity: format!("{prefix}_auc"),
+        feature: String::new(),
+        x: None,
+        estimate: point(xai_core::roc::auc(&scores, &labels)?, cells),
+    }];
+    values.extend((0..a.points).map(|g| {
+        let fpr = g as f64 / (a.points - 1) as f64;
+        Value {
+            quantity: format!("{prefix}_roc"),
+            feature: String::new(),
+            x: Some(fpr),
+            estimate: point(xai_core::roc::tpr_at(&curve, fpr), cells),
+        }
+    }));
+    Ok(values)
+}
