@@ -161,7 +161,13 @@ fn pd_panel<DB: DrawingBackend>(
     let (x0, x1) = range(rows.clone().filter_map(|r| r.x));
     let (y0, y1) = range(rows.flat_map(|r| [r.value.lower, r.value.upper, r.value.estimate]));
     let mut chart = chart_on(area, &panel.title, (x0, x1), (y0, y1)).map_err(e)?;
-    super::axes(&mut chart, "feature value", y_desc)
+    // One feature's PD reads against that feature's name and unit; several share
+    // the axis.
+    let x_desc = match panel.features.as_slice() {
+        [(feature, _)] => names.feature_axis(feature),
+        _ => "feature value".to_string(),
+    };
+    super::axes(&mut chart, &x_desc, y_desc)
         .draw()
         .map_err(e)?;
     for (i, (feature, rows)) in panel.features.iter().enumerate() {
