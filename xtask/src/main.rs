@@ -142,7 +142,8 @@ enum Command {
     },
     /// Run a benchmark workload of ../shared/BENCH.md on a peer dump; prints one JSON line.
     Bench {
-        /// Workload name (w1_pfi, w2_pdp_ice, w3_gp, w6_glasso, w7_rf_calib, w8_coverage_rep).
+        /// Workload name (w1_pfi, w2_pdp_ice, w3_gp, w4_treeshap, w5_kernelshap, w6_glasso,
+        /// w7_rf_calib, w8_coverage_rep).
         workload: String,
         /// Peer dump directory (holding <workload>/train.csv, ...).
         #[arg(long)]
