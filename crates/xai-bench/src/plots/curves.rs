@@ -167,9 +167,7 @@ fn pd_panel<DB: DrawingBackend>(
         [(feature, _)] => names.feature_axis(feature),
         _ => "feature value".to_string(),
     };
-    super::axes(&mut chart, &x_desc, y_desc)
-        .draw()
-        .map_err(e)?;
+    super::axes(&mut chart, &x_desc, y_desc).draw().map_err(e)?;
     for (i, (feature, rows)) in panel.features.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
         let band: Vec<(f64, f64)> = rows
