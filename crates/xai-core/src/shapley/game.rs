@@ -309,6 +309,13 @@ fn cross_entropy(p: &Array1<f64>, q: &Array1<f64>) -> f64 {
         .sum::<f64>()
 }
 
+/// H(N(μₓ, σₓ²), N(μ, σ²)) = ½·log(2πσ²) + (σₓ² + (μₓ − μ)²)/(2σ²): the cross-entropy
+/// of the full coalition's Gaussian against a coalition's; with μ = μₓ, σ = σₓ it is
+/// the entropy, so −KL = H(pₓ) − H(pₓ, q) (watson2023 Prop. 4.1) for both kinds.
+fn gaussian_cross_entropy((mean_x, var_x): (f64, f64), (mean, var): (f64, f64)) -> f64 {
+    0.5 * (2.0 * PI * var).ln() + (var_x + (mean_x - mean).powi(2)) / (2.0 * var)
+}
+
 /// The class index of a label given as a number: an integer in 0..k.
 fn class_index(y: f64, k: usize) -> Result<usize> {
     if y >= 0.0 && y.fract() == 0.0 && y < k as f64 {
@@ -440,7 +447,9 @@ fn mixture_value(
                 mean: mean_x,
                 var: var_x,
             },
-        ) => Ok(-0.5 * ((var / var_x).ln() + (var_x + (mean_x - mean).powi(2)) / var - 1.0)),
+        ) => {
+            Ok(gaussian_entropy(*var_x) - gaussian_cross_entropy((*mean_x, *var_x), (*mean, *var)))
+        }
         (ValueFunction::NegKl, Mixture::Categorical(q), Mixture::Categorical(p))
             if p.len() == q.len() =>
         {
@@ -453,7 +462,7 @@ fn mixture_value(
                 mean: mean_x,
                 var: var_x,
             },
-        ) => Ok(-0.5 * (2.0 * PI * var).ln() - (var_x + (mean_x - mean).powi(2)) / (2.0 * var)),
+        ) => Ok(-gaussian_cross_entropy((*mean_x, *var_x), (*mean, *var))),
         (ValueFunction::NegCrossEntropy, Mixture::Categorical(q), Mixture::Categorical(p))
             if p.len() == q.len() =>
         {
