@@ -4,8 +4,9 @@
 //! must equal the registry's; columns are encoded as the registry declares (continuous,
 //! or categorical with levels coded 0..k in the listed order), the target as a real
 //! value or a class index in the order of `classes`. Cells equal to a missing marker
-//! are missing: an error naming row and column, or (policy `drop_rows`) the row is
-//! dropped.
+//! (`missing:` for every column, `missing_in:` per column) are missing: an error naming
+//! row and column, or (policy `drop_rows`) the row is dropped, or (policy `keep`) the
+//! cell is NaN, for learners that handle missing values.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -70,9 +71,13 @@ pub struct DatasetEntry {
     /// Columns not used as features (e.g. identifiers).
     #[serde(default)]
     pub drop: Vec<String>,
-    /// Cell values that mean "missing".
+    /// Cell values that mean "missing" in every column.
     #[serde(default)]
     pub missing: Vec<String>,
+    /// Cell values that mean "missing" in one column only (R's PimaIndiansDiabetes2:
+    /// a glucose of 0 is impossible, so missing; 0 pregnancies is not).
+    #[serde(default)]
+    pub missing_in: BTreeMap<String, Vec<String>>,
     /// The target.
     pub target: TargetSpec,
     /// What verification expects.
@@ -121,6 +126,9 @@ pub enum MissingPolicy {
     Error,
     /// Drop every row with a missing cell.
     DropRows,
+    /// Keep the rows, the missing cells as NaN: only learners that handle missing
+    /// values (`xgboost`) can fit them (watson2023 Fig. 2).
+    Keep,
 }
 
 /// A loaded dataset with what verification reports.
@@ -242,9 +250,24 @@ pub fn load(
         })
     };
     let target_col = col(&entry.target.column)?;
-    for c in entry.categorical.keys().chain(&entry.drop) {
+    for c in entry
+        .categorical
+        .keys()
+        .chain(&entry.drop)
+        .chain(entry.missing_in.keys())
+    {
         col(c)?;
     }
+    let markers: Vec<Vec<&String>> = header
+        .iter()
+        .map(|h| {
+            entry
+                .missing
+                .iter()
+                .chain(entry.missing_in.get(h).into_iter().flatten())
+                .collect()
+        })
+        .collect();
     let features: Vec<usize> = (0..header.len())
         .filter(|&j| j != target_col && !entry.drop.contains(&header[j]))
         .collect();
@@ -265,26 +288,36 @@ pub fn load(
         {
             file_class_counts[c] += 1;
         }
-        let is_missing = |v: &str| entry.missing.iter().any(|m| m == v);
-        let row_missing = record.iter().filter(|v| is_missing(v)).count();
+        let is_missing = |j: usize| markers[j].iter().any(|m| *m == &record[j]);
+        let row_missing = (0..record.len()).filter(|&j| is_missing(j)).count();
         missing_cells += row_missing;
         if row_missing > 0 {
             match policy {
                 MissingPolicy::DropRows => continue,
-                MissingPolicy::Error => {
-                    let j = record.iter().position(is_missing).unwrap_or(0);
+                MissingPolicy::Keep if !is_missing(target_col) => {}
+                MissingPolicy::Keep => {
                     return Err(bad(format!(
-                        "line {line}, column `{}` is missing; choose `missing: drop_rows` to drop such rows",
+                        "line {line}: the target is missing, which `missing: keep` cannot \
+                         keep; choose `missing: drop_rows`"
+                    )));
+                }
+                MissingPolicy::Error => {
+                    let j = (0..record.len()).find(|&j| is_missing(j)).unwrap_or(0);
+                    return Err(bad(format!(
+                        "line {line}, column `{}` is missing; choose `missing: drop_rows` to drop \
+                         such rows, or `missing: keep` for a learner that handles missing values",
                         header[j]
                     )));
                 }
             }
         }
         for &j in &features {
-            x.push(
+            x.push(if is_missing(j) {
+                f64::NAN
+            } else {
                 encode(&record[j], entry.categorical.get(&header[j]))
-                    .map_err(|e| bad(format!("line {line}, column `{}`: {e}", header[j])))?,
-            );
+                    .map_err(|e| bad(format!("line {line}, column `{}`: {e}", header[j])))?
+            });
         }
         let t = &record[target_col];
         y.push(
@@ -319,7 +352,8 @@ pub fn load(
             n_classes: entry.target.classes.len(),
         },
     };
-    let data = Dataset::with_kinds(x, target, names, kinds).map_err(|e| bad(e.to_string()))?;
+    let data =
+        Dataset::with_missing_values(x, target, names, kinds).map_err(|e| bad(e.to_string()))?;
     Ok(Loaded {
         data,
         missing_cells,

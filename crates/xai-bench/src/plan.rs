@@ -57,6 +57,9 @@ pub struct Variant {
     pub labels: Vec<(String, String)>,
     /// The spec with the scale's and this cell's overrides applied.
     pub spec: ExperimentSpec,
+    /// The variant whose random streams this one draws from: itself, or with
+    /// `shared_streams` the first variant with the same values of the other keys.
+    pub stream: usize,
 }
 
 impl Variant {
@@ -263,7 +266,16 @@ impl Experiment {
                 ))
             })?;
             self.resolve_sizes(&mut spec)?;
-            out.push(Variant { labels, spec });
+            let own = |(k, _): &&(String, String)| !self.spec.shared_streams.contains(k);
+            let stream = out
+                .iter()
+                .position(|w: &Variant| w.labels.iter().filter(own).eq(labels.iter().filter(own)))
+                .unwrap_or(out.len());
+            out.push(Variant {
+                labels,
+                spec,
+                stream,
+            });
         }
         Ok(out)
     }
@@ -444,6 +456,12 @@ impl Experiment {
                 );
             }
         };
+        if let Some(k) = s.shared_streams.iter().find(|k| !s.grid.contains_key(*k)) {
+            return fail(
+                "shared_streams",
+                format!("`{k}` in shared_streams is not a grid key"),
+            );
+        }
         for scale in [&s.scales.smoke, &s.scales.ci, &s.scales.paper] {
             if scale.replicates == 0 {
                 return fail("replicates", "replicates must be at least 1".into());
@@ -505,6 +523,30 @@ impl Experiment {
                         "model `{name}` ({}) cannot fit rows with missing cells; only `xgboost` learns a direction for them",
                         l.name()
                     ),
+                );
+            }
+        }
+        let kept = s
+            .data
+            .dataset
+            .as_ref()
+            .is_some_and(|d| d.missing == crate::datasets::MissingPolicy::Keep);
+        if kept && let Some((name, l)) = s.models.iter().find(|(_, l)| !l.supports_missing()) {
+            return fail(
+                name,
+                format!(
+                    "model `{name}` ({}) cannot fit rows with missing cells, which `missing: keep` \
+                     keeps; choose `missing: drop_rows` or a learner that handles them (`xgboost`)",
+                    l.name()
+                ),
+            );
+        }
+        if let Some(shift) = &s.data.shift {
+            known_feature(&shift.feature)?;
+            if !(shift.sd >= 0.0 && shift.sd.is_finite()) {
+                return fail(
+                    "sd",
+                    format!("the shift's sd = {} must be finite and ≥ 0", shift.sd),
                 );
             }
         }
@@ -722,6 +764,9 @@ impl Experiment {
                 }
                 PlotSpec::ShapSummary {
                     quantity, panels, ..
+                }
+                | PlotSpec::ShapDependence {
+                    quantity, panels, ..
                 } => {
                     if !curve_quantities.contains(quantity) {
                         return fail(
@@ -731,6 +776,17 @@ impl Experiment {
                                 curve_quantities.join(", ")
                             ),
                         );
+                    }
+                    if let PlotSpec::ShapDependence {
+                        feature, color_by, ..
+                    } = p
+                    {
+                        if let Some(c) = color_by {
+                            grid_or_model(c)?;
+                        }
+                        if let crate::plots::shap::FeatureChoice::One(f) = feature {
+                            known_feature(f)?;
+                        }
                     }
                     panels
                 }

@@ -1,7 +1,8 @@
 //! The runner: every (variant, replicate) is one task with its own RNG stream, run in
 //! parallel; then the outputs are written.
 //!
-//! Task (v, r) draws everything from `stream_rng(seed, v·2³² + r)`: the training and
+//! Task (v, r) draws everything from `stream_rng(seed, s·2³² + r)`, s = v (or, with
+//! `shared_streams`, the first variant that differs from v only in those keys): the training and
 //! test samples, then one seed per model (`stream_rng(model_seed, fnv(name))`, so adding
 //! a model leaves the others' numbers alone), whose stream serves the model's fit
 //! (before the first method that needs it) and then its methods in the order listed.
@@ -439,13 +440,27 @@ fn assemble(
     let train_sample = setup
         .variants
         .first()
-        .map(|first| draw(first, 0, 0, setup.data[0].as_deref()).0);
+        .map(|first| draw(first, 0, setup.data[0].as_deref()).0);
+    let features = |v: usize| match (&setup.data[v], &setup.variants[v].spec.data.dgp) {
+        (Some(data), _) => data.feature_names().to_vec(),
+        (None, Some(dgp)) => dgp.dgp().feature_names(),
+        (None, None) => Vec::new(),
+    };
+    let first = features(0);
     let mut tidy = Vec::new();
     let mut curves = Vec::new();
     let mut maps = Vec::new();
-    for r in cells {
+    for (r, &(v, _)) in cells.into_iter().zip(&setup.tasks) {
         tidy.extend(r.rows);
-        curves.extend(r.curves);
+        // A curve's row values are read in the first variant's feature order: a
+        // variant with other features (another dataset) keeps none.
+        let other = v > 0 && features(v) != first;
+        curves.extend(r.curves.into_iter().map(|mut c| {
+            if other {
+                c.row_values.clear();
+            }
+            c
+        }));
         maps.extend(r.maps);
     }
     let summary = summarize(&tidy, exp.spec.level);
@@ -669,7 +684,7 @@ fn load_data(
         std::sync::Arc<Dataset>,
     )> = Vec::new();
     let mut out = Vec::with_capacity(variants.len());
-    for (i, v) in variants.iter().enumerate() {
+    for v in variants {
         let Some(d) = &v.spec.data.dataset else {
             out.push(match (&v.spec.data.dgp, v.spec.data.sampling) {
                 (Some(dgp), sampling @ (Sampling::ShuffleSplits | Sampling::FixedTraining)) => {
@@ -677,7 +692,7 @@ fn load_data(
                         Sampling::FixedTraining => v.spec.data.n_train,
                         _ => v.spec.data.n_train + v.spec.data.n_test,
                     };
-                    let mut rng = stream_rng(v.spec.seed, sample_stream(i));
+                    let mut rng = stream_rng(v.spec.seed, sample_stream(v.stream));
                     Some(std::sync::Arc::new(dgp.dgp().sample(n, &mut rng)))
                 }
                 _ => None,
@@ -741,18 +756,18 @@ pub fn split_rows(
 
 /// The training and test rows of cell (v, r), drawn first from its stream (a split of
 /// the data, a split of one fresh DGP sample of `n_rows` rows, or fresh training and test
-/// samples of the DGP; then their `missing_cells`), and the stream after them.
+/// samples of the DGP; then their `missing_cells`, then their `shift`'s noise), and the
+/// stream after them.
 fn draw(
     variant: &Variant,
-    v: usize,
     r: usize,
     data: Option<&Dataset>,
 ) -> (Dataset, Dataset, xai_core::rng::StreamRng) {
     let spec = &variant.spec;
-    let mut rng = stream_rng(spec.seed, ((v as u64) << 32) | r as u64);
+    let mut rng = stream_rng(spec.seed, ((variant.stream as u64) << 32) | r as u64);
     let (train, test) = match (data, &spec.data.dataset, &spec.data.dgp) {
         (Some(full), Some(d), _) => {
-            let (tr, te) = split_rows(full, d, spec.seed, v, r, &mut rng);
+            let (tr, te) = split_rows(full, d, spec.seed, variant.stream, r, &mut rng);
             (full.select_rows(&tr), full.select_rows(&te))
         }
         (Some(train), None, Some(dgp)) if spec.data.sampling == Sampling::FixedTraining => {
@@ -779,7 +794,35 @@ fn draw(
         ),
         None => (train, test),
     };
+    let (train, test) = match &spec.data.shift {
+        Some(shift) if shift.sd > 0.0 => (
+            shifted(train, shift, &mut rng),
+            shifted(test, shift, &mut rng),
+        ),
+        _ => (train, test),
+    };
     (train, test, rng)
+}
+
+/// `data` with N(0, sd²) noise added to the shifted feature of every row (its name
+/// and sd validated at load).
+fn shifted(
+    data: Dataset,
+    shift: &crate::spec::CovariateShift,
+    rng: &mut xai_core::rng::StreamRng,
+) -> Dataset {
+    let j = data
+        .feature_names()
+        .iter()
+        .position(|f| *f == shift.feature)
+        .expect("shifted feature validated at load");
+    let noise: Vec<f64> = (0..data.n_rows())
+        .map(|_| {
+            shift.sd * rand_distr::Distribution::<f64>::sample(&rand_distr::StandardNormal, rng)
+        })
+        .collect();
+    data.with_shift(j, &noise)
+        .expect("one shifted feature of the data's rows")
 }
 
 /// `data` with a share of every column's cells missing (validated in [0, 1) at load).
@@ -808,7 +851,7 @@ fn replicate(
     truths: &Truths,
 ) -> Result<Replicate> {
     let spec = &variant.spec;
-    let (train, test, mut rng) = draw(variant, v, r, data);
+    let (train, test, mut rng) = draw(variant, r, data);
     let model_seed = rng.next_u64();
     let labels: Vec<String> = variant.labels.iter().map(|(_, l)| l.clone()).collect();
     let mut out = Replicate {
@@ -909,6 +952,74 @@ mod tests {
                 .1
                 .len(),
             6
+        );
+    }
+
+    fn shift_experiment(shared: &str) -> Result<Experiment> {
+        let text = format!(
+            "id: shift-test
+title: t
+paper: watson2023
+figure: none
+seed: 5
+{shared}
+scales:
+  smoke: {{ replicates: 1 }}
+  ci: {{ replicates: 1 }}
+  paper: {{ replicates: 1 }}
+data:
+  dgp:
+    friedman_variance: {{ response: mean }}
+  n_train: 30
+  n_test: 20
+  shift: {{ feature: X3, sd: 1.0 }}
+models:
+  xgboost:
+    xgboost: {{ rounds: 2 }}
+grid:
+  shift:
+    - {{ label: Original, set: {{ shift.sd: 0.0 }} }}
+    - {{ label: Perturbed, set: {{}} }}
+methods:
+  - shapley: {{ estimator: tree }}
+"
+        );
+        Experiment::from_text(std::path::Path::new("shift-test.yaml"), text)
+    }
+
+    /// With `shared_streams` the original and the shifted variant draw the same rows,
+    /// and the shift moves X3 alone (by N(0, 1) noise); without, the rows differ.
+    #[test]
+    fn shared_streams_pair_the_shifted_rows_with_the_original_ones() {
+        let bits = |d: &Dataset| format!("{:?}", d.x());
+        let exp = shift_experiment("shared_streams: [shift]").unwrap();
+        let v = exp.variants(Scale::Ci).unwrap();
+        assert_eq!((v[0].stream, v[1].stream), (0, 0));
+        let (train0, test0, _) = draw(&v[0], 0, None);
+        let (train1, test1, _) = draw(&v[1], 0, None);
+        for (original, shifted) in [(&train0, &train1), (&test0, &test1)] {
+            assert_eq!(bits(&shifted.before_shift()), bits(original));
+            let moved = |j: usize| original.x().column(j) != shifted.x().column(j);
+            assert_eq!((0..10).filter(|&j| moved(j)).collect::<Vec<_>>(), vec![2]);
+            let noise = &shifted.x().column(2) - &original.x().column(2);
+            let sd = noise.std(1.0);
+            assert!((0.5..1.6).contains(&sd), "noise sd {sd}");
+        }
+        let exp = shift_experiment("").unwrap();
+        let v = exp.variants(Scale::Ci).unwrap();
+        assert_eq!((v[0].stream, v[1].stream), (0, 1));
+        let (train1, _, _) = draw(&v[1], 0, None);
+        assert_ne!(bits(&train1.before_shift()), bits(&train0));
+    }
+
+    #[test]
+    fn shared_streams_must_name_grid_keys() {
+        let e = shift_experiment("shared_streams: [noise]")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`noise` in shared_streams is not a grid key"),
+            "{e}"
         );
     }
 }

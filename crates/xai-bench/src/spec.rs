@@ -77,6 +77,13 @@ pub struct ExperimentSpec {
     /// Tolerance of the regression check against the committed summary.
     #[serde(default)]
     pub regression: Tolerance,
+    /// Grid keys whose values share their random streams (common random numbers):
+    /// variants that differ only in these keys draw the same rows, splits and seeds,
+    /// so a comparison across them is paired (watson2023 Fig. 2: the original and the
+    /// perturbed rows of one split, f0 fitted once on them). Default: none, every
+    /// variant its own streams.
+    #[serde(default)]
+    pub shared_streams: Vec<String>,
 }
 
 fn default_tidy() -> bool {
@@ -163,6 +170,25 @@ pub struct DataSpec {
     /// fit such data.
     #[serde(default)]
     pub missing_cells: Option<MissingCells>,
+    /// A covariate shift of each replicate's training and test rows (watson2023
+    /// Fig. 2); none by default.
+    #[serde(default)]
+    pub shift: Option<CovariateShift>,
+}
+
+/// Gaussian noise N(0, sd²) added to one feature of every training and test row of a
+/// replicate, after its split and missing cells, drawn from its stream (training
+/// rows first); a missing cell stays missing. The rows remember the feature's values
+/// before the shift ([`xai_core::Dataset::before_shift`]): a model deployed before
+/// the shift is fitted on them and not refitted (learner `uncertainty`'s `base`).
+/// `sd: 0` shifts nothing (the unshifted rows of a comparison).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CovariateShift {
+    /// The shifted feature.
+    pub feature: String,
+    /// The noise's standard deviation (≥ 0).
+    pub sd: f64,
 }
 
 /// Shares of missing cells per column, chosen at random column by column
@@ -210,7 +236,8 @@ pub struct DatasetRef {
     /// Keep the class shares in both parts (classification).
     #[serde(default = "default_true")]
     pub stratify: bool,
-    /// Rows with a missing cell: `error` (default) or `drop_rows`.
+    /// Rows with a missing cell: `error` (default), `drop_rows`, or `keep` (as NaN,
+    /// for learners that handle missing values).
     #[serde(default)]
     pub missing: crate::datasets::MissingPolicy,
     /// k-fold instead of a random split: replicate r is tested on fold r mod k (folds
@@ -414,6 +441,30 @@ pub enum PlotSpec {
         #[serde(default)]
         show: Vec<String>,
     },
+    /// A SHAP dependence plot: a dot per kept test row at (its value of `feature`, its
+    /// Shapley value for it), coloured and shaped by the grid key `color_by`, one panel
+    /// per value of the grid key `panels` (watson2023 Fig. 2: a dataset's shifted
+    /// feature, original vs perturbed rows).
+    ShapDependence {
+        /// File stem.
+        name: String,
+        /// Figure title (default: the experiment's).
+        #[serde(default)]
+        title: Option<String>,
+        /// A kept Shapley quantity (`prediction_shap`).
+        quantity: String,
+        /// The feature: one name, or a map from each value of `panels` to its feature.
+        feature: crate::plots::shap::FeatureChoice,
+        /// Grid key with one panel per value.
+        #[serde(default)]
+        panels: Option<String>,
+        /// Grid key with one colour and marker per value.
+        #[serde(default)]
+        color_by: Option<String>,
+        /// Draw this replicate alone (default: the kept rows of every replicate).
+        #[serde(default)]
+        replicate: Option<usize>,
+    },
     /// A SHAP summary ("beeswarm"): per feature the kept Shapley values of the test
     /// rows (a `shapley` method's `keep`) as dots jittered vertically and coloured by
     /// the feature's value, one panel per value of the grid key `panels`
@@ -521,6 +572,7 @@ impl PlotSpec {
             | PlotSpec::Tradeoff { name, .. }
             | PlotSpec::Scatter { name, .. }
             | PlotSpec::ShapSummary { name, .. }
+            | PlotSpec::ShapDependence { name, .. }
             | PlotSpec::PdReplicates { name, .. }
             | PlotSpec::PermutationMap { name, .. } => name,
         }
@@ -529,7 +581,9 @@ impl PlotSpec {
     /// The replicate a `bars` or `curves` plot draws alone, if any.
     pub fn replicate(&self) -> Option<usize> {
         match self {
-            PlotSpec::Bars { replicate, .. } | PlotSpec::Curves { replicate, .. } => *replicate,
+            PlotSpec::Bars { replicate, .. }
+            | PlotSpec::Curves { replicate, .. }
+            | PlotSpec::ShapDependence { replicate, .. } => *replicate,
             _ => None,
         }
     }
@@ -543,6 +597,7 @@ impl PlotSpec {
             | PlotSpec::Tradeoff { title, .. }
             | PlotSpec::Scatter { title, .. }
             | PlotSpec::ShapSummary { title, .. }
+            | PlotSpec::ShapDependence { title, .. }
             | PlotSpec::PdReplicates { title, .. }
             | PlotSpec::PermutationMap { title, .. } => title.as_deref(),
         }

@@ -50,14 +50,16 @@ pub struct CurveRow {
     pub grid: Vec<f64>,
     /// The curve ICE⁽ⁱ⁾(x_g).
     pub values: Vec<f64>,
-    /// The row's original feature values, in column order.
+    /// The row's original feature values, in column order (the run's first variant's
+    /// features; empty for a variant with other features, e.g. another dataset).
     pub row_values: Vec<f64>,
     /// The row's class (classification).
     pub row_class: Option<usize>,
 }
 
 /// Writes `ice.csv`: grid keys, replicate, model, quantity, feature, row, x, value,
-/// and the row's original feature values (`at_<feature>`), one line per grid point.
+/// and the row's original feature values (`at_<feature>`, blank for a variant whose
+/// features are not the first variant's), one line per grid point.
 pub fn write_curves(
     path: &Path,
     keys: &[String],
@@ -94,7 +96,10 @@ pub fn write_curves(
                     num(*x),
                     num(*v),
                 ]);
-                rec.extend(c.row_values.iter().map(|v| num(*v)));
+                match c.row_values.len() == features.len() {
+                    true => rec.extend(c.row_values.iter().map(|v| num(*v))),
+                    false => rec.extend(features.iter().map(|_| String::new())),
+                }
                 rec.push(c.row_class.map(|k| k.to_string()).unwrap_or_default());
                 rec
             })

@@ -13,6 +13,11 @@ fn fixtures() -> PathBuf {
 
 /// A registry with one dataset `tiny` whose sha256 is `sha`, in its own file.
 fn registry(sha: &str) -> Registry {
+    registry_with(sha, "")
+}
+
+/// As [`registry`], with `extra` lines in the entry.
+fn registry_with(sha: &str, extra: &str) -> Registry {
     let text = format!(
         "tiny:
   file: tiny/tiny.csv
@@ -20,7 +25,7 @@ fn registry(sha: &str) -> Registry {
   rows: 5
   drop: [Id]
   missing: [\"?\"]
-  categorical:
+{extra}  categorical:
     color: [red, blue, green]
   target: {{ column: label, task: classification, classes: [\"no\", \"yes\"] }}
   expected: {{ class_counts: [2, 3], missing_cells: 2 }}
@@ -61,6 +66,27 @@ fn loads_encodes_and_drops_rows_with_missing_cells() {
     );
     assert_eq!((loaded.missing_cells, loaded.file_rows), (2, 5));
     assert!(verify("tiny", entry, &loaded).unwrap().contains("ok"));
+}
+
+/// `keep` keeps every row with NaN for each missing cell, and a marker of
+/// `missing_in` counts in its own column only (the 4 of `b`, not a 4 elsewhere).
+#[test]
+fn kept_missing_cells_are_nan_and_per_column_markers_apply_to_their_column() {
+    let reg = registry_with(SHA, "  missing_in: { b: [\"4\"], Id: [\"1\"] }\n");
+    let loaded = load(
+        "tiny",
+        reg.get("tiny").unwrap(),
+        &[fixtures()],
+        MissingPolicy::Keep,
+    )
+    .unwrap();
+    let d = &loaded.data;
+    assert_eq!(d.n_rows(), 5);
+    let bits = |j: usize| format!("{:?}", d.x().column(j).to_vec());
+    assert_eq!(bits(0), "[0.5, 1.5, 2.5, NaN, 3.0]");
+    assert_eq!(bits(2), "[2.0, NaN, NaN, 1.0, 7.0]");
+    // "?" twice, b's 4, and the dropped Id column's 1.
+    assert_eq!((d.missing_cells(), loaded.missing_cells), (3, 4));
 }
 
 #[test]
@@ -159,9 +185,10 @@ fn unknown_dataset_lists_the_registered_ones() {
 }
 
 #[test]
-fn the_project_registry_parses_and_names_nine_datasets() {
+fn the_project_registry_parses_and_names_ten_datasets() {
     let reg =
         Registry::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/datasets.yaml"))
             .unwrap();
-    assert_eq!(reg.names().len(), 9);
+    // Nine files; pima also read with its impossible zeros missing (pima_na).
+    assert_eq!(reg.names().len(), 10);
 }

@@ -441,3 +441,48 @@ fn a_model_based_pd_band_needs_the_prediction_and_a_model_with_a_covariance() {
     let msg = load(text);
     assert_has(&msg, &["`gp` (random_forest)", "lm", "band: rows"]);
 }
+
+#[test]
+fn a_covariate_shift_names_a_known_feature_and_a_non_negative_sd() {
+    let data = "  n_test: 500\n";
+    let msg = error_of(
+        data,
+        &format!("{data}  shift: {{ feature: X9, sd: 1.0 }}\n"),
+    );
+    assert_has(&msg, &["unknown feature `X9`"]);
+    let msg = error_of(
+        data,
+        &format!("{data}  shift: {{ feature: X1, sd: -1.0 }}\n"),
+    );
+    assert_has(&msg, &["the shift's sd = -1 must be finite and ≥ 0"]);
+}
+
+#[test]
+fn an_uncertainty_model_checks_both_stages_and_kept_features_need_keep() {
+    let model = "    gaussian_process: { restarts: 4, ard: false }";
+    let msg = error_of(
+        model,
+        "    uncertainty: { base: { xgboost: { rounds: 0 } }, model: { gaussian_process: { restarts: 4 } } }",
+    );
+    assert_has(&msg, &["in `base`", "rounds"]);
+    let msg = error_of(
+        PFI_LINE,
+        &format!("{PFI_LINE}\n  - shapley: {{ estimator: exact, keep_features: [X1] }}"),
+    );
+    assert_has(&msg, &["keep_features", "set `keep:` too"]);
+}
+
+#[test]
+fn kept_missing_cells_need_a_learner_that_handles_them() {
+    let msg = error_of(
+        "  dgp:\n    correlated_gaussian: { noise_var: 2.0, rho: 0.8 }\n",
+        "  dataset: { name: pima_na, missing: keep }\n",
+    );
+    assert_has(
+        &msg,
+        &[
+            "model `gp` (gaussian_process) cannot fit rows with missing cells",
+            "missing: keep",
+        ],
+    );
+}

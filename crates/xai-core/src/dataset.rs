@@ -1,5 +1,7 @@
 //! The dataset type shared by learners, explanation methods and DGPs.
 
+use std::borrow::Cow;
+
 use ndarray::{Array1, Array2, ArrayView2, Axis};
 use rand::Rng;
 
@@ -68,15 +70,20 @@ pub enum FeatureKind {
 /// A design matrix with its target, feature names and kinds.
 ///
 /// Invariants (checked by [`Dataset::new`]): `x` has one row per target value, one
-/// name and kind per column, and every value is finite, except the cells that
-/// [`Dataset::with_missing_cells`] marks missing (NaN), for learners that handle
-/// missing values natively (gradient boosting).
+/// name and kind per column, and every value is finite, except missing cells (NaN:
+/// those [`Dataset::with_missing_cells`] blanks or [`Dataset::with_missing_values`]
+/// accepts), for learners that handle missing values natively (gradient boosting).
+///
+/// A dataset under covariate shift ([`Dataset::with_shift`]) remembers one column's
+/// values before the shift, so that a model deployed before it (not refitted) can be
+/// fitted on [`Dataset::before_shift`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dataset {
     x: Array2<f64>,
     y: Target,
     feature_names: Vec<String>,
     feature_kinds: Vec<FeatureKind>,
+    unshifted: Option<(usize, Array1<f64>)>,
 }
 
 impl Dataset {
@@ -89,6 +96,36 @@ impl Dataset {
 
     /// A dataset with explicit feature kinds.
     pub fn with_kinds(
+        x: Array2<f64>,
+        y: Target,
+        feature_names: Vec<String>,
+        feature_kinds: Vec<FeatureKind>,
+    ) -> Result<Self> {
+        check_finite("features", x.view())?;
+        Self::build(x, y, feature_names, feature_kinds)
+    }
+
+    /// As [`Dataset::with_kinds`], but a NaN feature value is accepted and means a
+    /// missing cell (a real dataset read with its missing cells kept, watson2023 §6:
+    /// XGBoost's native handling); ±∞ is still refused.
+    pub fn with_missing_values(
+        x: Array2<f64>,
+        y: Target,
+        feature_names: Vec<String>,
+        feature_kinds: Vec<FeatureKind>,
+    ) -> Result<Self> {
+        if let Some(((row, column), &value)) = x.indexed_iter().find(|(_, v)| v.is_infinite()) {
+            return Err(CoreError::NonFinite {
+                what: "features",
+                row,
+                column,
+                value,
+            });
+        }
+        Self::build(x, y, feature_names, feature_kinds)
+    }
+
+    fn build(
         x: Array2<f64>,
         y: Target,
         feature_names: Vec<String>,
@@ -109,7 +146,6 @@ impl Dataset {
                 feature_kinds.len()
             )));
         }
-        check_finite("features", x.view())?;
         match &y {
             Target::Continuous(v) => {
                 check_finite("target", v.view().insert_axis(Axis(1)))?;
@@ -128,6 +164,7 @@ impl Dataset {
             y,
             feature_names,
             feature_kinds,
+            unshifted: None,
         })
     }
 
@@ -188,12 +225,25 @@ impl Dataset {
             },
             _ => return Err(mismatch()),
         };
+        let unshifted = match (&self.unshifted, &other.unshifted) {
+            (None, None) => None,
+            (Some((j, a)), Some((k, b))) if j == k => Some((
+                *j,
+                ndarray::concatenate(Axis(0), &[a.view(), b.view()]).expect("1-D"),
+            )),
+            _ => {
+                return Err(CoreError::Invalid(
+                    "datasets to stack differ in their covariate shift".into(),
+                ));
+            }
+        };
         Ok(Dataset {
             x: ndarray::concatenate(Axis(0), &[self.x.view(), other.x.view()])
                 .map_err(|_| mismatch())?,
             y,
             feature_names: self.feature_names.clone(),
             feature_kinds: self.feature_kinds.clone(),
+            unshifted,
         })
     }
 
@@ -234,7 +284,86 @@ impl Dataset {
             y: self.y.select(rows),
             feature_names: self.feature_names.clone(),
             feature_kinds: self.feature_kinds.clone(),
+            unshifted: self
+                .unshifted
+                .as_ref()
+                .map(|(j, v)| (*j, v.select(Axis(0), rows))),
         }
+    }
+
+    /// The same rows with another target (of as many rows): a second-stage model's
+    /// label, such as the entropy of a first model's predictions (watson2023 §6).
+    pub fn with_target(&self, y: Target) -> Result<Dataset> {
+        if y.len() != self.n_rows() {
+            return Err(CoreError::Shape(format!(
+                "{} rows of features but {} target values",
+                self.n_rows(),
+                y.len()
+            )));
+        }
+        Ok(Dataset { y, ..self.clone() })
+    }
+
+    /// A covariate shift: `noise[i]` added to feature `feature` of row i (a missing
+    /// cell stays missing), remembering the column as it was (watson2023 §6, Fig. 2:
+    /// Gaussian noise on one feature of every row). Shifting an already shifted
+    /// column again keeps its values before the first shift; shifting a second
+    /// column is refused.
+    pub fn with_shift(&self, feature: usize, noise: &[f64]) -> Result<Dataset> {
+        if feature >= self.n_features() || noise.len() != self.n_rows() {
+            return Err(CoreError::Shape(format!(
+                "a shift of feature {feature} by {} values, for {} rows and {} features",
+                noise.len(),
+                self.n_rows(),
+                self.n_features()
+            )));
+        }
+        let unshifted = match &self.unshifted {
+            Some((j, _)) if *j != feature => {
+                return Err(CoreError::Invalid(format!(
+                    "feature {j} is shifted already; one shifted feature is supported"
+                )));
+            }
+            Some(kept) => kept.clone(),
+            None => (feature, self.x.column(feature).to_owned()),
+        };
+        let mut x = self.x.clone();
+        x.column_mut(feature)
+            .iter_mut()
+            .zip(noise)
+            .for_each(|(v, e)| *v += e);
+        check_finite_or_missing(x.column(feature))?;
+        Ok(Dataset {
+            x,
+            unshifted: Some(unshifted),
+            ..self.clone()
+        })
+    }
+
+    /// The rows as they were before [`Dataset::with_shift`] (`self` if unshifted).
+    pub fn before_shift(&self) -> Cow<'_, Dataset> {
+        match &self.unshifted {
+            None => Cow::Borrowed(self),
+            Some((j, column)) => {
+                let mut x = self.x.clone();
+                x.column_mut(*j).assign(column);
+                Cow::Owned(Dataset {
+                    x,
+                    unshifted: None,
+                    ..self.clone()
+                })
+            }
+        }
+    }
+}
+
+/// Fails if a shifted column holds ±∞ (noise too large for f64).
+fn check_finite_or_missing(column: ndarray::ArrayView1<'_, f64>) -> Result<()> {
+    match column.iter().position(|v| v.is_infinite()) {
+        Some(row) => Err(CoreError::Invalid(format!(
+            "the shift makes row {row} infinite"
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -322,5 +451,58 @@ mod tests {
             d.y().tile(2),
             Target::Continuous(array![10.0, 20.0, 30.0, 10.0, 20.0, 30.0])
         );
+    }
+
+    /// A shift moves one column only; the rows before it come back bit for bit, also
+    /// after selecting rows and stacking; a missing cell stays missing.
+    #[test]
+    fn a_shift_remembers_the_column_it_moved() {
+        let x = array![[0.1, 5.0], [f64::NAN, 6.0], [0.3, 7.0]];
+        let y = Target::Continuous(array![1.0, 2.0, 3.0]);
+        let d =
+            Dataset::with_missing_values(x.clone(), y, names(2), vec![FeatureKind::Continuous; 2])
+                .unwrap();
+        let noise = [0.7, 0.2, 1e-3];
+        let s = d.with_shift(0, &noise).unwrap();
+        assert_eq!(s.x()[[0, 0]], 0.1 + 0.7);
+        assert!(s.x()[[1, 0]].is_nan());
+        assert_eq!(s.x().column(1), x.column(1));
+        // Debug prints NaN as NaN, so equal prints mean equal bits here (== fails on NaN).
+        let same = |a: &Dataset, b: &Dataset| assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        same(&s.before_shift(), &d);
+        same(
+            &s.select_rows(&[2, 0]).before_shift(),
+            &d.select_rows(&[2, 0]),
+        );
+        same(&s.stack(&s).unwrap().before_shift(), &d.stack(&d).unwrap());
+        same(&s.with_shift(0, &noise).unwrap().before_shift(), &d);
+        assert!(s.with_shift(1, &noise).is_err());
+        assert!(s.stack(&d).is_err());
+        assert!(d.with_shift(2, &noise).is_err());
+    }
+
+    #[test]
+    fn missing_values_are_nan_but_not_infinity() {
+        let kinds = || vec![FeatureKind::Continuous];
+        let y = || Target::Continuous(array![0.0, 1.0]);
+        let ok = Dataset::with_missing_values(array![[f64::NAN], [1.0]], y(), names(1), kinds());
+        assert_eq!(ok.unwrap().missing_cells(), 1);
+        let inf = array![[f64::INFINITY], [1.0]];
+        assert!(Dataset::with_missing_values(inf, y(), names(1), kinds()).is_err());
+        assert!(Dataset::with_kinds(array![[f64::NAN], [1.0]], y(), names(1), kinds()).is_err());
+    }
+
+    #[test]
+    fn a_new_target_must_match_the_rows() {
+        let d = Dataset::new(
+            array![[1.0], [2.0]],
+            Target::Continuous(array![0.0, 1.0]),
+            names(1),
+        )
+        .unwrap();
+        let e = d.with_target(Target::Continuous(array![5.0, 6.0])).unwrap();
+        assert_eq!(e.y(), &Target::Continuous(array![5.0, 6.0]));
+        assert_eq!(e.x(), d.x());
+        assert!(d.with_target(Target::Continuous(array![5.0])).is_err());
     }
 }

@@ -42,6 +42,7 @@ pub mod rpart;
 mod standardize;
 pub mod subgroups;
 pub mod svr;
+pub mod uncertainty;
 
 pub use error::ParamError;
 pub use forest::{Forest, ForestLearner, ForestParams, Mtry, MtryRule};

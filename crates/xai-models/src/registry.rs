@@ -19,6 +19,7 @@ use crate::logistic::{LogisticLearner, LogisticParams};
 use crate::r_random_forest::{RForestLearner, RForestParams};
 use crate::rpart::{RpartLearner, RpartParams};
 use crate::svr::{SvrLearner, SvrParams};
+use crate::uncertainty::{UncertaintyLearner, UncertaintyParams};
 
 /// A learner with its hyperparameters, as written in YAML (`gaussian_process: {...}`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -53,6 +54,10 @@ pub enum LearnerSpec {
     /// Gradient-boosted trees as XGBoost 1.x's exact greedy updater grows them, with
     /// learned default directions for missing values ([`crate::boosting`]).
     Xgboost(#[serde(default)] BoostingParams),
+    /// A model of another model's uncertainty: a base model, a statistic of its
+    /// predictions on the training rows (entropy by default), and a regressor of it,
+    /// which is the fitted model (watson2023 §6; [`crate::uncertainty`]).
+    Uncertainty(UncertaintyParams),
 }
 
 impl LearnerSpec {
@@ -70,38 +75,51 @@ impl LearnerSpec {
             LearnerSpec::RRandomForest(_) => "r_random_forest",
             LearnerSpec::Svr(_) => "svr",
             LearnerSpec::Xgboost(_) => "xgboost",
+            LearnerSpec::Uncertainty(_) => "uncertainty",
         }
     }
 
     /// Whether the fitted model is a tree ensemble (it exposes
     /// [`xai_core::TreeEnsembleView`]: impurity importance, TreeSHAP):
     /// `random_forest`, `extra_trees`, `rpart` (one tree), `r_random_forest` (the mean
-    /// of their trees) and `xgboost` (the sum of its trees on the margin).
+    /// of their trees) and `xgboost` (the sum of its trees on the margin); an
+    /// `uncertainty` model if its second stage is one.
     pub fn is_tree_ensemble(&self) -> bool {
-        matches!(
-            self,
-            LearnerSpec::RandomForest(_)
-                | LearnerSpec::ExtraTrees(_)
-                | LearnerSpec::Rpart(_)
-                | LearnerSpec::RRandomForest(_)
-                | LearnerSpec::Xgboost(_)
-        )
+        match self {
+            LearnerSpec::Uncertainty(p) => p.model.is_tree_ensemble(),
+            _ => matches!(
+                self,
+                LearnerSpec::RandomForest(_)
+                    | LearnerSpec::ExtraTrees(_)
+                    | LearnerSpec::Rpart(_)
+                    | LearnerSpec::RRandomForest(_)
+                    | LearnerSpec::Xgboost(_)
+            ),
+        }
     }
 
     /// Whether it fits and predicts rows with missing (NaN) cells: `xgboost`, which
-    /// learns a default direction for them at every split.
+    /// learns a default direction for them at every split; an `uncertainty` model if
+    /// both stages do.
     pub fn supports_missing(&self) -> bool {
-        matches!(self, LearnerSpec::Xgboost(_))
+        match self {
+            LearnerSpec::Uncertainty(p) => p.base.supports_missing() && p.model.supports_missing(),
+            _ => matches!(self, LearnerSpec::Xgboost(_)),
+        }
     }
 
     /// Whether the fitted model offers the joint covariance of its mean predictions
     /// ([`xai_core::MeanCovariance`], the model-based PD band of molnar2023 §2.5):
-    /// `lm`, `gaussian_process` and `kriging`.
+    /// `lm`, `gaussian_process` and `kriging`; an `uncertainty` model if its second
+    /// stage does.
     pub fn has_mean_covariance(&self) -> bool {
-        matches!(
-            self,
-            LearnerSpec::Lm(_) | LearnerSpec::GaussianProcess(_) | LearnerSpec::Kriging(_)
-        )
+        match self {
+            LearnerSpec::Uncertainty(p) => p.model.has_mean_covariance(),
+            _ => matches!(
+                self,
+                LearnerSpec::Lm(_) | LearnerSpec::GaussianProcess(_) | LearnerSpec::Kriging(_)
+            ),
+        }
     }
 
     /// The learner's name in words, for figures ("Gaussian process").
@@ -118,6 +136,7 @@ impl LearnerSpec {
             LearnerSpec::RRandomForest(_) => "random forest (R)",
             LearnerSpec::Svr(_) => "ε-support vector regression",
             LearnerSpec::Xgboost(_) => "gradient boosting (XGBoost)",
+            LearnerSpec::Uncertainty(p) => p.model.describe(),
         }
     }
 
@@ -135,6 +154,7 @@ impl LearnerSpec {
             LearnerSpec::RRandomForest(p) => p.validate(),
             LearnerSpec::Svr(p) => p.validate(),
             LearnerSpec::Xgboost(p) => p.validate(),
+            LearnerSpec::Uncertainty(p) => p.validate(),
         }
     }
 
@@ -176,6 +196,9 @@ impl LearnerSpec {
     ///   (56T + 40)·N: the presorted columns, per-row gradients, hessians, margins and
     ///   nodes, the kept trees and the tree being grown and pruned
     ///   ([`crate::boosting::fit_memory_bytes`]).
+    /// - `uncertainty`: the larger of its stages' bytes, plus 8n (the label) and
+    ///   the base model's prediction on the n rows (the base model is kept while the
+    ///   second stage fits).
     ///
     /// Computed in u128, saturating, so 10¹¹ rows (10²² for the GP) neither overflows
     /// nor wraps.
@@ -198,6 +221,12 @@ impl LearnerSpec {
                     .saturating_add(8 * n),
             ),
             LearnerSpec::Xgboost(p) => crate::boosting::fit_memory_bytes(p, n, d),
+            LearnerSpec::Uncertainty(p) => p
+                .base
+                .fit_memory_bytes(n_rows, n_features)
+                .max(p.model.fit_memory_bytes(n_rows, n_features))
+                .saturating_add(8 * n)
+                .saturating_add(p.base.predict_memory_bytes(n_rows, n_rows, n_features)),
         }
     }
 
@@ -221,6 +250,7 @@ impl LearnerSpec {
     ///   scaled rows and the predictions.
     /// - `xgboost`: 24m: the margins and, for the logistic objective, the
     ///   probabilities.
+    /// - `uncertainty`: its second stage's bytes.
     pub fn predict_memory_bytes(&self, n_train: usize, n_rows: usize, n_features: usize) -> u128 {
         let (n, m, d) = (n_train as u128, n_rows as u128, n_features as u128);
         match self {
@@ -241,6 +271,9 @@ impl LearnerSpec {
                     .saturating_add(m),
             ),
             LearnerSpec::Xgboost(_) => 24u128.saturating_mul(m),
+            LearnerSpec::Uncertainty(p) => {
+                p.model.predict_memory_bytes(n_train, n_rows, n_features)
+            }
         }
     }
 
@@ -264,6 +297,7 @@ impl LearnerSpec {
             LearnerSpec::RRandomForest(p) => Box::new(RForestLearner(p.clone())),
             LearnerSpec::Svr(p) => Box::new(SvrLearner(p.clone())),
             LearnerSpec::Xgboost(p) => Box::new(BoostingLearner(p.clone())),
+            LearnerSpec::Uncertainty(p) => Box::new(UncertaintyLearner(p.clone())),
         }
     }
 }

@@ -239,11 +239,13 @@ pub fn curves<'a>(
                 filter.is_none_or(|f| {
                     f.class.is_none_or(|k| c.row_class == Some(k))
                         && f.feature.as_ref().is_none_or(|name| {
-                            index(name).is_some_and(|j| {
-                                let v = c.row_values[j].abs();
-                                f.abs_below.is_none_or(|b| v < b)
-                                    && f.abs_above.is_none_or(|b| v > b)
-                            })
+                            index(name)
+                                .and_then(|j| c.row_values.get(j))
+                                .is_some_and(|v| {
+                                    let v = v.abs();
+                                    f.abs_below.is_none_or(|b| v < b)
+                                        && f.abs_above.is_none_or(|b| v > b)
+                                })
                         })
                 })
             })
@@ -255,7 +257,7 @@ pub fn curves<'a>(
                     xs: c.grid.clone(),
                     ys: c.values.clone(),
                     se: vec![0.0; c.grid.len()],
-                    own: index(&c.feature).map(|j| c.row_values[j]),
+                    own: index(&c.feature).and_then(|j| c.row_values.get(j).copied()),
                 }
             })
             .filter(|c| selected(&c.cols, sel))

@@ -25,9 +25,9 @@
 //!   …, 1 (k = `points`), so that the mean over replicates is the vertically averaged
 //!   ROC curve.
 //!
-//! `keep: k` keeps the values of the first k rows for figures, as one-point curves
-//! (`ice.csv`: x = the row's value of the feature, value = φ), the points of a SHAP
-//! summary or dependence plot.
+//! `keep: k` keeps the values of the first k rows for figures (of the features in
+//! `keep_features`, default all), as one-point curves (`ice.csv`: x = the row's value
+//! of the feature, value = φ), the points of a SHAP summary or dependence plot.
 
 use ndarray::{Array2, ArrayView2, s};
 use rand::Rng;
@@ -64,7 +64,8 @@ fn default_samples() -> usize {
     2048
 }
 
-/// `shapley: {estimator, value, background, samples, output, rows, keep, conformal}`.
+/// `shapley: {estimator, value, background, samples, output, rows, keep,
+/// keep_features, conformal, acquisition}`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShapleySpec {
@@ -91,6 +92,10 @@ pub struct ShapleySpec {
     /// Keep the values of the first this many explained rows for figures (default 0).
     #[serde(default)]
     pub keep: usize,
+    /// The features whose kept values are written (default: every feature), e.g. the
+    /// shifted feature of a dependence plot (watson2023 Fig. 2).
+    #[serde(default)]
+    pub keep_features: Vec<String>,
     /// α of split-conformal intervals μ_j ± τ_j with their leave-one-out coverage
     /// (watson2023 Table 1: 0.1); none by default.
     #[serde(default)]
@@ -262,6 +267,13 @@ impl Method for ShapleySpec {
                 ),
             ));
         }
+        super::known_features(plan, &self.keep_features)?;
+        if !self.keep_features.is_empty() && self.keep == 0 {
+            return Err(Invalid::new(
+                "keep_features",
+                "keep_features picks among the kept values: set `keep:` too",
+            ));
+        }
         if let Some(a) = &self.acquisition {
             super::known_features(plan, &a.drivers)?;
             if a.drivers.is_empty() {
@@ -349,7 +361,11 @@ impl Method for ShapleySpec {
             )?);
         }
         for i in 0..self.keep.min(n) {
-            for (j, name) in test.feature_names().iter().enumerate() {
+            for (j, name) in
+                test.feature_names().iter().enumerate().filter(|(_, f)| {
+                    self.keep_features.is_empty() || self.keep_features.contains(f)
+                })
+            {
                 out.curves.push(CurveRow {
                     labels: Vec::new(),
                     replicate: 0,

@@ -277,7 +277,11 @@ fn ice_panel<DB: DrawingBackend>(
         Some(b) => out.feature_names.iter().position(|n| n == b),
         None => None,
     };
-    let (c0, c1) = range(curves.iter().filter_map(|c| by.map(|b| c.row_values[b])));
+    let (c0, c1) = range(
+        curves
+            .iter()
+            .filter_map(|c| by.and_then(|b| c.row_values.get(b).copied())),
+    );
     let (x0, x1) = range(pd.iter().filter_map(|r| r.x));
     let (y0, y1) = range(
         curves
@@ -303,7 +307,9 @@ fn ice_panel<DB: DrawingBackend>(
     for c in &curves {
         let color = match by {
             _ if by_class => class_color(c.row_class),
-            Some(b) => ViridisRGB::get_color_normalized(c.row_values[b], c0, c1),
+            Some(b) => c.row_values.get(b).map_or(RGBColor(128, 128, 128), |&v| {
+                ViridisRGB::get_color_normalized(v, c0, c1)
+            }),
             None => RGBColor(128, 128, 128),
         };
         chart
@@ -312,7 +318,10 @@ fn ice_panel<DB: DrawingBackend>(
                 color.mix(0.35).stroke_width(1),
             ))
             .map_err(e)?;
-        let x = c.row_values[own];
+        // A variant with other features than the first's keeps no row values.
+        let Some(&x) = c.row_values.get(own) else {
+            continue;
+        };
         if style.rug {
             // One rug row per class (class 1 above class 0), one row otherwise.
             let tick = 0.03 * (y1 - y0);

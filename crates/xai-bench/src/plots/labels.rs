@@ -22,7 +22,8 @@ pub struct Names {
 impl Names {
     /// The names of `spec`'s models (its `labels:`, else the learner's name, with the
     /// key when two models share a learner), its `labels:` for grid values, and the
-    /// column names of its dataset from the registry at `data/datasets.yaml`.
+    /// column names of its datasets (`data.dataset` and those a grid value sets) from
+    /// the registry at `data/datasets.yaml`.
     pub fn of(spec: &ExperimentSpec) -> Result<Self> {
         let models = spec
             .models
@@ -42,14 +43,26 @@ impl Names {
                 (key.clone(), name)
             })
             .collect();
-        let features = match &spec.data.dataset {
-            Some(d) => {
-                let root = crate::workspace::workspace_root();
-                let registry = Registry::load(&root.join("data").join("datasets.yaml"))?;
-                registry.get(&d.name)?.features.clone()
+        // The datasets named by `data.dataset` and by the grid's `dataset.name` sets
+        // (one dataset per panel, watson2023 Fig. 2).
+        let mut datasets: Vec<&str> = spec.data.dataset.iter().map(|d| d.name.as_str()).collect();
+        datasets.extend(
+            spec.grid
+                .values()
+                .flatten()
+                .filter_map(|v| v.get("set")?.as_object())
+                .flat_map(|set| set.iter())
+                .filter(|(field, _)| field.ends_with("dataset.name"))
+                .filter_map(|(_, name)| name.as_str()),
+        );
+        let mut features = BTreeMap::new();
+        if !datasets.is_empty() {
+            let root = crate::workspace::workspace_root();
+            let registry = Registry::load(&root.join("data").join("datasets.yaml"))?;
+            for name in datasets {
+                features.extend(registry.get(name)?.features.clone());
             }
-            None => BTreeMap::new(),
-        };
+        }
         Ok(Self {
             models,
             labels: spec.labels.clone(),

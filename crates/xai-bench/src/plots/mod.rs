@@ -2,7 +2,7 @@
 //! system font is needed; one module per kind: [`bars`], [`curves`] (PD and ICE),
 //! [`scatter`], [`maps`] (the entropy map of a permutation), [`coverage`] (a coverage
 //! study's coverage and width), [`replicates`] (every replicate's PD) and [`shap`]
-//! (a SHAP summary of kept Shapley values). Plots only draw what
+//! (SHAP summary and dependence plots of kept Shapley values). Plots only draw what
 //! the run computed.
 
 pub mod bars;
@@ -176,6 +176,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
         | PlotSpec::Tradeoff { name, .. }
         | PlotSpec::Scatter { name, .. }
         | PlotSpec::ShapSummary { name, .. }
+        | PlotSpec::ShapDependence { name, .. }
         | PlotSpec::PdReplicates { name, .. }
         | PlotSpec::PermutationMap { name, .. } => {
             let svg = dir.join(format!("{name}.svg"));
@@ -219,6 +220,12 @@ fn size(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, names: &labels::Name
         PlotSpec::ShapSummary {
             quantity, panels, ..
         } => shap::size(out, quantity, panels.as_deref()),
+        PlotSpec::ShapDependence {
+            quantity,
+            feature,
+            panels,
+            ..
+        } => shap::dependence_size(out, quantity, feature, panels.as_deref()),
         _ => (560, 560),
     }
 }
@@ -244,6 +251,20 @@ fn draw_figure<DB: DrawingBackend>(
         PlotSpec::ShapSummary {
             quantity, panels, ..
         } => shap::draw(&root, out, quantity, panels.as_deref(), names)?,
+        PlotSpec::ShapDependence {
+            quantity,
+            feature,
+            panels,
+            color_by,
+            ..
+        } => shap::draw_dependence(
+            &root,
+            out,
+            quantity,
+            feature,
+            (panels.as_deref(), color_by.as_deref()),
+            names,
+        )?,
         PlotSpec::PdReplicates { .. } => {
             pd_replicates(exp, plot, &|what| replicates::draw(&root, out, what, names))?
         }

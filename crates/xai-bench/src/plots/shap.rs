@@ -1,7 +1,9 @@
 //! A SHAP summary ("beeswarm") figure: for every feature a row of dots, one per kept
 //! test row, at its Shapley value, jittered vertically and coloured by the row's value
 //! of the feature; a dashed red line at 0; one panel per value of a grid key
-//! (watson2023 Fig. 3a: the mean model beside the variance model).
+//! (watson2023 Fig. 3a: the mean model beside the variance model). And a dependence
+//! figure: one feature's Shapley values against its values, a series per value of a
+//! grid key (watson2023 Fig. 2: original vs perturbed rows, a panel per dataset).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -137,4 +139,177 @@ pub fn draw<DB: DrawingBackend>(
             .map_err(e)?;
     }
     colour_bar(&bar, (0.0, 1.0), "feature value")
+}
+
+/// The kept values of one feature in a dependence panel: per series (a value of the
+/// colour key, in order of appearance) the (feature value, φ) pairs.
+struct Dependence {
+    panel: String,
+    feature: String,
+    series: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+fn dependence(
+    out: &RunOutput,
+    quantity: &str,
+    feature: &FeatureChoice,
+    key: Option<&str>,
+    color_by: Option<&str>,
+) -> Vec<Dependence> {
+    let col = |k: Option<&str>| k.and_then(|k| out.keys.iter().position(|c| c == k));
+    let (panel_col, series_col) = (col(key), col(color_by));
+    let mut list: Vec<Dependence> = Vec::new();
+    for c in out.curves.iter().filter(|c| c.quantity == quantity) {
+        let panel = panel_col.map_or_else(String::new, |i| c.labels[i].clone());
+        if feature.of(&panel) != Some(c.feature.as_str()) {
+            continue;
+        }
+        let series = series_col.map_or_else(String::new, |i| c.labels[i].clone());
+        let p = match list.iter().position(|p| p.panel == panel) {
+            Some(i) => &mut list[i],
+            None => {
+                list.push(Dependence {
+                    panel,
+                    feature: c.feature.clone(),
+                    series: Vec::new(),
+                });
+                list.last_mut().expect("just pushed")
+            }
+        };
+        let s = match p.series.iter().position(|(s, _)| *s == series) {
+            Some(i) => &mut p.series[i].1,
+            None => {
+                p.series.push((series, Vec::new()));
+                &mut p.series.last_mut().expect("just pushed").1
+            }
+        };
+        if let (Some(&x), Some(&phi)) = (c.grid.first(), c.values.first()) {
+            s.push((x, phi));
+        }
+    }
+    list
+}
+
+/// The feature a dependence plot draws: one for every panel, or one per panel value
+/// (watson2023 Fig. 2: each dataset's shifted feature).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(untagged)]
+pub enum FeatureChoice {
+    /// The same feature in every panel.
+    One(String),
+    /// Panel value → feature.
+    PerPanel(std::collections::BTreeMap<String, String>),
+}
+
+impl FeatureChoice {
+    /// The feature of the panel with grid value `panel`.
+    pub fn of(&self, panel: &str) -> Option<&str> {
+        match self {
+            FeatureChoice::One(f) => Some(f),
+            FeatureChoice::PerPanel(m) => m.get(panel).map(String::as_str),
+        }
+    }
+}
+
+/// The grid of dependence panels: up to two columns.
+fn dependence_layout(panels: usize) -> (usize, usize) {
+    let cols = panels.clamp(1, 2);
+    (panels.div_ceil(cols).max(1), cols)
+}
+
+/// The pixel size of a dependence figure: 500 × 420 px per panel.
+pub(super) fn dependence_size(
+    out: &RunOutput,
+    quantity: &str,
+    feature: &FeatureChoice,
+    key: Option<&str>,
+) -> (u32, u32) {
+    let (rows, cols) = dependence_layout(dependence(out, quantity, feature, key, None).len());
+    (500 * cols as u32, 420 * rows as u32 + 40)
+}
+
+/// A SHAP dependence figure: per panel, a dot per kept row at (its value of the
+/// feature, its Shapley value for that feature), one colour and marker per value of
+/// `color_by` (circles, then triangles, …), a dashed line at φ = 0, and a legend.
+pub fn draw_dependence<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    out: &RunOutput,
+    quantity: &str,
+    feature: &FeatureChoice,
+    (key, color_by): (Option<&str>, Option<&str>),
+    names: &Names,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let list = dependence(out, quantity, feature, key, color_by);
+    if list.is_empty() {
+        return Err(format!(
+            "no kept values of `{quantity}` for the plotted feature: give the shapley method \
+             `keep: k` (and the feature in `keep_features`)"
+        ));
+    }
+    let areas = root.split_evenly(dependence_layout(list.len()));
+    let axis = super::labels::axis_label(quantity);
+    for (area, p) in areas.iter().zip(&list) {
+        let title = match key {
+            Some(k) => names.setting_value(k, &p.panel),
+            None => String::new(),
+        };
+        let points = || p.series.iter().flat_map(|(_, s)| s.iter());
+        let (x0, x1) = range(points().map(|q| q.0));
+        let (y0, y1) = range(points().map(|q| q.1).chain([0.0]));
+        let mut chart = ChartBuilder::on(area)
+            .caption(title, ("sans-serif", 16))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(62)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(e)?;
+        let x_name = names.feature_axis(&p.feature);
+        let y_name = format!("{axis} of {}", names.feature(&p.feature));
+        super::axes(&mut chart, &x_name, &y_name)
+            .draw()
+            .map_err(e)?;
+        let grey = BLACK.mix(0.5).stroke_width(1);
+        let steps = 40;
+        chart
+            .draw_series((0..steps).step_by(2).map(|k| {
+                let at = |k: usize| x0 + (x1 - x0) * k as f64 / steps as f64;
+                PathElement::new(vec![(at(k), 0.0), (at(k + 1), 0.0)], grey)
+            }))
+            .map_err(e)?;
+        for (k, (series, pts)) in p.series.iter().enumerate() {
+            let color = COLORS[k % COLORS.len()];
+            let style = color.mix(0.75).filled();
+            let legend = match color_by {
+                Some(c) => names.setting_value(c, series),
+                None => String::new(),
+            };
+            let drawn = if k % 2 == 0 {
+                chart.draw_series(pts.iter().map(|&q| Circle::new(q, 3, style)))
+            } else {
+                chart.draw_series(pts.iter().map(|&q| TriangleMarker::new(q, 4, style)))
+            }
+            .map_err(e)?;
+            if color_by.is_some() {
+                drawn.label(legend).legend(move |(x, y)| {
+                    if k % 2 == 0 {
+                        Circle::new((x + 8, y), 4, color.filled()).into_dyn()
+                    } else {
+                        TriangleMarker::new((x + 8, y), 5, color.filled()).into_dyn()
+                    }
+                });
+            }
+        }
+        if color_by.is_some() {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.3))
+                .label_font(("sans-serif", 13))
+                .draw()
+                .map_err(e)?;
+        }
+    }
+    Ok(())
 }
