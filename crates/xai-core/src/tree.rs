@@ -2,7 +2,9 @@
 //! need (split feature and threshold, children, weighted node size, node value),
 //! independent of how a forest was fitted.
 
-use ndarray::{Array1, ArrayView1};
+use ndarray::{Array1, Array2, ArrayView1};
+
+use crate::predictions::Predictions;
 
 /// Marks a leaf in [`TreeNode::left`] / [`TreeNode::right`].
 pub const LEAF: u32 = u32::MAX;
@@ -158,6 +160,18 @@ pub trait TreeEnsembleView: Sync {
     /// their mean unless the model says otherwise.
     fn combination(&self) -> Combination {
         Combination::Mean
+    }
+
+    /// The model's predictions of rows whose leaf values, combined as
+    /// [`Self::combination`] says, are `combined` (a row per row, a column per
+    /// output), when the predictions are that combination itself and so linear in
+    /// the leaf values: a forest's means or class frequencies, a squared-error
+    /// booster's margin. A game then reads a coalition's background mixture off its
+    /// mean combined value ([`crate::shapley::coalitions`]). `None` (the default)
+    /// when they are not, e.g. a logistic booster's sigmoid of the margin.
+    fn predictions_of_combined(&self, combined: Array2<f64>) -> Option<Predictions> {
+        let _ = combined;
+        None
     }
 }
 

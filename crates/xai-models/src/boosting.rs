@@ -656,6 +656,13 @@ impl TreeEnsembleView for Booster {
             base: self.base_margin,
         }
     }
+
+    /// The squared-error margin is the prediction; the logistic one is not (its
+    /// sigmoid is).
+    fn predictions_of_combined(&self, combined: Array2<f64>) -> Option<Predictions> {
+        (self.objective == Objective::SquaredError)
+            .then(|| Predictions::Point(combined.column(0).to_owned()))
+    }
 }
 
 impl Model for Booster {

@@ -423,6 +423,11 @@ impl TreeEnsembleView for Forest {
     fn trees(&self) -> &[Tree] {
         &self.trees
     }
+
+    /// The forest predicts its mean leaf values: class frequencies or the mean.
+    fn predictions_of_combined(&self, combined: Array2<f64>) -> Option<Predictions> {
+        Some(self.predictions(combined))
+    }
 }
 
 impl Model for Forest {

@@ -411,7 +411,8 @@ fn shap_solve(
 /// W5: KernelSHAP of the W1 forest (the peer's, `rf_forest.csv`, on float32-cast
 /// rows as scikit-learn compares them) for the first 50 test rows over the first 100
 /// training rows. Phase `kernelshap_50rows_replay` evaluates the peer's own coalitions
-/// (`coalitions.csv`) with [`ModelGame`] and solves shap's constrained least squares
+/// (`coalitions.csv`) with [`ModelGame`] (which reads a forest's coalitions off its
+/// coalition table, `xai_core::shapley::coalitions`) and solves shap's constrained least squares
 /// with its kernel weights over the features its LARS step kept ([`shap_solve`]):
 /// every φ must be within [`KERNEL_REPLAY_TOLERANCE`] of `shap_values.csv`. Phase `kernelshap_50rows` is our own paired sampler
 /// ([`kernel_shap`], 1000 coalitions per row, stream = row index of seed 1); its

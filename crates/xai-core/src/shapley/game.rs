@@ -19,6 +19,7 @@ use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis, s};
 use serde::Deserialize;
 
 use super::Game;
+use super::coalitions::CoalitionTable;
 use crate::dataset::Target;
 use crate::error::{CoreError, Result};
 use crate::model::Model;
@@ -26,6 +27,7 @@ use crate::predictions::Predictions;
 use crate::statistic::{
     PROB_FLOOR, Statistic, categorical_entropy, gaussian_entropy, gaussian_nll,
 };
+use crate::tree::TreeEnsembleView;
 
 /// The most rows [`ModelGame`] passes to one [`Model::predict`] call: a batch of k
 /// coalitions over B background rows is predicted in calls of
@@ -141,6 +143,13 @@ impl ValueFunction {
 /// [`Model::predict`] call (several when k·B > [`MAX_PREDICT_ROWS`]) and reduces each
 /// coalition's B predictions. Missing values (NaN) in x or the background go to the
 /// model as they are, for models that handle them.
+///
+/// A tree ensemble whose predictions are linear in its leaf values
+/// ([`crate::TreeEnsembleView::predictions_of_combined`]: forests, squared-error
+/// boosting) predicts no hybrid rows: each coalition's mixture is its mean combined
+/// leaf value, read off a [`CoalitionTable`] built once at x (d ≤ 64), for every
+/// value function that reads the mixture (all but `Expected`, whose per-row
+/// statistic is not linear in the leaf values).
 pub struct ModelGame<'a> {
     model: &'a dyn Model,
     x: ArrayView1<'a, f64>,
@@ -149,6 +158,8 @@ pub struct ModelGame<'a> {
     label: Option<f64>,
     /// q_x, the model's prediction at x.
     point: Mixture,
+    /// The coalition table of a linear tree ensemble, with the ensemble.
+    table: Option<(CoalitionTable, &'a dyn TreeEnsembleView)>,
 }
 
 impl<'a> ModelGame<'a> {
@@ -198,6 +209,15 @@ impl<'a> ModelGame<'a> {
         let unit = Array2::ones((1, 1));
         let point = Mixture::of(&pred, 0..1, unit.row(0));
         coalition_values(value, &pred, unit.view(), &point, label)?;
+        let table = model
+            .tree_ensemble()
+            .filter(|view| {
+                !matches!(value, ValueFunction::Expected(_))
+                    && view
+                        .predictions_of_combined(Array2::zeros((0, 1)))
+                        .is_some()
+            })
+            .and_then(|view| Some((CoalitionTable::new(view, x, background)?, view)));
         Ok(ModelGame {
             model,
             x,
@@ -205,6 +225,7 @@ impl<'a> ModelGame<'a> {
             value,
             label,
             point,
+            table,
         })
     }
 
@@ -236,6 +257,13 @@ impl Game for ModelGame<'_> {
                 coalitions.ncols(),
                 self.x.len()
             )));
+        }
+        if let Some((table, view)) = &self.table {
+            let pred = view
+                .predictions_of_combined(table.combined(coalitions))
+                .expect("a linear ensemble, checked in new");
+            let unit = Array2::ones((coalitions.nrows(), 1));
+            return coalition_values(self.value, &pred, unit.view(), &self.point, self.label);
         }
         let b = self.background.nrows();
         let per_call = (MAX_PREDICT_ROWS / b).max(1);

@@ -11,6 +11,7 @@
 //! of watson2023 §4). Every estimator returns an [`Attribution`] whose values sum to
 //! v([d]) − v(∅) (efficiency).
 
+pub mod coalitions;
 pub mod exact;
 pub mod game;
 pub mod kernel;
@@ -77,6 +78,7 @@ pub(crate) mod fixtures {
     use crate::predictions::Predictions;
     use crate::rng::stream_rng;
     use crate::test_models::standard_normal;
+    use crate::tree::{LEAF, Tree, TreeNode};
 
     /// Point predictions with interactions of order three and more (d ≥ 5):
     /// f(x) = x₀x₁x₂ + sin(x₂ + x₃)·x₄ + x₄² + ½·Σ_{j ≥ 5} x_j·x_{j−1}·x_{j−2}.
@@ -152,5 +154,67 @@ pub(crate) mod fixtures {
         background: ArrayView2<'a, f64>,
     ) -> ModelGame<'a> {
         ModelGame::new(model, x, background, ValueFunction::Prediction, None).expect("a valid game")
+    }
+
+    pub(crate) fn split(
+        feature: u32,
+        threshold: f64,
+        left: u32,
+        right: u32,
+        w: f64,
+        missing_left: bool,
+    ) -> TreeNode {
+        TreeNode {
+            feature,
+            left,
+            right,
+            threshold,
+            weight: w,
+            impurity: 0.0,
+            missing_left,
+        }
+    }
+
+    pub(crate) fn leaf(w: f64) -> TreeNode {
+        TreeNode {
+            feature: 0,
+            left: LEAF,
+            right: LEAF,
+            threshold: 0.0,
+            weight: w,
+            impurity: 0.0,
+            missing_left: false,
+        }
+    }
+
+    /// A complete tree of depth `depth` on `d` features with random splits (features
+    /// repeat along paths), random covers and leaf values, and random default
+    /// directions.
+    pub(crate) fn random_tree(depth: usize, d: usize, seed: u64) -> Tree {
+        use rand::RngExt;
+        let mut rng = crate::rng::stream_rng(seed, 0);
+        let (mut nodes, mut values) = (vec![leaf(1000.0)], vec![0.0]);
+        let mut level = vec![0usize];
+        for _ in 0..depth {
+            let mut next = Vec::new();
+            for &i in &level {
+                let w = nodes[i].weight;
+                let left_share = 0.1 + 0.8 * rng.random::<f64>();
+                let (l, r) = (nodes.len(), nodes.len() + 1);
+                nodes[i] = split(
+                    rng.random_range(0..d) as u32,
+                    rng.random::<f64>(),
+                    l as u32,
+                    r as u32,
+                    w,
+                    rng.random::<bool>(),
+                );
+                nodes.extend([leaf(w * left_share), leaf(w * (1.0 - left_share))]);
+                values.extend([rng.random::<f64>() * 4.0 - 2.0, rng.random::<f64>()]);
+                next.extend([l, r]);
+            }
+            level = next;
+        }
+        Tree::new(nodes, values, 1)
     }
 }

@@ -604,39 +604,9 @@ impl Game for PathDependentGame<'_> {
 mod tests {
     use super::*;
     use crate::shapley::exact::exact;
-    use crate::tree::{Combination, LEAF, TreeNode};
+    use crate::shapley::fixtures::{leaf, random_tree, split};
+    use crate::tree::Combination;
     use ndarray::{Array2, array};
-
-    fn split(
-        feature: u32,
-        threshold: f64,
-        left: u32,
-        right: u32,
-        w: f64,
-        missing_left: bool,
-    ) -> TreeNode {
-        TreeNode {
-            feature,
-            left,
-            right,
-            threshold,
-            weight: w,
-            impurity: 0.0,
-            missing_left,
-        }
-    }
-
-    fn leaf(w: f64) -> TreeNode {
-        TreeNode {
-            feature: 0,
-            left: LEAF,
-            right: LEAF,
-            threshold: 0.0,
-            weight: w,
-            impurity: 0.0,
-            missing_left: false,
-        }
-    }
 
     struct Ensemble(Vec<Tree>, Combination);
 
@@ -721,37 +691,6 @@ mod tests {
                 assert!(a.efficiency_gap() < 1e-12);
             }
         }
-    }
-
-    /// A complete tree of depth `depth` on `d` features with random splits (features
-    /// repeat along paths), random covers and leaf values, and random default
-    /// directions.
-    fn random_tree(depth: usize, d: usize, seed: u64) -> Tree {
-        use rand::RngExt;
-        let mut rng = crate::rng::stream_rng(seed, 0);
-        let (mut nodes, mut values) = (vec![leaf(1000.0)], vec![0.0]);
-        let mut level = vec![0usize];
-        for _ in 0..depth {
-            let mut next = Vec::new();
-            for &i in &level {
-                let w = nodes[i].weight;
-                let left_share = 0.1 + 0.8 * rng.random::<f64>();
-                let (l, r) = (nodes.len(), nodes.len() + 1);
-                nodes[i] = split(
-                    rng.random_range(0..d) as u32,
-                    rng.random::<f64>(),
-                    l as u32,
-                    r as u32,
-                    w,
-                    rng.random::<bool>(),
-                );
-                nodes.extend([leaf(w * left_share), leaf(w * (1.0 - left_share))]);
-                values.extend([rng.random::<f64>() * 4.0 - 2.0, rng.random::<f64>()]);
-                next.extend([l, r]);
-            }
-            level = next;
-        }
-        Tree::new(nodes, values, 1)
     }
 
     /// On deeper trees with many repeated features the two methods agree with each
