@@ -486,3 +486,18 @@ fn kept_missing_cells_need_a_learner_that_handles_them() {
         ],
     );
 }
+
+#[test]
+fn member_entropies_need_a_model_with_members() {
+    let msg = error_of(
+        PFI_LINE,
+        &format!("{PFI_LINE}\n  - shapley: {{ estimator: exact, value: epistemic_entropy }}"),
+    );
+    assert_has(
+        &msg,
+        &[
+            "epistemic_entropy",
+            "model `gp` (gaussian_process) has none",
+        ],
+    );
+}

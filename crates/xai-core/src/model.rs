@@ -42,6 +42,16 @@ pub trait Model: Send + Sync {
     fn mean_covariance(&self) -> Option<&dyn MeanCovariance> {
         None
     }
+
+    /// The predictions of each member of an ensemble whose prediction is the members'
+    /// mean, f(x) = (1/M)·Σ_m f^m(x) (a forest's trees; MC-dropout's masks and
+    /// Bayes-by-backprop's weight samples, drawn at fit time): one batch per member
+    /// for the rows of `x`. They split the entropy of the mean into its aleatoric and
+    /// epistemic parts (watson2023 §5). `None` for a model without members.
+    fn predict_members(&self, x: ArrayView2<'_, f64>) -> Option<Vec<Predictions>> {
+        let _ = x;
+        None
+    }
 }
 
 /// A model whose mean predictions f̂(x_1), …, f̂(x_n) have a joint covariance

@@ -439,6 +439,30 @@ impl Model for Forest {
         self.predictions(self.leaf_means(x))
     }
 
+    /// Each tree's leaf values (class frequencies, or the mean), a member per tree,
+    /// walked as [`Forest::leaf_means`] walks them.
+    fn predict_members(&self, x: ArrayView2<'_, f64>) -> Option<Vec<Predictions>> {
+        let (n, d) = x.dim();
+        let x = x.as_standard_layout();
+        let x = x.as_slice().expect("standard layout");
+        let members = self
+            .trees
+            .par_iter()
+            .zip(&self.flat)
+            .map(|(tree, flat)| {
+                let mut leaves = vec![0u32; n];
+                for (rows, out) in x.chunks(CHUNK * d.max(1)).zip(leaves.chunks_mut(CHUNK)) {
+                    flat.leaves(rows, d, out);
+                }
+                let values = Array2::from_shape_fn((n, tree.outputs()), |(i, c)| {
+                    tree.value(leaves[i] as usize)[c]
+                });
+                self.predictions(values)
+            })
+            .collect();
+        Some(members)
+    }
+
     /// From [`PARTED_WALK_MIN_COPIES`] copies on, one parted walk per row and tree
     /// ([`Forest::leaf_means_replaced`]); fewer copies are stacked and walked in
     /// lockstep (the trait's default), which is faster there.
@@ -585,6 +609,49 @@ mod tests {
             panic!("a regression forest predicts points")
         };
         assert_eq!(p.len(), 7 * n);
+    }
+
+    /// The members are the trees: their mean is the forest's prediction, each
+    /// member a tree's own leaf values.
+    #[test]
+    fn the_members_average_to_the_prediction() {
+        let (x, y) = noisy_data(150);
+        let learner = ForestLearner {
+            params: ForestParams {
+                n_trees: 5,
+                ..Default::default()
+            },
+            random_thresholds: false,
+        };
+        let classes: Vec<usize> = y.iter().map(|&v| usize::from(v > 6.0)).collect();
+        for forest in [
+            learner.fit_forest(x.view(), Response::Regression(&y), 1),
+            learner.fit_forest(x.view(), Response::Classes(&classes, 2), 2),
+        ] {
+            let members = forest.predict_members(x.view()).unwrap();
+            assert_eq!(members.len(), 5);
+            let as_matrix = |p: &Predictions| match p {
+                Predictions::Point(m) => m.clone().insert_axis(ndarray::Axis(1)),
+                Predictions::Probabilities(p) => p.clone(),
+                Predictions::Gaussian { .. } => unreachable!("forests predict no Gaussians"),
+            };
+            let mean = members
+                .iter()
+                .map(as_matrix)
+                .fold(None, |acc, m| match acc {
+                    None => Some(m),
+                    Some(a) => Some(a + m),
+                });
+            let gap = (mean.unwrap() / 5.0 - as_matrix(&forest.predict(x.view())))
+                .mapv(f64::abs)
+                .fold(0.0, |a: f64, &b| a.max(b));
+            assert!(gap < 1e-14, "{gap}");
+            let first = &forest.trees()[0];
+            assert_eq!(
+                as_matrix(&members[0])[[7, 0]],
+                first.value(first.leaf(x.row(7)))[0]
+            );
+        }
     }
 
     #[test]

@@ -108,6 +108,19 @@ impl LearnerSpec {
         }
     }
 
+    /// Whether the fitted model predicts as the mean of members it exposes
+    /// ([`xai_core::Model::predict_members`]): the forests (`random_forest`,
+    /// `extra_trees`, `r_random_forest`; a member per tree) and `rpart` (one); an
+    /// `uncertainty` model if its second stage does.
+    pub fn has_members(&self) -> bool {
+        match self {
+            LearnerSpec::Uncertainty(p) => p.model.has_members(),
+            // A booster's prediction is the sum of its trees, not their mean.
+            LearnerSpec::Xgboost(_) => false,
+            _ => self.is_tree_ensemble(),
+        }
+    }
+
     /// Whether the fitted model offers the joint covariance of its mean predictions
     /// ([`xai_core::MeanCovariance`], the model-based PD band of molnar2023 §2.5):
     /// `lm`, `gaussian_process` and `kriging`; an `uncertainty` model if its second
@@ -389,6 +402,12 @@ mod tests {
             assert_eq!(
                 model.mean_covariance().is_some(),
                 spec.has_mean_covariance(),
+                "{}",
+                spec.name()
+            );
+            assert_eq!(
+                model.predict_members(data.x()).is_some(),
+                spec.has_members(),
                 "{}",
                 spec.name()
             );

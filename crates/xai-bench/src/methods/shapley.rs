@@ -222,6 +222,19 @@ impl Method for ShapleySpec {
                 ));
             }
         }
+        if self.value.reads_members()
+            && let Some((name, l)) = plan.models.iter().find(|(_, l)| !l.has_members())
+        {
+            return Err(Invalid::new(
+                "value",
+                format!(
+                    "value `{}` splits an ensemble's entropy by its members; model `{name}` \
+                     ({}) has none: use a forest",
+                    self.value.quantity_prefix(),
+                    l.name()
+                ),
+            ));
+        }
         if self.estimator != Estimator::Tree && self.background == 0 {
             return Err(Invalid::new(
                 "background",

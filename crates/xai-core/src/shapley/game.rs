@@ -80,6 +80,16 @@ pub enum ValueFunction {
     /// v_L(S, x) = −log p(y | x_S), so its Shapley values are −φ_L: positive when a
     /// feature makes the observed label more likely. Needs the label.
     NegLogLoss,
+    /// The plug-in aleatoric entropy of an ensemble of M members (watson2023 §5):
+    /// v(S, x) = (1/M)·Σ_m H(q^m_S), q^m_S = (1/B)·Σ_b q^m(· | x_S, b_{−S}) the
+    /// background mixture of member m ([`crate::Model::predict_members`]): the
+    /// entropy the members agree the label has.
+    AleatoricEntropy,
+    /// The plug-in epistemic entropy (watson2023 §5): v(S, x) = H(q_S) −
+    /// (1/M)·Σ_m H(q^m_S), q_S = (1/M)·Σ_m q^m_S the `Entropy` game's mixture; the
+    /// mutual information between the label and the member (BALD), ≥ 0 for class
+    /// probabilities by the concavity of entropy, and 0 when the members agree.
+    EpistemicEntropy,
     /// v(S, x) = (1/B)·Σ_b s(q(· | x_S, b_{−S}), y): the background mean of the
     /// per-row statistic s of each perturbed row's own prediction, i.e. the v₀ of
     /// the function x ↦ s(q(· | x), y), not a statistic of the mixture q_S. This is
@@ -93,7 +103,7 @@ pub enum ValueFunction {
 impl ValueFunction {
     /// The prefix of its quantity names (`<prefix>_shap`): its YAML name
     /// (`prediction`, `entropy`, `neg_entropy`, `neg_kl`, `neg_cross_entropy`,
-    /// `neg_log_loss`), or `expected_` followed by the statistic's prefix
+    /// `neg_log_loss`, `aleatoric_entropy`, `epistemic_entropy`), or `expected_` followed by the statistic's prefix
     /// (`expected_entropy`, `expected_likelihood`, ...).
     pub fn quantity_prefix(self) -> String {
         match self {
@@ -110,6 +120,8 @@ impl ValueFunction {
             ValueFunction::NegKl => "neg_kl",
             ValueFunction::NegCrossEntropy => "neg_cross_entropy",
             ValueFunction::NegLogLoss => "neg_log_loss",
+            ValueFunction::AleatoricEntropy => "aleatoric_entropy",
+            ValueFunction::EpistemicEntropy => "epistemic_entropy",
             ValueFunction::Expected(_) => "expected",
         }
     }
@@ -130,8 +142,19 @@ impl ValueFunction {
             | ValueFunction::Entropy
             | ValueFunction::NegEntropy
             | ValueFunction::NegKl
-            | ValueFunction::NegCrossEntropy => false,
+            | ValueFunction::NegCrossEntropy
+            | ValueFunction::AleatoricEntropy
+            | ValueFunction::EpistemicEntropy => false,
         }
+    }
+
+    /// Whether it reads the members of an ensemble, not only their mean
+    /// ([`crate::Model::predict_members`]).
+    pub fn reads_members(self) -> bool {
+        matches!(
+            self,
+            ValueFunction::AleatoricEntropy | ValueFunction::EpistemicEntropy
+        )
     }
 }
 
@@ -160,6 +183,8 @@ pub struct ModelGame<'a> {
     point: Mixture,
     /// The coalition table of a linear tree ensemble, with the ensemble.
     table: Option<(CoalitionTable, &'a dyn TreeEnsembleView)>,
+    /// The ensemble's number of members M, for a value function that reads them.
+    members: usize,
 }
 
 impl<'a> ModelGame<'a> {
@@ -204,15 +229,33 @@ impl<'a> ModelGame<'a> {
         {
             return Err(CoreError::Invalid(format!("the label {y} is not finite")));
         }
-        let pred = model.predict(x.insert_axis(Axis(0)));
+        let row = x.insert_axis(Axis(0));
+        let pred = model.predict(row);
         check_len(&pred, 1)?;
         let unit = Array2::ones((1, 1));
         let point = Mixture::of(&pred, 0..1, unit.row(0));
-        coalition_values(value, &pred, unit.view(), &point, label)?;
+        let members = match value.reads_members() {
+            true => {
+                let members = model.predict_members(row).ok_or_else(|| {
+                    CoreError::Invalid(format!(
+                        "value function `{}` reads an ensemble's members, and this model has \
+                         none: use a forest (its trees) or an MC-dropout network",
+                        value.quantity_prefix()
+                    ))
+                })?;
+                member_values(value, &members, 1, 1)?;
+                members.len()
+            }
+            false => {
+                coalition_values(value, &pred, unit.view(), &point, label)?;
+                0
+            }
+        };
         let table = model
             .tree_ensemble()
             .filter(|view| {
                 !matches!(value, ValueFunction::Expected(_))
+                    && !value.reads_members()
                     && view
                         .predictions_of_combined(Array2::zeros((0, 1)))
                         .is_some()
@@ -226,6 +269,7 @@ impl<'a> ModelGame<'a> {
             label,
             point,
             table,
+            members,
         })
     }
 
@@ -266,10 +310,19 @@ impl Game for ModelGame<'_> {
             return coalition_values(self.value, &pred, unit.view(), &self.point, self.label);
         }
         let b = self.background.nrows();
-        let per_call = (MAX_PREDICT_ROWS / b).max(1);
+        let per_call = (MAX_PREDICT_ROWS / (b * self.members.max(1))).max(1);
         let mut values = Vec::with_capacity(coalitions.nrows());
         for chunk in coalitions.axis_chunks_iter(Axis(0), per_call) {
-            let pred = self.model.predict(self.stack(chunk).view());
+            let rows = self.stack(chunk);
+            if self.members > 0 {
+                let members = self
+                    .model
+                    .predict_members(rows.view())
+                    .expect("a model with members, checked in new");
+                values.extend(member_values(self.value, &members, chunk.nrows(), b)?);
+                continue;
+            }
+            let pred = self.model.predict(rows.view());
             let weights = Array2::from_elem((chunk.nrows(), b), 1.0 / b as f64);
             values.extend(coalition_values(
                 self.value,
@@ -319,6 +372,42 @@ impl Mixture {
         }
     }
 
+    /// The equal-weight mixture of mixtures of one kind: the mean class
+    /// probabilities, or the moment-matched Gaussian (mean of means; mean variance
+    /// plus the variance of the means).
+    fn pool(parts: &[Mixture]) -> Result<Mixture> {
+        let n = parts.len() as f64;
+        match parts {
+            [Mixture::Categorical(first), ..] => {
+                let mut q = Array1::zeros(first.len());
+                for part in parts {
+                    match part {
+                        Mixture::Categorical(p) if p.len() == q.len() => q += &(p / n),
+                        other => return Err(mixed(first.len(), other)),
+                    }
+                }
+                Ok(Mixture::Categorical(q))
+            }
+            [Mixture::Gaussian { .. }, ..] => {
+                let (mut mean, mut second) = (0.0, 0.0);
+                for part in parts {
+                    match part {
+                        Mixture::Gaussian { mean: m, var } => {
+                            mean += m / n;
+                            second += (var + m * m) / n;
+                        }
+                        other => return Err(mixed(0, other)),
+                    }
+                }
+                Ok(Mixture::Gaussian {
+                    mean,
+                    var: second - mean * mean,
+                })
+            }
+            _ => Ok(Mixture::Point),
+        }
+    }
+
     fn kind(&self) -> &'static str {
         match self {
             Mixture::Point => "point",
@@ -326,6 +415,15 @@ impl Mixture {
             Mixture::Categorical(_) => "class-probability",
         }
     }
+}
+
+/// The error of members whose predictions are not of one kind (or class count).
+fn mixed(classes: usize, other: &Mixture) -> CoreError {
+    CoreError::Shape(format!(
+        "the ensemble's members predict different kinds: {classes} classes beside {} \
+         predictions",
+        other.kind()
+    ))
 }
 
 /// H(p, q) = −Σ_{y: p(y) > 0} p(y)·log max(q(y), [`PROB_FLOOR`]).
@@ -417,6 +515,42 @@ fn coalition_values(
     }
 }
 
+/// v(S_c, x) of a value function that reads members, for k coalitions of B
+/// components each (rows c·B..(c + 1)·B of every member's batch, weights 1/B): each
+/// member's mixture q^m_S, their entropies, and the entropy of their pool q_S
+/// (formulas of [`ValueFunction::AleatoricEntropy`] and `EpistemicEntropy`).
+fn member_values(
+    value: ValueFunction,
+    members: &[Predictions],
+    k: usize,
+    b: usize,
+) -> Result<Array1<f64>> {
+    if members.is_empty() {
+        return Err(CoreError::Invalid("the ensemble has no members".into()));
+    }
+    for m in members {
+        check_len(m, k * b)?;
+    }
+    let w = Array1::from_elem(b, 1.0 / b as f64);
+    let entropy = |q: &Mixture| mixture_value(ValueFunction::Entropy, q, q, None);
+    (0..k)
+        .map(|c| {
+            let each: Vec<Mixture> = members
+                .iter()
+                .map(|m| Mixture::of(m, c * b..(c + 1) * b, w.view()))
+                .collect();
+            let mut aleatoric = 0.0;
+            for q in &each {
+                aleatoric += entropy(q)? / each.len() as f64;
+            }
+            Ok(match value {
+                ValueFunction::AleatoricEntropy => aleatoric,
+                _ => entropy(&Mixture::pool(&each)?)? - aleatoric,
+            })
+        })
+        .collect()
+}
+
 /// The target of every row of `pred`: the label repeated (class 0 or y = 0 when the
 /// statistic reads none).
 fn repeated_label(pred: &Predictions, label: Option<f64>) -> Result<Target> {
@@ -455,6 +589,9 @@ fn mixture_value(
     match (value, q, point) {
         (ValueFunction::Prediction | ValueFunction::Expected(_), ..) => {
             unreachable!("coalition_values reads these per row, not off the mixture")
+        }
+        (ValueFunction::AleatoricEntropy | ValueFunction::EpistemicEntropy, ..) => {
+            unreachable!("member_values reads these off each member's mixture")
         }
         (_, Mixture::Point, _) => Err(CoreError::Unsupported {
             statistic: value.name(),
@@ -958,5 +1095,121 @@ mod tests {
             let one = game.values(mask.insert_axis(Axis(0))).unwrap();
             assert_eq!(one[0], batch[c]);
         }
+    }
+
+    /// An ensemble of class-probability members: member m predicts
+    /// P(1 | x) = σ(a_m·x₀ + b_m·x₁ + c_m·x₂); the ensemble predicts their mean.
+    struct Committee(Vec<[f64; 3]>);
+
+    impl Committee {
+        fn member(&self, m: usize, x: ArrayView2<'_, f64>) -> Array2<f64> {
+            let w = self.0[m];
+            Array2::from_shape_fn((x.nrows(), 2), |(i, c)| {
+                let z = w[0] * x[[i, 0]] + w[1] * x[[i, 1]] + w[2] * x[[i, 2]];
+                let p = 1.0 / (1.0 + (-z).exp());
+                if c == 1 { p } else { 1.0 - p }
+            })
+        }
+    }
+
+    impl Model for Committee {
+        fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
+            let sum = (0..self.0.len()).fold(Array2::zeros((x.nrows(), 2)), |acc, m| {
+                acc + self.member(m, x)
+            });
+            Predictions::Probabilities(sum / self.0.len() as f64)
+        }
+
+        fn predict_members(&self, x: ArrayView2<'_, f64>) -> Option<Vec<Predictions>> {
+            Some(
+                (0..self.0.len())
+                    .map(|m| Predictions::Probabilities(self.member(m, x)))
+                    .collect(),
+            )
+        }
+    }
+
+    fn all_coalitions(d: usize) -> Array2<bool> {
+        Array2::from_shape_fn((1 << d, d), |(m, j)| m >> j & 1 == 1)
+    }
+
+    /// h_a(S) + h_e(S) = H(q_S), the entropy game, for every coalition; h_e ≥ 0; the
+    /// Shapley values of each are efficient.
+    #[test]
+    fn aleatoric_and_epistemic_entropy_add_up_to_the_entropy() {
+        let model = Committee(vec![[2.0, -1.0, 0.5], [-0.5, 1.5, 1.0], [1.0, 1.0, -2.0]]);
+        let rows = normal_rows(12, 3, 8);
+        let (x, background) = (rows.row(0), rows.slice(s![1.., ..]));
+        let all = all_coalitions(3);
+        let game = |value| ModelGame::new(&model, x, background, value, None).unwrap();
+        let [total, aleatoric, epistemic] = [
+            ValueFunction::Entropy,
+            ValueFunction::AleatoricEntropy,
+            ValueFunction::EpistemicEntropy,
+        ]
+        .map(|v| game(v).values(all.view()).unwrap());
+        let gap = (&aleatoric + &epistemic - &total).mapv(f64::abs).sum();
+        assert!(gap < 1e-12, "{gap}");
+        assert!(epistemic.iter().all(|&e| e > 1e-4), "{epistemic}");
+        for v in [
+            ValueFunction::AleatoricEntropy,
+            ValueFunction::EpistemicEntropy,
+        ] {
+            assert!(exact(&game(v)).unwrap().efficiency_gap() < 1e-12);
+        }
+    }
+
+    /// By hand, at the full coalition (the hybrid row is x itself): h_a is the mean
+    /// of the members' binary entropies, h_e the entropy of their mean minus it; and
+    /// members that agree leave no epistemic entropy anywhere.
+    #[test]
+    fn plug_in_entropies_by_hand_and_for_agreeing_members() {
+        let model = Committee(vec![[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]);
+        let x = array![0.8, 0.0, 0.0];
+        let background = array![[0.1, 0.3, -0.2], [-0.4, 0.2, 0.9]];
+        let h = |p: f64| -(p * p.ln() + (1.0 - p) * (1.0 - p).ln());
+        let p = 1.0 / (1.0 + (-0.8f64).exp());
+        let full = array![[true, true, true]];
+        let value = |v| {
+            ModelGame::new(&model, x.view(), background.view(), v, None)
+                .unwrap()
+                .values(full.view())
+                .unwrap()[0]
+        };
+        // The members predict p and 1 − p: equal entropies, mean probability ½.
+        assert!((value(ValueFunction::AleatoricEntropy) - h(p)).abs() < 1e-15);
+        let e = value(ValueFunction::EpistemicEntropy);
+        assert!((e - (2f64.ln() - h(p))).abs() < 1e-15, "{e}");
+        let agreeing = Committee(vec![[1.0, -2.0, 0.5]; 3]);
+        let g = ModelGame::new(
+            &agreeing,
+            x.view(),
+            background.view(),
+            ValueFunction::EpistemicEntropy,
+            None,
+        )
+        .unwrap();
+        let values = g.values(all_coalitions(3).view()).unwrap();
+        assert!(values.iter().all(|v| v.abs() < 1e-15), "{values}");
+    }
+
+    #[test]
+    fn a_model_without_members_has_no_epistemic_entropy_game() {
+        let x = array![0.5, 0.5];
+        let background = array![[0.0, 1.0]];
+        let err = ModelGame::new(
+            &Linear(vec![1.0, 2.0]),
+            x.view(),
+            background.view(),
+            ValueFunction::EpistemicEntropy,
+            None,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            err.contains("epistemic_entropy") && err.contains("members"),
+            "{err}"
+        );
     }
 }
