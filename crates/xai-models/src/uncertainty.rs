@@ -15,9 +15,11 @@
 //! and not refitted, while its uncertainty is read off, and f₁ fitted on, the shifted
 //! rows (watson2023 Fig. 2, "Perturbed").
 //!
-//! Both stages use the same training rows: a residual of a flexible f₀ on its own
-//! training rows understates its error (the authors' code fits h on a second sample
-//! and on the true variance instead; PAPERS.md §4.3).
+//! By default both stages use all training rows. A residual of a flexible f₀ on its
+//! own training rows understates its error, so `base_share: s` fits f₀ on the first
+//! ⌊s·n⌋ training rows and reads the statistic off, and fits f₁ on, the other rows
+//! (training rows come in random order): the two batches of watson2023 §6.1, whose
+//! h learns the squared residuals of f on a second sample.
 
 use rand::Rng;
 use serde::Deserialize;
@@ -38,6 +40,10 @@ pub struct UncertaintyParams {
     pub statistic: Statistic,
     /// f₁, a regressor of the statistic.
     pub model: Box<LearnerSpec>,
+    /// The share of the training rows that fit f₀ (in (0, 1)); f₁ learns the rest.
+    /// Default: all rows fit both.
+    #[serde(default)]
+    pub base_share: Option<f64>,
 }
 
 fn entropy() -> Statistic {
@@ -53,6 +59,11 @@ impl UncertaintyParams {
                 error: Box::new(error),
             })
         };
+        if let Some(share) = self.base_share
+            && !(share > 0.0 && share < 1.0)
+        {
+            return Err(ParamError::out_of_range("base_share", share, "in (0, 1)"));
+        }
         nested("base", self.base.validate())?;
         nested("model", self.model.validate())
     }
@@ -63,17 +74,32 @@ pub struct UncertaintyLearner(pub UncertaintyParams);
 
 impl Learner for UncertaintyLearner {
     /// f₀ on the rows before any shift, then f₁ on (x, s(f₀(x), y)) of the rows as
-    /// given, from the same stream in that order.
+    /// given (with `base_share`, each on its own part), from the same stream in that
+    /// order.
     fn fit(&self, data: &Dataset, rng: &mut dyn Rng) -> xai_core::error::Result<Box<dyn Model>> {
-        let base = self.0.base.build().fit(&data.before_shift(), rng)?;
+        let n = data.n_rows();
+        let (first, rest) = match self.0.base_share {
+            Some(share) => {
+                let cut = (share * n as f64).floor() as usize;
+                if cut == 0 || cut == n {
+                    return Err(xai_core::CoreError::Invalid(format!(
+                        "base_share = {share} of {n} rows leaves one stage without rows"
+                    )));
+                }
+                let rows = |r: std::ops::Range<usize>| data.select_rows(&r.collect::<Vec<_>>());
+                (rows(0..cut), rows(cut..n))
+            }
+            None => (data.clone(), data.clone()),
+        };
+        let base = self.0.base.build().fit(&first.before_shift(), rng)?;
         let label = self
             .0
             .statistic
-            .per_row(&base.predict(data.x()), data.y())?;
+            .per_row(&base.predict(rest.x()), rest.y())?;
         self.0
             .model
             .build()
-            .fit(&data.with_target(Target::Continuous(label))?, rng)
+            .fit(&rest.with_target(Target::Continuous(label))?, rng)
     }
 }
 
@@ -114,6 +140,7 @@ mod tests {
             base: booster(5),
             statistic: Statistic::Entropy,
             model: booster(5),
+            base_share: None,
         };
         let noise: Vec<f64> = (0..80)
             .map(|i| 0.3 * ((i % 7) as f64 - 3.0) / 3.0)
@@ -156,6 +183,7 @@ mod tests {
             base: lm(),
             statistic: Statistic::SquaredError,
             model: lm(),
+            base_share: None,
         };
         let fitted = UncertaintyLearner(params)
             .fit(&data, &mut xai_core::rng::stream_rng(1, 0))
@@ -179,6 +207,7 @@ mod tests {
             base: booster(2),
             statistic: Statistic::Entropy,
             model: booster(2),
+            base_share: None,
         };
         assert!(
             UncertaintyLearner(params.clone())
@@ -200,5 +229,43 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// With `base_share`, f₀ fits the first rows and f₁ the squared residuals of f₀
+    /// on the others: a line through the first half's y = 2x misses the second
+    /// half's y = 2x + 3 by 3 everywhere, so f₁ predicts 9 (in-sample residuals would
+    /// be smaller); a share that leaves a stage without rows is refused.
+    #[test]
+    fn a_base_share_fits_the_stages_on_separate_rows() {
+        let x = Array2::from_shape_fn((20, 1), |(i, _)| (i % 10) as f64);
+        let y = Target::Continuous(Array1::from_iter(
+            (0..20).map(|i| 2.0 * (i % 10) as f64 + if i < 10 { 0.0 } else { 3.0 }),
+        ));
+        let data = Dataset::new(x.clone(), y, vec!["a".into()]).unwrap();
+        let lm = || Box::new(LearnerSpec::Lm(LmParams::default()));
+        let params = UncertaintyParams {
+            base: lm(),
+            statistic: Statistic::SquaredError,
+            model: lm(),
+            base_share: Some(0.5),
+        };
+        let fitted = UncertaintyLearner(params.clone())
+            .fit(&data, &mut xai_core::rng::stream_rng(1, 0))
+            .unwrap();
+        let h = Statistic::Prediction
+            .per_row(&fitted.predict(x.view()), data.y())
+            .unwrap();
+        assert!(h.iter().all(|v| (v - 9.0).abs() < 1e-9), "{h}");
+        let tiny = data.select_rows(&[0]);
+        let err = UncertaintyLearner(params.clone())
+            .fit(&tiny, &mut xai_core::rng::stream_rng(1, 0))
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("without rows"), "{err}");
+        let bad = UncertaintyParams {
+            base_share: Some(1.0),
+            ..params
+        };
+        assert!(bad.validate().is_err());
     }
 }
