@@ -784,7 +784,7 @@ impl Experiment {
                         if let Some(c) = color_by {
                             grid_or_model(c)?;
                         }
-                        if let crate::plots::shap::FeatureChoice::One(f) = feature {
+                        if let crate::spec::FeatureChoice::One(f) = feature {
                             known_feature(f)?;
                         }
                     }

@@ -454,7 +454,7 @@ pub enum PlotSpec {
         /// A kept Shapley quantity (`prediction_shap`).
         quantity: String,
         /// The feature: one name, or a map from each value of `panels` to its feature.
-        feature: crate::plots::shap::FeatureChoice,
+        feature: FeatureChoice,
         /// Grid key with one panel per value.
         #[serde(default)]
         panels: Option<String>,
@@ -497,6 +497,27 @@ pub enum PlotSpec {
         #[serde(default)]
         shade: Option<f64>,
     },
+}
+
+/// The feature a dependence plot draws: one for every panel, or one per panel value
+/// (watson2023 Fig. 2: each dataset's shifted feature).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum FeatureChoice {
+    /// The same feature in every panel.
+    One(String),
+    /// Panel value → feature.
+    PerPanel(BTreeMap<String, String>),
+}
+
+impl FeatureChoice {
+    /// The feature of the panel with grid value `panel`.
+    pub fn of(&self, panel: &str) -> Option<&str> {
+        match self {
+            FeatureChoice::One(f) => Some(f),
+            FeatureChoice::PerPanel(m) => m.get(panel).map(String::as_str),
+        }
+    }
 }
 
 /// A table in the paper's layout, written as `<name>.csv` and `<name>.md`: a row per

@@ -12,6 +12,7 @@ use plotters::style::colors::colormaps::ViridisRGB;
 use super::labels::Names;
 use super::{COLORS, colour_bar, range, tick, with_colour_bar};
 use crate::run::RunOutput;
+use crate::spec::FeatureChoice;
 
 /// The kept values of one panel: per feature (in data order) the (φ, feature value)
 /// pairs.
@@ -188,27 +189,6 @@ fn dependence(
         }
     }
     list
-}
-
-/// The feature a dependence plot draws: one for every panel, or one per panel value
-/// (watson2023 Fig. 2: each dataset's shifted feature).
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-#[serde(untagged)]
-pub enum FeatureChoice {
-    /// The same feature in every panel.
-    One(String),
-    /// Panel value → feature.
-    PerPanel(std::collections::BTreeMap<String, String>),
-}
-
-impl FeatureChoice {
-    /// The feature of the panel with grid value `panel`.
-    pub fn of(&self, panel: &str) -> Option<&str> {
-        match self {
-            FeatureChoice::One(f) => Some(f),
-            FeatureChoice::PerPanel(m) => m.get(panel).map(String::as_str),
-        }
-    }
 }
 
 /// The grid of dependence panels: up to two columns.
