@@ -784,8 +784,23 @@ impl Experiment {
                         if let Some(c) = color_by {
                             grid_or_model(c)?;
                         }
-                        if let crate::spec::FeatureChoice::One(f) = feature {
-                            known_feature(f)?;
+                        match feature {
+                            crate::spec::FeatureChoice::One(f) => known_feature(f)?,
+                            crate::spec::FeatureChoice::PerPanel(_) if panels.is_none() => {
+                                return fail(
+                                    "feature",
+                                    "a feature per panel needs `panels:`, the grid key of the panels"
+                                        .into(),
+                                );
+                            }
+                            crate::spec::FeatureChoice::PerPanel(_) => {}
+                        }
+                        if s.models.len() > 1 {
+                            return fail(
+                                "shap_dependence",
+                                "a dependence plot draws one model's values; this experiment has several"
+                                    .into(),
+                            );
                         }
                     }
                     panels

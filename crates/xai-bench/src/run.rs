@@ -756,8 +756,9 @@ pub fn split_rows(
 
 /// The training and test rows of cell (v, r), drawn first from its stream (a split of
 /// the data, a split of one fresh DGP sample of `n_rows` rows, or fresh training and test
-/// samples of the DGP; then their `missing_cells`, then their `shift`'s noise), and the
-/// stream after them.
+/// samples of the DGP; then their `missing_cells`), and the stream after them. A
+/// `shift`'s noise comes from stream (seed ⊕ fnv("shift"), s·2³² + r), which leaves the
+/// cell's stream as an unshifted variant's.
 fn draw(
     variant: &Variant,
     r: usize,
@@ -795,10 +796,18 @@ fn draw(
         None => (train, test),
     };
     let (train, test) = match &spec.data.shift {
-        Some(shift) if shift.sd > 0.0 => (
-            shifted(train, shift, &mut rng),
-            shifted(test, shift, &mut rng),
-        ),
+        Some(shift) if shift.sd > 0.0 => {
+            // Its own stream, so that a shifted and an unshifted variant sharing
+            // streams also share every later draw (the model seeds).
+            let mut noise = stream_rng(
+                spec.seed ^ fnv("shift"),
+                ((variant.stream as u64) << 32) | r as u64,
+            );
+            (
+                shifted(train, shift, &mut noise),
+                shifted(test, shift, &mut noise),
+            )
+        }
         _ => (train, test),
     };
     (train, test, rng)
@@ -987,16 +996,19 @@ methods:
         Experiment::from_text(std::path::Path::new("shift-test.yaml"), text)
     }
 
-    /// With `shared_streams` the original and the shifted variant draw the same rows,
-    /// and the shift moves X3 alone (by N(0, 1) noise); without, the rows differ.
+    /// With `shared_streams` the original and the shifted variant draw the same rows
+    /// and seeds, and the shift moves X3 alone (by N(0, 1) noise); without, the rows
+    /// differ.
     #[test]
     fn shared_streams_pair_the_shifted_rows_with_the_original_ones() {
         let bits = |d: &Dataset| format!("{:?}", d.x());
         let exp = shift_experiment("shared_streams: [shift]").unwrap();
         let v = exp.variants(Scale::Ci).unwrap();
         assert_eq!((v[0].stream, v[1].stream), (0, 0));
-        let (train0, test0, _) = draw(&v[0], 0, None);
-        let (train1, test1, _) = draw(&v[1], 0, None);
+        let (train0, test0, mut rng0) = draw(&v[0], 0, None);
+        let (train1, test1, mut rng1) = draw(&v[1], 0, None);
+        // The noise has its own stream: the model seeds drawn next agree too.
+        assert_eq!(rng0.next_u64(), rng1.next_u64());
         for (original, shifted) in [(&train0, &train1), (&test0, &test1)] {
             assert_eq!(bits(&shifted.before_shift()), bits(original));
             let moved = |j: usize| original.x().column(j) != shifted.x().column(j);

@@ -177,8 +177,11 @@ pub struct DataSpec {
 }
 
 /// Gaussian noise N(0, sd²) added to one feature of every training and test row of a
-/// replicate, after its split and missing cells, drawn from its stream (training
-/// rows first); a missing cell stays missing. The rows remember the feature's values
+/// replicate, after its split and missing cells, drawn from a stream of its own
+/// (training rows first), so a shifted variant's other draws are an unshifted one's;
+/// a missing cell stays missing. The noise is added to the value as stored (a
+/// categorical feature's code too). Monte-Carlo truths and the full dataset some
+/// methods read (`predictability`) are not shifted. The rows remember the feature's values
 /// before the shift ([`xai_core::Dataset::before_shift`]): a model deployed before
 /// the shift is fitted on them and not refitted (learner `uncertainty`'s `base`).
 /// `sd: 0` shifts nothing (the unshifted rows of a comparison).

@@ -50,8 +50,9 @@ pub struct CurveRow {
     pub grid: Vec<f64>,
     /// The curve ICE⁽ⁱ⁾(x_g).
     pub values: Vec<f64>,
-    /// The row's original feature values, in column order (the run's first variant's
-    /// features; empty for a variant with other features, e.g. another dataset).
+    /// The row's own feature values (as explained: after a covariate shift, the
+    /// shifted ones), in column order (the run's first variant's features; empty for
+    /// a variant with other features, e.g. another dataset).
     pub row_values: Vec<f64>,
     /// The row's class (classification).
     pub row_class: Option<usize>,

@@ -106,8 +106,8 @@ impl Dataset {
     }
 
     /// As [`Dataset::with_kinds`], but a NaN feature value is accepted and means a
-    /// missing cell (a real dataset read with its missing cells kept, watson2023 §6:
-    /// XGBoost's native handling); ±∞ is still refused.
+    /// missing cell (a real dataset read with `missing: keep`, for learners that handle
+    /// missing values natively, watson2023 §6); ±∞ is still refused.
     pub fn with_missing_values(
         x: Array2<f64>,
         y: Target,
@@ -264,12 +264,21 @@ impl Dataset {
         let n = self.n_rows();
         let k = (fraction * n as f64).round() as usize;
         let mut x = self.x.clone();
-        for mut column in x.columns_mut() {
+        let mut unshifted = self.unshifted.clone();
+        for (j, mut column) in x.columns_mut().into_iter().enumerate() {
             for i in rand::seq::index::sample(rng, n, k) {
                 column[i] = f64::NAN;
+                // A shifted column's cell is missing before the shift too.
+                if let Some((_, before)) = unshifted.as_mut().filter(|(s, _)| *s == j) {
+                    before[i] = f64::NAN;
+                }
             }
         }
-        Ok(Dataset { x, ..self.clone() })
+        Ok(Dataset {
+            x,
+            unshifted,
+            ..self.clone()
+        })
     }
 
     /// The number of missing (NaN) cells.
@@ -477,6 +486,14 @@ mod tests {
         same(&s.stack(&s).unwrap().before_shift(), &d.stack(&d).unwrap());
         same(&s.with_shift(0, &noise).unwrap().before_shift(), &d);
         assert!(s.with_shift(1, &noise).is_err());
+        // Cells blanked after the shift are missing before it too.
+        let blanked = s
+            .with_missing_cells(0.5, &mut crate::rng::stream_rng(2, 0))
+            .unwrap();
+        let before = blanked.before_shift();
+        for (a, b) in blanked.x().column(0).iter().zip(before.x().column(0)) {
+            assert_eq!(a.is_nan(), b.is_nan());
+        }
         assert!(s.stack(&d).is_err());
         assert!(d.with_shift(2, &noise).is_err());
     }

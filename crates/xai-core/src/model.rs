@@ -44,8 +44,8 @@ pub trait Model: Send + Sync {
     }
 
     /// The predictions of each member of an ensemble whose prediction is the members'
-    /// mean, f(x) = (1/M)·Σ_m f^m(x) (a forest's trees; MC-dropout's masks and
-    /// Bayes-by-backprop's weight samples, drawn at fit time): one batch per member
+    /// mean, f(x) = (1/M)·Σ_m f^m(x) (a forest's trees; a network that draws its
+    /// dropout masks or weight samples at fit time would expose those): one batch per member
     /// for the rows of `x`. They split the entropy of the mean into its aleatoric and
     /// epistemic parts (watson2023 §5). `None` for a model without members.
     fn predict_members(&self, x: ArrayView2<'_, f64>) -> Option<Vec<Predictions>> {

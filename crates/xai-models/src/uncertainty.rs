@@ -16,12 +16,13 @@
 //! rows (watson2023 Fig. 2, "Perturbed").
 //!
 //! By default both stages use all training rows. A residual of a flexible f₀ on its
-//! own training rows understates its error, so `base_share: s` fits f₀ on the first
-//! ⌊s·n⌋ training rows and reads the statistic off, and fits f₁ on, the other rows
-//! (training rows come in random order): the two batches of watson2023 §6.1, whose
-//! h learns the squared residuals of f on a second sample.
+//! own training rows understates its error, so `base_share: s` fits f₀ on ⌊s·n⌋
+//! training rows drawn at random and reads the statistic off, and fits f₁ on, the
+//! other rows: the two batches of watson2023 §6.1, whose h learns the squared
+//! residuals of f on a second sample.
 
 use rand::Rng;
+use rand::seq::SliceRandom;
 use serde::Deserialize;
 use xai_core::{Dataset, Learner, Model, Statistic, Target};
 
@@ -40,7 +41,8 @@ pub struct UncertaintyParams {
     pub statistic: Statistic,
     /// f₁, a regressor of the statistic.
     pub model: Box<LearnerSpec>,
-    /// The share of the training rows that fit f₀ (in (0, 1)); f₁ learns the rest.
+    /// The share of the training rows, drawn at random, that fit f₀ (in (0, 1));
+    /// f₁ learns the rest.
     /// Default: all rows fit both.
     #[serde(default)]
     pub base_share: Option<f64>,
@@ -86,8 +88,10 @@ impl Learner for UncertaintyLearner {
                         "base_share = {share} of {n} rows leaves one stage without rows"
                     )));
                 }
-                let rows = |r: std::ops::Range<usize>| data.select_rows(&r.collect::<Vec<_>>());
-                (rows(0..cut), rows(cut..n))
+                let mut order: Vec<usize> = (0..n).collect();
+                order.shuffle(rng);
+                let (a, b) = order.split_at(cut);
+                (data.select_rows(a), data.select_rows(b))
             }
             None => (data.clone(), data.clone()),
         };
@@ -231,15 +235,15 @@ mod tests {
         ));
     }
 
-    /// With `base_share`, f₀ fits the first rows and f₁ the squared residuals of f₀
-    /// on the others: a line through the first half's y = 2x misses the second
-    /// half's y = 2x + 3 by 3 everywhere, so f₁ predicts 9 (in-sample residuals would
-    /// be smaller); a share that leaves a stage without rows is refused.
+    /// With `base_share`, f₀ fits a random ⌊s·n⌋ rows (drawn first from the stream)
+    /// and f₁ the squared residuals of f₀ on the others, as fitted by hand; a share
+    /// that leaves a stage without rows is refused.
     #[test]
     fn a_base_share_fits_the_stages_on_separate_rows() {
+        use rand::seq::SliceRandom;
         let x = Array2::from_shape_fn((20, 1), |(i, _)| (i % 10) as f64);
         let y = Target::Continuous(Array1::from_iter(
-            (0..20).map(|i| 2.0 * (i % 10) as f64 + if i < 10 { 0.0 } else { 3.0 }),
+            (0..20).map(|i| 2.0 * (i % 10) as f64 + if i % 3 == 0 { 3.0 } else { 0.0 }),
         ));
         let data = Dataset::new(x.clone(), y, vec!["a".into()]).unwrap();
         let lm = || Box::new(LearnerSpec::Lm(LmParams::default()));
@@ -247,15 +251,36 @@ mod tests {
             base: lm(),
             statistic: Statistic::SquaredError,
             model: lm(),
-            base_share: Some(0.5),
+            base_share: Some(0.4),
         };
         let fitted = UncertaintyLearner(params.clone())
             .fit(&data, &mut xai_core::rng::stream_rng(1, 0))
             .unwrap();
-        let h = Statistic::Prediction
-            .per_row(&fitted.predict(x.view()), data.y())
+        let mut rng = xai_core::rng::stream_rng(1, 0);
+        let mut order: Vec<usize> = (0..20).collect();
+        order.shuffle(&mut rng);
+        let (first, rest) = (data.select_rows(&order[..8]), data.select_rows(&order[8..]));
+        let f0 = params.base.build().fit(&first, &mut rng).unwrap();
+        let residuals = Statistic::SquaredError
+            .per_row(&f0.predict(rest.x()), rest.y())
             .unwrap();
-        assert!(h.iter().all(|v| (v - 9.0).abs() < 1e-9), "{h}");
+        let by_hand = params
+            .model
+            .build()
+            .fit(
+                &rest.with_target(Target::Continuous(residuals)).unwrap(),
+                &mut rng,
+            )
+            .unwrap();
+        assert_eq!(fitted.predict(x.view()), by_hand.predict(x.view()));
+        // Fitted on all rows alike, the stages give another model.
+        let same_rows = UncertaintyLearner(UncertaintyParams {
+            base_share: None,
+            ..params.clone()
+        })
+        .fit(&data, &mut xai_core::rng::stream_rng(1, 0))
+        .unwrap();
+        assert_ne!(fitted.predict(x.view()), same_rows.predict(x.view()));
         let tiny = data.select_rows(&[0]);
         let err = UncertaintyLearner(params.clone())
             .fit(&tiny, &mut xai_core::rng::stream_rng(1, 0))

@@ -184,7 +184,10 @@ fn dependence(
                 &mut p.series.last_mut().expect("just pushed").1
             }
         };
-        if let (Some(&x), Some(&phi)) = (c.grid.first(), c.values.first()) {
+        // A missing value (NaN) has no place on the x-axis.
+        if let (Some(&x), Some(&phi)) = (c.grid.first(), c.values.first())
+            && x.is_finite()
+        {
             s.push((x, phi));
         }
     }

@@ -32,7 +32,9 @@ use crate::tree::TreeEnsembleView;
 /// The most rows [`ModelGame`] passes to one [`Model::predict`] call: a batch of k
 /// coalitions over B background rows is predicted in calls of
 /// max(1, ⌊`MAX_PREDICT_ROWS`/B⌋) coalitions (one call when k·B ≤ 65 536), so the
-/// stacked design matrix of exact enumeration stays a few MiB.
+/// stacked design matrix of exact enumeration stays a few MiB; for a value function
+/// that reads M members ([`Model::predict_members`]), ⌊`MAX_PREDICT_ROWS`/(B·M)⌋
+/// coalitions, so the M batches together stay as large.
 pub const MAX_PREDICT_ROWS: usize = 1 << 16;
 
 /// What a Shapley game reads off a coalition's predictive distribution q_S (the
@@ -239,7 +241,7 @@ impl<'a> ModelGame<'a> {
                 let members = model.predict_members(row).ok_or_else(|| {
                     CoreError::Invalid(format!(
                         "value function `{}` reads an ensemble's members, and this model has \
-                         none: use a forest (its trees) or an MC-dropout network",
+                         none: use a forest classifier (its trees are its members)",
                         value.quantity_prefix()
                     ))
                 })?;
@@ -383,26 +385,26 @@ impl Mixture {
                 for part in parts {
                     match part {
                         Mixture::Categorical(p) if p.len() == q.len() => q += &(p / n),
-                        other => return Err(mixed(first.len(), other)),
+                        other => return Err(mixed("class-probability", other)),
                     }
                 }
                 Ok(Mixture::Categorical(q))
             }
             [Mixture::Gaussian { .. }, ..] => {
-                let (mut mean, mut second) = (0.0, 0.0);
+                let mut moments = Vec::with_capacity(parts.len());
                 for part in parts {
                     match part {
-                        Mixture::Gaussian { mean: m, var } => {
-                            mean += m / n;
-                            second += (var + m * m) / n;
-                        }
-                        other => return Err(mixed(0, other)),
+                        Mixture::Gaussian { mean, var } => moments.push((*mean, *var)),
+                        other => return Err(mixed("Gaussian", other)),
                     }
                 }
-                Ok(Mixture::Gaussian {
-                    mean,
-                    var: second - mean * mean,
-                })
+                // Two passes: the mean first, then the spread about it.
+                let mean = moments.iter().map(|(m, _)| m / n).sum::<f64>();
+                let var = moments
+                    .iter()
+                    .map(|(m, v)| (v + (m - mean).powi(2)) / n)
+                    .sum::<f64>();
+                Ok(Mixture::Gaussian { mean, var })
             }
             _ => Ok(Mixture::Point),
         }
@@ -418,10 +420,10 @@ impl Mixture {
 }
 
 /// The error of members whose predictions are not of one kind (or class count).
-fn mixed(classes: usize, other: &Mixture) -> CoreError {
+fn mixed(first: &str, other: &Mixture) -> CoreError {
     CoreError::Shape(format!(
-        "the ensemble's members predict different kinds: {classes} classes beside {} \
-         predictions",
+        "the ensemble's members predict different kinds (or class counts): {first} beside \
+         {} predictions",
         other.kind()
     ))
 }
@@ -543,10 +545,20 @@ fn member_values(
             for q in &each {
                 aleatoric += entropy(q)? / each.len() as f64;
             }
-            Ok(match value {
+            let v = match value {
                 ValueFunction::AleatoricEntropy => aleatoric,
                 _ => entropy(&Mixture::pool(&each)?)? - aleatoric,
-            })
+            };
+            if v.is_finite() {
+                Ok(v)
+            } else {
+                Err(CoreError::NonFinite {
+                    what: "coalition values (check the members' predictions)",
+                    row: c,
+                    column: 0,
+                    value: v,
+                })
+            }
         })
         .collect()
 }
