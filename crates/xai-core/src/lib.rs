@@ -26,6 +26,7 @@ pub mod conformal;
 pub mod dataset;
 pub mod error;
 pub mod ice;
+pub mod ice_impact;
 pub mod inference;
 pub mod interp;
 pub mod model;

@@ -30,6 +30,12 @@
 //! A node's cover (for TreeSHAP) is its H, as XGBoost's `sum_hess`; its impurity is
 //! set to −G²/((H + λ)·H), so that the impurity decrease of a split is its loss
 //! change and impurity importance is XGBoost's total gain.
+//!
+//! Written here rather than wrapping forust-ml 0.8 (../shared/CRATES.md's pick, with
+//! native NaN and readable trees): forust-ml searches splits on binned histograms
+//! (`nbins`), so its trees are not those of the exact greedy search R's xgboost 1.x
+//! ran for watson2023; this one is checked against XGBoost's own margins and Shapley
+//! contributions (`tests/xgboost_reference.rs`).
 
 use ndarray::{Array1, Array2, ArrayView2};
 use rand::Rng;
