@@ -126,6 +126,17 @@ mod tests {
         }
     }
 
+    /// Lines (OLS) for both stages, f₁ learning f₀'s squared residuals.
+    fn residual_lines(base_share: Option<f64>) -> UncertaintyParams {
+        let lm = || Box::new(LearnerSpec::Lm(LmParams::default()));
+        UncertaintyParams {
+            base: lm(),
+            statistic: Statistic::SquaredError,
+            model: lm(),
+            base_share,
+        }
+    }
+
     fn booster(rounds: usize) -> Box<LearnerSpec> {
         Box::new(LearnerSpec::Xgboost(BoostingParams {
             rounds,
@@ -182,14 +193,7 @@ mod tests {
         let x = Array2::from_shape_fn((20, 1), |(i, _)| i as f64);
         let y = Target::Continuous(x.column(0).mapv(|v| 2.0 * v));
         let data = Dataset::new(x.clone(), y, vec!["a".into()]).unwrap();
-        let lm = || Box::new(LearnerSpec::Lm(LmParams::default()));
-        let params = UncertaintyParams {
-            base: lm(),
-            statistic: Statistic::SquaredError,
-            model: lm(),
-            base_share: None,
-        };
-        let fitted = UncertaintyLearner(params)
+        let fitted = UncertaintyLearner(residual_lines(None))
             .fit(&data, &mut xai_core::rng::stream_rng(1, 0))
             .unwrap();
         let mean = Statistic::Prediction
@@ -246,13 +250,7 @@ mod tests {
             (0..20).map(|i| 2.0 * (i % 10) as f64 + if i % 3 == 0 { 3.0 } else { 0.0 }),
         ));
         let data = Dataset::new(x.clone(), y, vec!["a".into()]).unwrap();
-        let lm = || Box::new(LearnerSpec::Lm(LmParams::default()));
-        let params = UncertaintyParams {
-            base: lm(),
-            statistic: Statistic::SquaredError,
-            model: lm(),
-            base_share: Some(0.4),
-        };
+        let params = residual_lines(Some(0.4));
         let fitted = UncertaintyLearner(params.clone())
             .fit(&data, &mut xai_core::rng::stream_rng(1, 0))
             .unwrap();
