@@ -984,6 +984,21 @@ pub enum Assertion {
         /// Relative tolerance.
         tolerance: f64,
     },
+    /// The PD is the pointwise mean of the ICE curves of its feature and model
+    /// (Friedman's PD, wood2024 Eq. 3, is the mean of the ICE curves of Eq. 4 when
+    /// every explained row's curve is kept): max over the grid of |PD − mean of the
+    /// selected curves| ≤ `tolerance`.
+    IceMean {
+        /// The ICE quantity.
+        quantity: String,
+        /// The PD quantity.
+        pd: String,
+        /// The curves (and PDs) to compare.
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// Largest gap allowed, in the quantity's units.
+        tolerance: f64,
+    },
     /// Every selected ICE curve stays below the peak of the PD of its feature and
     /// model: its maximum, or with `at_own_value` its value at the row's own x (the
     /// row's unperturbed prediction); with `within`, both maxima are taken over that
@@ -1045,7 +1060,10 @@ impl Assertion {
                 ..
             } => vec![quantity, from_quantity],
             Assertion::Not(inner) => inner.quantities(),
-            Assertion::BelowPdPeak { quantity, pd, .. } => vec![quantity, pd],
+            Assertion::BelowPdPeak { quantity, pd, .. }
+            | Assertion::IceMean { quantity, pd, .. } => {
+                vec![quantity, pd]
+            }
         }
     }
 }

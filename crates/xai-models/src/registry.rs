@@ -3,7 +3,8 @@
 //! Adding a learner: implement [`xai_core::Learner`] in its own module, add one
 //! variant here (its YAML name in snake_case, its params struct) and one arm in
 //! [`LearnerSpec::name`], [`LearnerSpec::describe`], [`LearnerSpec::validate`], [`LearnerSpec::fit_memory_bytes`],
-//! [`LearnerSpec::predict_memory_bytes`] and [`LearnerSpec::build`].
+//! [`LearnerSpec::predict_memory_bytes`], [`LearnerSpec::has_members`] and
+//! [`LearnerSpec::build`].
 
 use serde::Deserialize;
 use xai_core::Learner;
@@ -16,6 +17,7 @@ use crate::gp::{GaussianProcessLearner, GpParams};
 use crate::kriging::{KrigingLearner, KrigingParams};
 use crate::lm::{LmLearner, LmParams};
 use crate::logistic::{LogisticLearner, LogisticParams};
+use crate::nn::{BayesLearner, BayesParams, MlpLearner, MlpParams};
 use crate::r_random_forest::{RForestLearner, RForestParams};
 use crate::rpart::{RpartLearner, RpartParams};
 use crate::svc::{SvcLearner, SvcParams};
@@ -58,6 +60,13 @@ pub enum LearnerSpec {
     /// Gradient-boosted trees as XGBoost 1.x's exact greedy updater grows them, with
     /// learned default directions for missing values ([`crate::boosting`]).
     Xgboost(#[serde(default)] BoostingParams),
+    /// A multilayer perceptron of ReLU units trained by Adam; with `dropout` and
+    /// `passes`, an MC-dropout network; a Gaussian head for a continuous target
+    /// ([`crate::nn::mlp`]).
+    Mlp(#[serde(default)] MlpParams),
+    /// A Bayes-by-backprop network: mean-field Gaussian weights, prior N(0, σ_p²),
+    /// `samples` weight draws at prediction ([`crate::nn::bayes`]).
+    BayesByBackprop(#[serde(default)] BayesParams),
     /// A model of another model's uncertainty: a base model, a statistic of its
     /// predictions on the training rows (entropy by default), and a regressor of it,
     /// which is the fitted model (watson2023 §6; [`crate::uncertainty`]).
@@ -80,6 +89,8 @@ impl LearnerSpec {
             LearnerSpec::Svr(_) => "svr",
             LearnerSpec::Svc(_) => "svc",
             LearnerSpec::Xgboost(_) => "xgboost",
+            LearnerSpec::Mlp(_) => "mlp",
+            LearnerSpec::BayesByBackprop(_) => "bayes_by_backprop",
             LearnerSpec::Uncertainty(_) => "uncertainty",
         }
     }
@@ -128,11 +139,13 @@ impl LearnerSpec {
 
     /// Whether the fitted model predicts as the mean of members it exposes
     /// ([`xai_core::Model::predict_members`]): the forests (`random_forest`,
-    /// `extra_trees`, `r_random_forest`; a member per tree) and `rpart` (one); an
-    /// `uncertainty` model if its second stage does.
+    /// `extra_trees`, `r_random_forest`; a member per tree), `rpart` (one), the
+    /// networks (`mlp`: a member per dropout pass; `bayes_by_backprop`: per weight
+    /// sample); an `uncertainty` model if its second stage does.
     pub fn has_members(&self) -> bool {
         match self {
             LearnerSpec::Uncertainty(p) => p.model.has_members(),
+            LearnerSpec::Mlp(_) | LearnerSpec::BayesByBackprop(_) => true,
             // A booster's prediction is the sum of its trees, not their mean.
             LearnerSpec::Xgboost(_) => false,
             _ => self.is_tree_ensemble(),
@@ -168,6 +181,8 @@ impl LearnerSpec {
             LearnerSpec::Svr(_) => "ε-support vector regression",
             LearnerSpec::Svc(_) => "linear support vector classifier",
             LearnerSpec::Xgboost(_) => "gradient boosting (XGBoost)",
+            LearnerSpec::Mlp(p) => p.describe(),
+            LearnerSpec::BayesByBackprop(_) => "Bayes-by-backprop network",
             LearnerSpec::Uncertainty(p) => p.model.describe(),
         }
     }
@@ -187,6 +202,8 @@ impl LearnerSpec {
             LearnerSpec::Svr(p) => p.validate(),
             LearnerSpec::Svc(p) => p.validate(),
             LearnerSpec::Xgboost(p) => p.validate(),
+            LearnerSpec::Mlp(p) => p.validate(),
+            LearnerSpec::BayesByBackprop(p) => p.validate(),
             LearnerSpec::Uncertainty(p) => p.validate(),
         }
     }
@@ -232,6 +249,9 @@ impl LearnerSpec {
     ///   (56T + 40)·N: the presorted columns, per-row gradients, hessians, margins and
     ///   nodes, the kept trees and the tree being grown and pruned
     ///   ([`crate::boosting::fit_memory_bytes`]).
+    /// - `mlp`, `bayes_by_backprop`: the parameters with Adam's state, a batch's
+    ///   activations, the rows in f64 and f32 and the members
+    ///   ([`crate::nn::MlpParams::fit_memory_bytes`]).
     /// - `uncertainty`: the larger of its stages' bytes, plus 8n (the label) and
     ///   the base model's prediction on the n rows (the base model is kept while the
     ///   second stage fits).
@@ -262,6 +282,8 @@ impl LearnerSpec {
                     .saturating_add(8 * n),
             ),
             LearnerSpec::Xgboost(p) => crate::boosting::fit_memory_bytes(p, n, d),
+            LearnerSpec::Mlp(p) => p.fit_memory_bytes(n, d),
+            LearnerSpec::BayesByBackprop(p) => p.fit_memory_bytes(n, d),
             LearnerSpec::Uncertainty(p) => p
                 .base
                 .fit_memory_bytes(n_rows, n_features)
@@ -293,6 +315,8 @@ impl LearnerSpec {
     ///   class probabilities.
     /// - `xgboost`: 24m: the margins and, for the logistic objective, the
     ///   probabilities.
+    /// - `mlp`, `bayes_by_backprop`: the rows, one member's activations and every
+    ///   member's predictions ([`crate::nn::MlpParams::predict_memory_bytes`]).
     /// - `uncertainty`: its second stage's bytes.
     pub fn predict_memory_bytes(&self, n_train: usize, n_rows: usize, n_features: usize) -> u128 {
         let (n, m, d) = (n_train as u128, n_rows as u128, n_features as u128);
@@ -315,6 +339,8 @@ impl LearnerSpec {
             ),
             LearnerSpec::Svc(_) => 8u128.saturating_mul(m.saturating_mul(d).saturating_add(3 * m)),
             LearnerSpec::Xgboost(_) => 24u128.saturating_mul(m),
+            LearnerSpec::Mlp(p) => p.predict_memory_bytes(m, d),
+            LearnerSpec::BayesByBackprop(p) => p.predict_memory_bytes(m, d),
             LearnerSpec::Uncertainty(p) => {
                 p.model.predict_memory_bytes(n_train, n_rows, n_features)
             }
@@ -342,6 +368,8 @@ impl LearnerSpec {
             LearnerSpec::Svr(p) => Box::new(SvrLearner(p.clone())),
             LearnerSpec::Svc(p) => Box::new(SvcLearner(p.clone())),
             LearnerSpec::Xgboost(p) => Box::new(BoostingLearner(p.clone())),
+            LearnerSpec::Mlp(p) => Box::new(MlpLearner(p.clone())),
+            LearnerSpec::BayesByBackprop(p) => Box::new(BayesLearner(p.clone())),
             LearnerSpec::Uncertainty(p) => Box::new(UncertaintyLearner(p.clone())),
         }
     }
@@ -388,7 +416,7 @@ mod tests {
         }
     }
 
-    fn all_defaults() -> [LearnerSpec; 12] {
+    fn all_defaults() -> [LearnerSpec; 14] {
         [
             LearnerSpec::GaussianProcess(GpParams::default()),
             LearnerSpec::Kriging(KrigingParams::default()),
@@ -402,6 +430,8 @@ mod tests {
             LearnerSpec::Svr(SvrParams::default()),
             LearnerSpec::Svc(SvcParams::default()),
             LearnerSpec::Xgboost(BoostingParams::default()),
+            LearnerSpec::Mlp(MlpParams::default()),
+            LearnerSpec::BayesByBackprop(BayesParams::default()),
         ]
     }
 
@@ -470,9 +500,15 @@ mod tests {
         for spec in [
             LearnerSpec::LogisticRegression(LogisticParams::default()),
             LearnerSpec::Svc(SvcParams::default()),
+            LearnerSpec::Mlp(MlpParams::default()),
+            LearnerSpec::BayesByBackprop(BayesParams::default()),
         ] {
             let model = spec.build().fit(&binary, &mut rng).unwrap();
             assert_eq!(model.coefficients().is_some(), spec.has_coefficients());
+            assert_eq!(
+                model.predict_members(binary.x()).is_some(),
+                spec.has_members()
+            );
         }
     }
 
@@ -513,6 +549,33 @@ mod tests {
         let tree = LearnerSpec::Rpart(RpartParams::default()).fit_memory_bytes(1000, 4);
         let forest = LearnerSpec::RRandomForest(RForestParams::default()).fit_memory_bytes(1000, 4);
         assert!(tree * 20 < forest, "{tree} vs {forest}");
+    }
+
+    /// The default MLP on d = 2: P = 3·100 + 101·2 = 502 parameters, W = 104 units.
+    /// Fit on 10 rows (one batch of 10, one member): 8·20 + 4·30 + 16·502 +
+    /// 16·10·104 + 4·502 = 26,960 bytes; predict 10 rows: 12·20 + 8·10·104 + 16·10·2 =
+    /// 8880.
+    /// Bayes by backprop keeps more copies of each parameter than the MLP.
+    #[test]
+    fn network_memory_by_hand() {
+        let mlp = LearnerSpec::Mlp(MlpParams::default());
+        assert_eq!(mlp.fit_memory_bytes(10, 2), 26_960);
+        assert_eq!(mlp.predict_memory_bytes(10, 10, 2), 8880);
+        let r = ratio(
+            mlp.fit_memory_bytes(2_000_000, 8),
+            mlp.fit_memory_bytes(1_000_000, 8),
+        );
+        assert!((r - 2.0).abs() < 0.01, "{r}");
+        let bbb = LearnerSpec::BayesByBackprop(BayesParams {
+            hidden: vec![100],
+            samples: 1,
+            batch_size: 200,
+            ..Default::default()
+        });
+        assert_eq!(
+            bbb.fit_memory_bytes(10, 2) - mlp.fit_memory_bytes(10, 2),
+            4 * 6 * 502
+        );
     }
 
     fn ratio(a: u128, b: u128) -> f64 {

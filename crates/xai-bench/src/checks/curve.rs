@@ -268,6 +268,49 @@ pub fn similar_curves(
     Verdict::new(worst <= tolerance, worst, parts.join("; "))
 }
 
+/// Each selected PD curve is the pointwise mean of the selected ICE curves of its grid
+/// keys, model and feature (over every replicate's kept rows; each replicate keeps as
+/// many, so this is also the mean of the replicates' PDs): the largest gap over the
+/// grid is at most `tolerance`. Measured: that gap.
+pub fn ice_mean(
+    out: &RunOutput,
+    quantity: &str,
+    pd: &str,
+    sel: &Selector,
+    tolerance: f64,
+) -> Verdict {
+    let n_keys = out.keys.len();
+    let (pds, ices) = (curves(out, pd, sel, None), curves(out, quantity, sel, None));
+    if let Some(v) = undecidable(&pds).or_else(|| undecidable(&ices)) {
+        return v;
+    }
+    let mut worst = 0.0f64;
+    let mut parts = Vec::new();
+    for p in &pds {
+        let own: Vec<&Curve<'_>> = ices
+            .iter()
+            .filter(|c| c.context(n_keys) == p.context(n_keys))
+            .collect();
+        if own.is_empty() || own.iter().any(|c| c.ys.len() != p.ys.len()) {
+            return Verdict::no_rows(&format!("{}: no ICE curves on its grid", p.describe()));
+        }
+        let gap = (0..p.ys.len())
+            .map(|g| {
+                let mean = own.iter().map(|c| c.ys[g]).sum::<f64>() / own.len() as f64;
+                (p.ys[g] - mean).abs()
+            })
+            .fold(0.0, nan_max);
+        worst = nan_max(worst, gap);
+        parts.push(format!(
+            "{}: largest |PD − mean of {} ICE curves| {}",
+            p.describe(),
+            own.len(),
+            short(gap)
+        ));
+    }
+    Verdict::new(worst <= tolerance, worst, parts.join("; "))
+}
+
 /// Every selected ICE curve stays below the peak of the PD of its feature and model
 /// (same grid keys): its maximum, or with `at_own_value` its value at the row's own x;
 /// with `within`, the curve's maximum and the PD's peak are taken over that interval

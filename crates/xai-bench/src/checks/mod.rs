@@ -245,6 +245,12 @@ pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
             that,
             tolerance,
         } => curve::similar_curves(out, quantity, this, that, *tolerance),
+        A::IceMean {
+            quantity,
+            pd,
+            rows,
+            tolerance,
+        } => curve::ice_mean(out, quantity, pd, rows, *tolerance),
         A::BelowPdPeak {
             quantity,
             pd,

@@ -37,10 +37,13 @@ fn every(
     let bad: Vec<String> = chosen
         .iter()
         .filter(|r| !pred(r))
-        .map(|r| r.show())
+        .map(|r| r.model_prefix(&chosen) + &r.show())
         .collect();
     if bad.is_empty() {
-        let shown: Vec<String> = chosen.iter().map(|r| r.show()).collect();
+        let shown: Vec<String> = chosen
+            .iter()
+            .map(|r| r.model_prefix(&chosen) + &r.show())
+            .collect();
         Verdict::new(true, measured, format!("{what}: {}", shown.join("; ")))
     } else {
         Verdict::new(false, measured, format!("not {what}: {}", bad.join("; ")))
@@ -294,8 +297,8 @@ pub fn greater(
     }
     let rows = of_quantity(&tidy, q);
     let other = of_quantity(&tidy, than_q.unwrap_or(q));
-    let a: Vec<_> = rows.iter().filter(|r| r.matches(this)).collect();
-    let b: Vec<_> = other.iter().filter(|r| r.matches(than)).collect();
+    let a: Vec<_> = rows.iter().copied().filter(|r| r.matches(this)).collect();
+    let b: Vec<_> = other.iter().copied().filter(|r| r.matches(than)).collect();
     let mut pairs: Vec<Pair> = Vec::new();
     for ra in &a {
         for rb in b
@@ -303,8 +306,9 @@ pub fn greater(
             .filter(|rb| rb.context(&skip) == ra.context(&skip) && rb.replicate == ra.replicate)
         {
             let name = format!(
-                "{}{} {} {}",
+                "{}{}{} {} {}",
                 if widths { "width: " } else { "" },
+                ra.model_prefix(&a),
                 ra.get("feature").unwrap_or(""),
                 if at_least { ">=" } else { ">" },
                 rb.get("feature").unwrap_or("")

@@ -41,6 +41,17 @@ impl Row<'_> {
             .collect()
     }
 
+    /// The row's model followed by a space when `rows` hold more than one model (so
+    /// a check over several models says whose row it reads), else nothing.
+    pub fn model_prefix(&self, rows: &[&Row<'_>]) -> String {
+        let model = self.get("model").unwrap_or("");
+        if rows.iter().any(|r| r.get("model").unwrap_or("") != model) {
+            format!("{model} ")
+        } else {
+            String::new()
+        }
+    }
+
     /// "feature estimate [lower, upper]".
     pub fn show(&self) -> String {
         let v = &self.value;

@@ -541,6 +541,18 @@ fn below_pd_peak_compares_curves_with_the_pd_of_their_feature() {
 }
 
 #[test]
+fn ice_mean_holds_when_the_pd_is_the_mean_of_the_curves() {
+    let curves = [(vec![0.0, 1.0, 2.0], 1.0, 0), (vec![2.0, 1.0, 0.0], 1.0, 1)];
+    let claim =
+        "ice_mean: { quantity: q_ice, pd: q_pd, where: { feature: A }, tolerance: 1.0e-12 }";
+    let o = check(claim, None, &ice_run(&curves, &[1.0, 1.0, 1.0]));
+    assert_eq!((o.status, o.measured), (Status::Pass, 0.0));
+    // A PD over other rows than the kept curves: off by 0.25 at the ends.
+    let o = check(claim, None, &ice_run(&curves, &[1.25, 1.0, 0.75]));
+    assert_eq!((o.status, o.measured), (Status::Fail, 0.25));
+}
+
+#[test]
 fn nothing_selected_fails_with_a_nan_measure() {
     let out = scalar_run(&[vec![("q", "A", 1.0)]]);
     let o = check(

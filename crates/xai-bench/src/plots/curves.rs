@@ -55,8 +55,8 @@ fn pd_panels<'a>(
     list
 }
 
-/// The pixel size of a `curves` figure: one 520-px column per panel (PD) or per
-/// feature panel (ICE, doubled with histograms).
+/// The pixel size of a `curves` figure: one 520-px column per panel (PD), or per
+/// ICE panel plus one per feature with histograms.
 pub(super) fn size(plot: &PlotSpec, out: &RunOutput, names: &Names) -> (u32, u32) {
     let PlotSpec::Curves {
         pd,
@@ -70,13 +70,24 @@ pub(super) fn size(plot: &PlotSpec, out: &RunOutput, names: &Names) -> (u32, u32
         return (560, 560);
     };
     let p = pd_panels(out, pd, panels, names);
-    let features: usize = p.iter().map(|p| p.features.len()).sum();
+    let cells: usize = p.iter().map(|p| p.features.len()).sum();
     let cols = match (ice.is_some(), histogram) {
-        (true, true) => 2 * features,
-        (true, false) => features,
+        (true, true) => cells + ice_columns(&p).len(),
+        (true, false) => cells,
         (false, _) => p.len(),
     } + usize::from(data.is_some());
     (520 * cols.max(1) as u32 + 40, 470)
+}
+
+/// The distinct features of the panels, in order of first appearance.
+fn ice_columns(panels: &[PdPanel<'_>]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (name, _) in panels.iter().flat_map(|p| p.features.iter()) {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
 }
 
 /// Draws a `curves` figure: PD bands, or ICE panels (with a class histogram).
@@ -111,12 +122,21 @@ pub fn draw<DB: DrawingBackend>(
             }
             let root = &rest;
             if let Some(ice) = ice {
-                let cells: Vec<(&PdPanel<'_>, usize)> = list
+                // Per feature: its ICE panel of each model, then (with `histogram`)
+                // the feature's class histogram once (wood2024 Fig. 12-15's layout).
+                let features = ice_columns(&list);
+                let cells: Vec<(&PdPanel<'_>, usize)> = features
                     .iter()
-                    .flat_map(|p| (0..p.features.len()).map(move |f| (p, f)))
+                    .flat_map(|name| {
+                        list.iter().flat_map(move |p| {
+                            (0..p.features.len())
+                                .filter(move |&f| p.features[f].0 == *name)
+                                .map(move |f| (p, f))
+                        })
+                    })
                     .collect();
-                let per_cell = if *histogram { 2 } else { 1 };
-                let areas = root.split_evenly((1, (per_cell * cells.len()).max(1)));
+                let columns = cells.len() + if *histogram { features.len() } else { 0 };
+                let areas = root.split_evenly((1, columns.max(1)));
                 let style = IceStyle {
                     ice,
                     max_curves: *max_curves,
@@ -126,15 +146,17 @@ pub fn draw<DB: DrawingBackend>(
                     rug: *rug,
                     y_desc: super::labels::axis_label(pd),
                 };
-                for (k, (panel, f)) in cells.into_iter().enumerate() {
-                    ice_panel(&areas[per_cell * k], panel, f, out, &style, names)?;
-                    if *histogram {
-                        class_histogram(
-                            &areas[per_cell * k + 1],
-                            out,
-                            &panel.features[f].0,
-                            names,
-                        )?;
+                let mut next = areas.iter();
+                for (k, (panel, f)) in cells.iter().enumerate() {
+                    let area = next.next().expect("a column per cell");
+                    ice_panel(area, panel, *f, out, &style, names)?;
+                    let name = &panel.features[*f].0;
+                    let last_of_feature = cells
+                        .get(k + 1)
+                        .is_none_or(|(p, g)| p.features[*g].0 != *name);
+                    if *histogram && last_of_feature {
+                        let area = next.next().expect("a column per histogram");
+                        class_histogram(area, out, name, names)?;
                     }
                 }
             } else {

@@ -1,0 +1,229 @@
+//! A multilayer perceptron of ReLU units, trained by minibatch Adam, optionally with
+//! dropout kept on at prediction (MC dropout, Gal & Ghahramani 2016).
+//!
+//! - Binary target: one logit, binary cross-entropy; defaults are scikit-learn's
+//!   `MLPClassifier()` (one hidden layer of 100 units, Adam 1e-3, α = 1e-4, batches of
+//!   min(200, n), 200 epochs, Glorot-uniform initial weights): wood2024 Fig. 1.
+//! - Continuous target: two outputs, the mean and log-variance of a Gaussian on the
+//!   z-scored target, Gaussian NLL (the heteroscedastic MC-dropout regressor of
+//!   wood2024 Fig. 8/10, PAPERS.md §1.2: d → 50 → 50 → 2, p = 0.1, T = 100).
+//!
+//! Loss per batch B: the head's mean NLL + α/(2|B|)·Σ_l ‖W_l‖² (scikit-learn's L2 term;
+//! PyTorch's `weight_decay = λ` is α = λ·|B|). With `dropout: p`, each hidden layer's
+//! output is multiplied by an inverted-dropout mask during training; at the end of the
+//! fit `passes: T` masks per hidden layer are drawn, shared by every row, and each
+//! gives one member network (`thinned`). T identical members when p = 0.
+//! Early stopping only when `flat_epochs` is set.
+
+use candle_core::{Tensor, Var};
+use rand::Rng;
+use serde::Deserialize;
+use xai_core::{CoreError, Dataset, Learner, Model};
+
+use super::head::Head;
+use super::net::{self, Dense, Network, Schedule};
+use crate::error::ParamError;
+
+/// `mlp:` settings (all optional in YAML).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MlpParams {
+    /// Units of each hidden layer (each ≥ 1; at least one layer). Default `[100]`.
+    pub hidden: Vec<usize>,
+    /// Dropout probability after each hidden layer, in [0, 1). Default 0.
+    pub dropout: f64,
+    /// Members at prediction: dropout masks drawn once after training (≥ 1; MC
+    /// dropout's T). Default 1.
+    pub passes: usize,
+    /// Passes over the training rows (≥ 1). Default 200.
+    pub epochs: usize,
+    /// Rows per Adam step (≥ 1; capped at n). Default 200.
+    pub batch_size: usize,
+    /// Adam's step size (> 0). Default 0.001.
+    pub learning_rate: f64,
+    /// L2 penalty α ≥ 0 (scikit-learn's `alpha`, module doc). Default 0.0001.
+    pub alpha: f64,
+    /// Early stopping: stop after more than this many epochs whose mean loss is not
+    /// 1e-4 below the best (scikit-learn's `n_iter_no_change = 10`). Default: none,
+    /// every epoch runs.
+    pub flat_epochs: Option<usize>,
+}
+
+impl Default for MlpParams {
+    fn default() -> Self {
+        Self {
+            hidden: vec![100],
+            dropout: 0.0,
+            passes: 1,
+            epochs: 200,
+            batch_size: 200,
+            learning_rate: 1e-3,
+            alpha: 1e-4,
+            flat_epochs: None,
+        }
+    }
+}
+
+/// Checks the settings every network shares; the error names the setting.
+pub(crate) fn validate_training(
+    hidden: &[usize],
+    epochs: usize,
+    batch_size: usize,
+    learning_rate: f64,
+) -> Result<(), ParamError> {
+    if hidden.is_empty() || hidden.contains(&0) {
+        return Err(ParamError::out_of_range(
+            "hidden",
+            format!("{hidden:?}"),
+            "a list of at least one layer width, each at least 1",
+        ));
+    }
+    if epochs == 0 {
+        return Err(ParamError::out_of_range("epochs", epochs, "at least 1"));
+    }
+    if batch_size == 0 {
+        return Err(ParamError::out_of_range(
+            "batch_size",
+            batch_size,
+            "at least 1",
+        ));
+    }
+    if !(learning_rate > 0.0 && learning_rate.is_finite()) {
+        return Err(ParamError::out_of_range(
+            "learning_rate",
+            learning_rate,
+            "a finite number > 0",
+        ));
+    }
+    Ok(())
+}
+
+impl MlpParams {
+    /// Checks the settings before any work.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        validate_training(
+            &self.hidden,
+            self.epochs,
+            self.batch_size,
+            self.learning_rate,
+        )?;
+        if !(0.0..1.0).contains(&self.dropout) {
+            return Err(ParamError::out_of_range(
+                "dropout",
+                self.dropout,
+                "in [0, 1)",
+            ));
+        }
+        if self.passes == 0 {
+            return Err(ParamError::out_of_range(
+                "passes",
+                self.passes,
+                "at least 1",
+            ));
+        }
+        if !(self.alpha >= 0.0 && self.alpha.is_finite()) {
+            return Err(ParamError::out_of_range(
+                "alpha",
+                self.alpha,
+                "a finite number ≥ 0",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Peak bytes of a fit on n rows of d features ([`net::Footprint`]).
+    pub fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        net::Footprint::of(d as usize, &self.hidden).fit_bytes(
+            n,
+            d,
+            self.batch_size as u128,
+            self.passes as u128,
+            4,
+        )
+    }
+
+    /// Peak bytes of one prediction on m rows of d features ([`net::Footprint`]).
+    pub fn predict_memory_bytes(&self, m: u128, d: u128) -> u128 {
+        net::Footprint::of(d as usize, &self.hidden).predict_bytes(m, d, self.passes as u128)
+    }
+
+    /// The learner's name in words: "MC-dropout network" with dropout, else "MLP".
+    pub fn describe(&self) -> &'static str {
+        if self.dropout > 0.0 {
+            "MC-dropout network"
+        } else {
+            "MLP"
+        }
+    }
+}
+/// The MLP / MC-dropout learner.
+#[derive(Debug, Clone, Default)]
+pub struct MlpLearner(pub MlpParams);
+
+impl Learner for MlpLearner {
+    fn fit(&self, data: &Dataset, rng: &mut dyn Rng) -> xai_core::error::Result<Box<dyn Model>> {
+        Ok(Box::new(fit(&self.0, data, rng)?))
+    }
+}
+
+/// Fits the network (module doc): initial weights, then the epochs, then the T
+/// members' masks, all from `rng` in that order.
+pub fn fit(params: &MlpParams, data: &Dataset, rng: &mut dyn Rng) -> Result<Network, CoreError> {
+    params.validate()?;
+    net::fit(
+        data,
+        params.describe(),
+        rng,
+        Box::new(|head, x, y, rng| members(params, head, x, y, rng)),
+    )
+}
+
+/// Trains on the z-scored rows `x` and targets `y`, then draws the members.
+fn members(
+    params: &MlpParams,
+    head: &Head,
+    x: &Tensor,
+    y: &Tensor,
+    rng: &mut dyn Rng,
+) -> candle_core::Result<Vec<Vec<Dense>>> {
+    let (n, d) = x.dims2()?;
+    let mut vars = Vec::new();
+    for (i, o) in net::layer_shapes(d, &params.hidden, head.outputs()) {
+        let (w, b) = net::glorot(rng, i, o)?;
+        vars.push(Var::from_tensor(&w)?);
+        vars.push(Var::from_tensor(&b)?);
+    }
+    let layers = |vars: &[Var]| -> Vec<Dense> {
+        vars.chunks(2)
+            .map(|v| (v[0].as_tensor().clone(), v[1].as_tensor().clone()))
+            .collect()
+    };
+    let schedule = Schedule {
+        epochs: params.epochs,
+        batch_size: params.batch_size,
+        learning_rate: params.learning_rate,
+        flat_epochs: params.flat_epochs,
+    };
+    let p = params.dropout;
+    let what = params.describe();
+    net::train(vars.clone(), n, schedule, what, rng, |rows, rng| {
+        let current = layers(&vars);
+        let dropout = (p > 0.0).then_some((rng, p));
+        let out = net::forward(&current, &x.index_select(rows, 0)?, dropout)?;
+        let penalty = params.alpha / (2.0 * rows.dims1()? as f64);
+        head.loss(&out, &y.index_select(rows, 0)?)? + (net::weights_squared(&current)? * penalty)?
+    })?;
+    let fitted: Vec<Dense> = layers(&vars)
+        .into_iter()
+        .map(|(w, b)| (w.detach(), b.detach()))
+        .collect();
+    (0..params.passes)
+        .map(|_| {
+            let masks = fitted[..fitted.len() - 1]
+                .iter()
+                .map(|(w, _)| net::dropout_mask(rng, w.dims2()?.1, 1, p))
+                .collect::<candle_core::Result<Vec<_>>>()?;
+            net::thinned(&fitted, &masks)
+        })
+        .collect()
+}

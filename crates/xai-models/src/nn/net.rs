@@ -1,0 +1,329 @@
+//! What the networks share: dense layers, the forward pass with dropout, minibatch
+//! Adam, and the fitted ensemble of plain networks ([`Network`]).
+
+use candle_core::{Device, Tensor, Var};
+use candle_nn::{AdamW, Optimizer, ParamsAdamW};
+use indicatif::{ProgressBar, ProgressStyle};
+use ndarray::ArrayView2;
+use rand::{Rng, RngExt};
+use xai_core::{CoreError, Dataset, FeatureKind, Model, Predictions};
+
+use super::head::{Head, fit_error};
+use crate::standardize::Standardizer;
+
+/// One dense layer: weights W (inputs × outputs) and bias b (1 × outputs).
+pub(crate) type Dense = (Tensor, Tensor);
+
+/// An f32 tensor of `rows` × `cols` from row-major values.
+pub(crate) fn matrix(values: Vec<f32>, rows: usize, cols: usize) -> candle_core::Result<Tensor> {
+    Tensor::from_vec(values, (rows, cols), &Device::Cpu)
+}
+
+/// Glorot-uniform initial values of a layer, W and b ~ U(−a, a) with
+/// a = √(6/(fan_in + fan_out)) (scikit-learn's `MLPClassifier` for ReLU networks;
+/// Glorot & Bengio 2010 Eq. 16).
+pub(crate) fn glorot(
+    rng: &mut dyn Rng,
+    fan_in: usize,
+    fan_out: usize,
+) -> candle_core::Result<Dense> {
+    let a = (6.0 / (fan_in + fan_out) as f64).sqrt();
+    let mut uniform = |k: usize| -> Vec<f32> {
+        (0..k)
+            .map(|_| ((2.0 * rng.random::<f64>() - 1.0) * a) as f32)
+            .collect()
+    };
+    let w = uniform(fan_in * fan_out);
+    let b = uniform(fan_out);
+    Ok((matrix(w, fan_in, fan_out)?, matrix(b, 1, fan_out)?))
+}
+
+/// The (inputs, outputs) of each layer of a network d → h_1 → … → h_L → o.
+pub(crate) fn layer_shapes(d: usize, hidden: &[usize], outputs: usize) -> Vec<(usize, usize)> {
+    let widths: Vec<usize> = std::iter::once(d)
+        .chain(hidden.iter().copied())
+        .chain(std::iter::once(outputs))
+        .collect();
+    widths.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+/// Memory estimates of a network d → h_1 → … → h_L → 2 (the larger head), in bytes,
+/// with P = Σ_l (in_l + 1)·out_l parameters and W = d + Σ h_l + 2 units:
+///
+/// - fit on n rows, batches of B, M members, `copies` f32 values per parameter while
+///   training (4 for the MLP: value, gradient, Adam's two moments; 10 for Bayes by
+///   backprop: μ and ρ each with those, and the draw's ε and σ): 8nd + 4n(d + 1) (the
+///   z-scored rows in f64, then in f32 with the target), 4·copies·P, 16BW (a batch's
+///   activations forward and backward, masks) and 4MP (the members);
+/// - predict on m rows: 12md (z-scored rows in f64 and f32), 8mW (one member's
+///   activations at a time) and 16m(M + 1) (each member's predictions and their
+///   mixture, two f64 per row).
+pub(crate) struct Footprint {
+    pub parameters: u128,
+    pub units: u128,
+}
+
+impl Footprint {
+    /// P and W of the network (doc above).
+    pub(crate) fn of(d: usize, hidden: &[usize]) -> Self {
+        let shapes = layer_shapes(d, hidden, 2);
+        let parameters = shapes.iter().map(|&(i, o)| ((i + 1) * o) as u128).sum();
+        let units = (d + hidden.iter().sum::<usize>() + 2) as u128;
+        Footprint { parameters, units }
+    }
+
+    /// Bytes of a fit (doc above).
+    pub(crate) fn fit_bytes(
+        &self,
+        n: u128,
+        d: u128,
+        batch: u128,
+        members: u128,
+        copies: u128,
+    ) -> u128 {
+        let rows = 8u128
+            .saturating_mul(n.saturating_mul(d))
+            .saturating_add(4u128.saturating_mul(n.saturating_mul(d + 1)));
+        rows.saturating_add(4 * copies * self.parameters)
+            .saturating_add(
+                16u128
+                    .saturating_mul(batch.min(n))
+                    .saturating_mul(self.units),
+            )
+            .saturating_add(
+                4u128
+                    .saturating_mul(members)
+                    .saturating_mul(self.parameters),
+            )
+    }
+
+    /// Bytes of one prediction call on m rows (doc above).
+    pub(crate) fn predict_bytes(&self, m: u128, d: u128, members: u128) -> u128 {
+        12u128
+            .saturating_mul(m.saturating_mul(d))
+            .saturating_add(8u128.saturating_mul(m).saturating_mul(self.units))
+            .saturating_add(16u128.saturating_mul(m).saturating_mul(members + 1))
+    }
+}
+
+/// Inverted-dropout mask of `rows` × `cols`: each entry 1/(1 − p) with probability
+/// 1 − p, else 0 (Srivastava et al. 2014, scaled at training time as PyTorch does).
+pub(crate) fn dropout_mask(
+    rng: &mut dyn Rng,
+    rows: usize,
+    cols: usize,
+    p: f64,
+) -> candle_core::Result<Tensor> {
+    let keep = (1.0 / (1.0 - p)) as f32;
+    let values = (0..rows * cols)
+        .map(|_| if rng.random::<f64>() < p { 0.0 } else { keep })
+        .collect();
+    matrix(values, rows, cols)
+}
+
+/// The forward pass z_l = ReLU(z_(l−1)·W_l + b_l) ⊙ m_l through the hidden layers
+/// and z_L = z_(L−1)·W_L + b_L at the output. With `dropout = (rng, p)`, each m_l is
+/// a fresh per-row, per-unit mask ([`dropout_mask`]); without it m_l = 1.
+pub(crate) fn forward(
+    layers: &[Dense],
+    x: &Tensor,
+    mut dropout: Option<(&mut dyn Rng, f64)>,
+) -> candle_core::Result<Tensor> {
+    let mut z = x.clone();
+    for (l, (w, b)) in layers.iter().enumerate() {
+        z = z.matmul(w)?.broadcast_add(b)?;
+        if l + 1 < layers.len() {
+            z = z.relu()?;
+            if let Some((rng, p)) = dropout.as_mut() {
+                let (rows, cols) = z.dims2()?;
+                z = (z * dropout_mask(&mut **rng, rows, cols, *p)?)?;
+            }
+        }
+    }
+    Ok(z)
+}
+
+/// The network with hidden layer l's units fixed on by the column mask m_l
+/// (h_l × 1): since ReLU(·) ⊙ m_l then ·W_(l+1) equals ReLU(·)·(diag(m_l)·W_(l+1)),
+/// a dropout pass with masks shared by every row is a plain network with rows of
+/// W_(l+1) scaled (one MC-dropout member).
+pub(crate) fn thinned(layers: &[Dense], masks: &[Tensor]) -> candle_core::Result<Vec<Dense>> {
+    let mut out = Vec::with_capacity(layers.len());
+    for (l, (w, b)) in layers.iter().enumerate() {
+        let w = match l.checked_sub(1).and_then(|k| masks.get(k)) {
+            Some(m) => w.broadcast_mul(m)?,
+            None => w.clone(),
+        };
+        out.push((w, b.clone()));
+    }
+    Ok(out)
+}
+
+/// Σ_l ‖W_l‖², the weights' squared norm (biases not included, as scikit-learn's
+/// L2 penalty).
+pub(crate) fn weights_squared(layers: &[Dense]) -> candle_core::Result<Tensor> {
+    let mut total = Tensor::zeros((), candle_core::DType::F32, &Device::Cpu)?;
+    for (w, _) in layers {
+        total = (total + w.sqr()?.sum_all()?)?;
+    }
+    Ok(total)
+}
+
+/// Minibatch settings of a network's training.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Schedule {
+    /// Passes over the training rows (most, with `flat_epochs`).
+    pub epochs: usize,
+    /// Rows per Adam step (the last batch of an epoch holds the rest).
+    pub batch_size: usize,
+    /// Adam's step size (β = (0.9, 0.999), ε = 1e-8).
+    pub learning_rate: f64,
+    /// Stop when the epoch's mean loss has not fallen 1e-4 below its best for more
+    /// than this many epochs in a row (scikit-learn's `n_iter_no_change`, `tol`).
+    pub flat_epochs: Option<usize>,
+}
+
+/// Minibatch Adam (Kingma & Ba 2015; candle's AdamW with weight decay 0) on `vars`:
+/// each epoch draws a permutation of the `n` rows from `rng` and steps once per
+/// batch, on `loss(rows, rng)` (`rows` a u32 index tensor; the loss is a mean over
+/// them and may draw from `rng`). A terminal shows `what`'s epochs and loss.
+/// Returns the epochs run.
+pub(crate) fn train(
+    vars: Vec<Var>,
+    n: usize,
+    schedule: Schedule,
+    what: &str,
+    rng: &mut dyn Rng,
+    mut loss: impl FnMut(&Tensor, &mut dyn Rng) -> candle_core::Result<Tensor>,
+) -> candle_core::Result<usize> {
+    let mut adam = AdamW::new(
+        vars,
+        ParamsAdamW {
+            lr: schedule.learning_rate,
+            weight_decay: 0.0,
+            ..ParamsAdamW::default()
+        },
+    )?;
+    let bar = ProgressBar::new(schedule.epochs as u64).with_message(what.to_string());
+    bar.set_style(
+        ProgressStyle::with_template("{msg}: epoch {pos}/{len} {wide_bar} {eta}")
+            .expect("a valid template"),
+    );
+    let batch = schedule.batch_size.min(n);
+    let (mut best, mut flat) = (f64::INFINITY, 0);
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    for epoch in 0..schedule.epochs {
+        // Fisher–Yates from the replicate's stream.
+        for i in (1..n).rev() {
+            order.swap(i, rng.random_range(0..=i));
+        }
+        let mut total = 0.0;
+        for rows in order.chunks(batch) {
+            let index = Tensor::from_slice(rows, rows.len(), &Device::Cpu)?;
+            let value = loss(&index, rng)?;
+            total += f64::from(value.to_scalar::<f32>()?) * rows.len() as f64;
+            adam.backward_step(&value)?;
+        }
+        bar.inc(1);
+        if let Some(k) = schedule.flat_epochs {
+            let mean = total / n as f64;
+            flat = if mean > best - 1e-4 { flat + 1 } else { 0 };
+            best = best.min(mean);
+            if flat > k {
+                bar.finish_and_clear();
+                return Ok(epoch + 1);
+            }
+        }
+    }
+    bar.finish_and_clear();
+    Ok(schedule.epochs)
+}
+
+/// The rows a network is fitted on, z-scored (population sd), as an f32 tensor,
+/// with the standardiser. Refuses categorical features and missing cells, which a
+/// network cannot read.
+pub(crate) fn inputs(data: &Dataset, what: &str) -> Result<(Standardizer, Tensor), CoreError> {
+    if data
+        .feature_kinds()
+        .iter()
+        .any(|k| matches!(k, FeatureKind::Categorical { .. }))
+    {
+        return Err(CoreError::Fit(format!(
+            "{what} takes continuous features only; encode categorical ones first"
+        )));
+    }
+    if data.x().iter().any(|v| !v.is_finite()) {
+        return Err(CoreError::Fit(format!(
+            "{what} needs complete rows; impute missing cells first (dataset option \
+             `missing: impute_mean`)"
+        )));
+    }
+    let standardizer = Standardizer::fit(data.x(), true, 0.0);
+    let z = as_tensor(&standardizer, data.x()).map_err(fit_error)?;
+    Ok((standardizer, z))
+}
+
+fn as_tensor(standardizer: &Standardizer, x: ArrayView2<'_, f64>) -> candle_core::Result<Tensor> {
+    let (rows, cols) = x.dim();
+    let z = standardizer.apply(x);
+    matrix(z.iter().map(|&v| v as f32).collect(), rows, cols)
+}
+
+/// The members of a network trained on z-scored rows and its head's target, from
+/// `rng`: `(head, rows, target, rng)` → the member networks.
+pub(crate) type Trainer<'a> =
+    dyn FnOnce(&Head, &Tensor, &Tensor, &mut dyn Rng) -> candle_core::Result<Vec<Vec<Dense>>> + 'a;
+
+/// Fits a network on `data` ([`inputs`], [`Head::for_target`], then `train`); `what`
+/// names it in errors.
+pub(crate) fn fit(
+    data: &Dataset,
+    what: &str,
+    rng: &mut dyn Rng,
+    train: Box<Trainer<'_>>,
+) -> Result<Network, CoreError> {
+    let (inputs, x) = inputs(data, what)?;
+    let (head, y) = Head::for_target(data.y(), what)?;
+    let members = train(&head, &x, &y, rng).map_err(fit_error)?;
+    Ok(Network {
+        inputs,
+        head,
+        members,
+    })
+}
+
+/// A fitted network: M plain networks on z-scored inputs, whose predictive
+/// distribution is the equal-weight mixture of theirs (module doc).
+pub struct Network {
+    pub(crate) inputs: Standardizer,
+    pub(crate) head: Head,
+    pub(crate) members: Vec<Vec<Dense>>,
+}
+
+impl Network {
+    /// The number of members M.
+    pub fn n_members(&self) -> usize {
+        self.members.len()
+    }
+
+    fn members_on(&self, x: ArrayView2<'_, f64>) -> candle_core::Result<Vec<Predictions>> {
+        let z = as_tensor(&self.inputs, x)?;
+        self.members
+            .iter()
+            .map(|layers| self.head.predictions(&forward(layers, &z, None)?))
+            .collect()
+    }
+}
+
+impl Model for Network {
+    /// (1/M)·Σ_m q_m(y | x) ([`Predictions::mixture`]).
+    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
+        let members = self.members_on(x).expect("a fitted network's shapes agree");
+        Predictions::mixture(&members).expect("members of one network agree in kind")
+    }
+
+    /// Each member's q_m(y | x): a dropout mask or weight sample fixed at fit time.
+    fn predict_members(&self, x: ArrayView2<'_, f64>) -> Option<Vec<Predictions>> {
+        Some(self.members_on(x).expect("a fitted network's shapes agree"))
+    }
+}
