@@ -143,7 +143,8 @@ enum Command {
     /// Run a benchmark workload of ../shared/BENCH.md on a peer dump; prints one JSON line.
     Bench {
         /// Workload name (w1_pfi, w2_pdp_ice, w3_gp, w4_treeshap, w5_kernelshap, w6_glasso,
-        /// w7_rf_calib, w8_coverage_rep).
+        /// w7_rf_calib, w8_coverage_rep; nn_mc_dropout writes its own rows into
+        /// <data>/nn_mc_dropout/ when they are not there).
         workload: String,
         /// Peer dump directory (holding <workload>/train.csv, ...).
         #[arg(long)]
@@ -272,6 +273,16 @@ fn print_plan(
 }
 
 fn main() -> ExitCode {
+    // candle sizes the gemm parallelism of every matrix product from RAYON_NUM_THREADS
+    // (read at each call; the core count when unset). The networks' products are a few
+    // thousand flops, for which a second thread only adds hand-offs (measured: training
+    // the `nn_mc_dropout` benchmark took 6.3 s with two, 2.4 s with one); the runner's
+    // pool, sized by `--threads`, parallelises over cells instead. Set before any
+    // thread starts; a value the user set is kept.
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        // SAFETY: no other thread exists yet, so none reads the environment meanwhile.
+        unsafe { std::env::set_var("RAYON_NUM_THREADS", "1") };
+    }
     match real_main() {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,

@@ -288,6 +288,12 @@ impl Setup {
         let variants = exp.variants(scale)?;
         let data = load_data(exp, &variants)?;
         let replicates = exp.scale(scale).replicates;
+        // 0: every core, counted here rather than by rayon, whose default follows
+        // RAYON_NUM_THREADS (which `cargo xtask` sets to 1 for candle's products).
+        let threads = match threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()

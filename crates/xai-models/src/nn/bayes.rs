@@ -31,7 +31,8 @@ pub struct BayesParams {
     pub hidden: Vec<usize>,
     /// The prior's sd σ_p (> 0). Default 1.
     pub prior_sd: f64,
-    /// Every weight's posterior sd at the start (> 0; ρ = log(e^σ − 1)). Default 0.01.
+    /// Every weight's posterior sd at the start (in [1e-6, 10]; ρ = log(e^σ − 1)).
+    /// Default 0.01.
     pub initial_sd: f64,
     /// Weight samples at prediction (≥ 1; the members). Default 100.
     pub samples: usize,
@@ -66,10 +67,20 @@ impl BayesParams {
             self.batch_size,
             self.learning_rate,
         )?;
-        for (name, v) in [("prior_sd", self.prior_sd), ("initial_sd", self.initial_sd)] {
-            if !(v > 0.0 && v.is_finite()) {
-                return Err(ParamError::out_of_range(name, v, "a finite number > 0"));
-            }
+        if !(self.prior_sd > 0.0 && self.prior_sd.is_finite()) {
+            return Err(ParamError::out_of_range(
+                "prior_sd",
+                self.prior_sd,
+                "a finite number > 0",
+            ));
+        }
+        // f32 holds ρ = log(e^σ − 1) and softplus(ρ) to a few digits over this range.
+        if !(1e-6..=10.0).contains(&self.initial_sd) {
+            return Err(ParamError::out_of_range(
+                "initial_sd",
+                self.initial_sd,
+                "in [1e-6, 10]",
+            ));
         }
         if self.samples == 0 {
             return Err(ParamError::out_of_range(

@@ -87,9 +87,12 @@ impl Head {
 }
 
 /// log(1 + eˣ) without overflow: max(x, 0) + log(1 + e^(−|x|)) (candle has no
-/// softplus or log1p).
+/// softplus or log1p), and eˣ below x = −15, where 1 + eˣ rounds to 1 in f32 and the
+/// first form would give 0 (a Bayes-by-backprop sd of 0, whose log is −∞); there the
+/// two differ by less than e^(2x)/2 < 1e-13.
 pub(crate) fn softplus(x: &Tensor) -> candle_core::Result<Tensor> {
-    x.relu()? + ((x.abs()?.neg()?.exp()? + 1.0)?.log()?)
+    let wide = (x.relu()? + ((x.abs()?.neg()?.exp()? + 1.0)?.log()?))?;
+    x.lt(-15.0)?.where_cond(&x.exp()?, &wide)
 }
 
 /// A candle error as a fitting error.

@@ -1,15 +1,20 @@
 //! A multilayer perceptron of ReLU units, trained by minibatch Adam, optionally with
 //! dropout kept on at prediction (MC dropout, Gal & Ghahramani 2016).
 //!
-//! - Binary target: one logit, binary cross-entropy; defaults are scikit-learn's
+//! - Binary target: one logit, binary cross-entropy; the defaults are scikit-learn's
 //!   `MLPClassifier()` (one hidden layer of 100 units, Adam 1e-3, α = 1e-4, batches of
-//!   min(200, n), 200 epochs, Glorot-uniform initial weights): wood2024 Fig. 1.
+//!   min(200, n), 200 epochs, Glorot-uniform initial weights), except that early
+//!   stopping runs only when `flat_epochs` is set (scikit-learn's is on by default,
+//!   `n_iter_no_change = 10`; wood2024 Fig. 1 sets it). Not scikit-learn's bits: f32
+//!   (scikit-learn computes in f64), and Adam's ε added to √v̂ as Kingma & Ba's
+//!   Algorithm 1 and PyTorch do (scikit-learn adds it to √v, a difference of
+//!   ε·(1/√(1 − β₂ᵗ) − 1)).
 //! - Continuous target: two outputs, the mean and log-variance of a Gaussian on the
 //!   z-scored target, Gaussian NLL (the heteroscedastic MC-dropout regressor of
 //!   wood2024 Fig. 8/10, PAPERS.md §1.2: d → 50 → 50 → 2, p = 0.1, T = 100).
 //!
 //! Loss per batch B: the head's mean NLL + α/(2|B|)·Σ_l ‖W_l‖² (scikit-learn's L2 term;
-//! PyTorch's `weight_decay = λ` is α = λ·|B|). With `dropout: p`, each hidden layer's
+//! PyTorch's `weight_decay = λ` is about α = λ·|B|: PyTorch also decays the biases). With `dropout: p`, each hidden layer's
 //! output is multiplied by an inverted-dropout mask during training; at the end of the
 //! fit `passes: T` masks per hidden layer are drawn, shared by every row, and each
 //! gives one member network (`thinned`). T identical members when p = 0.
@@ -210,8 +215,12 @@ fn members(
         let current = layers(&vars);
         let dropout = (p > 0.0).then_some((rng, p));
         let out = net::forward(&current, &x.index_select(rows, 0)?, dropout)?;
+        let loss = head.loss(&out, &y.index_select(rows, 0)?)?;
+        if params.alpha == 0.0 {
+            return Ok(loss);
+        }
         let penalty = params.alpha / (2.0 * rows.dims1()? as f64);
-        head.loss(&out, &y.index_select(rows, 0)?)? + (net::weights_squared(&current)? * penalty)?
+        loss + (net::weights_squared(&current)? * penalty)?
     })?;
     let fitted: Vec<Dense> = layers(&vars)
         .into_iter()

@@ -17,7 +17,8 @@
 //! masks, Bayes-by-backprop's weight noise and the members' masks and weights all come
 //! from the replicate's own stream, in that order, and enter candle through
 //! `Tensor::from_vec`; the predictions are then the same bits on any thread count
-//! (tested). Arithmetic is in f32, as PyTorch's default.
+//! (tested in child processes with RAYON_NUM_THREADS = 1 and 2, which candle reads to
+//! size its matrix products). Arithmetic is in f32, as PyTorch's default.
 
 pub mod bayes;
 mod head;

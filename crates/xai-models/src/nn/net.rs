@@ -221,7 +221,9 @@ pub(crate) fn train(
         for rows in order.chunks(batch) {
             let index = Tensor::from_slice(rows, rows.len(), &Device::Cpu)?;
             let value = loss(&index, rng)?;
-            total += f64::from(value.to_scalar::<f32>()?) * rows.len() as f64;
+            if schedule.flat_epochs.is_some() {
+                total += f64::from(value.to_scalar::<f32>()?) * rows.len() as f64;
+            }
             adam.backward_step(&value)?;
         }
         bar.inc(1);
