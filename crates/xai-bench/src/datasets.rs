@@ -225,6 +225,62 @@ pub fn locate(name: &str, entry: &DatasetEntry, dirs: &[PathBuf]) -> Result<Path
     Ok(path)
 }
 
+/// The rows of `data` whose class is one of `keep` (class names as `entry` lists
+/// them), relabelled by their position in `keep`; an error names an unknown or
+/// repeated class, or a regression target.
+pub fn keep_classes(
+    data: &Dataset,
+    name: &str,
+    entry: &DatasetEntry,
+    keep: &[String],
+) -> Result<Dataset> {
+    let bad = |m: String| BenchError::Other(format!("dataset `{name}`: classes: {m}"));
+    let Target::Classes { labels, .. } = data.y() else {
+        return Err(bad(
+            "the target is continuous; `classes` picks classes of a classifier".into(),
+        ));
+    };
+    let mut index = Vec::with_capacity(keep.len());
+    for (k, c) in keep.iter().enumerate() {
+        let i = entry
+            .target
+            .classes
+            .iter()
+            .position(|n| n == c)
+            .ok_or_else(|| {
+                bad(format!(
+                    "no class `{c}`; the registry names {}",
+                    entry.target.classes.join(", ")
+                ))
+            })?;
+        if keep[..k].contains(c) {
+            return Err(bad(format!("class `{c}` is named twice")));
+        }
+        index.push(i);
+    }
+    if index.len() < 2 {
+        return Err(bad("name at least two classes".into()));
+    }
+    let rows: Vec<usize> = (0..labels.len())
+        .filter(|&r| index.contains(&labels[r]))
+        .collect();
+    let kept = data.select_rows(&rows);
+    let relabelled = rows
+        .iter()
+        .map(|&r| {
+            index
+                .iter()
+                .position(|&i| i == labels[r])
+                .expect("kept rows' classes")
+        })
+        .collect();
+    kept.with_target(Target::Classes {
+        labels: relabelled,
+        n_classes: index.len(),
+    })
+    .map_err(|e| bad(e.to_string()))
+}
+
 /// Loads, verifies and encodes dataset `name`.
 pub fn load(
     name: &str,

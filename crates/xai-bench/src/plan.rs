@@ -789,6 +789,20 @@ impl Experiment {
                     known_feature(y)?;
                     &None
                 }
+                PlotSpec::PixelMaps {
+                    quantities,
+                    panels,
+                    rows,
+                    ..
+                } => {
+                    for q in quantities {
+                        kept(q, "`keep:` on a `shapley` method")?;
+                    }
+                    if *rows == 0 {
+                        return fail("rows", "draw at least one image".into());
+                    }
+                    panels
+                }
                 PlotSpec::ShapSummary {
                     quantity, panels, ..
                 }

@@ -701,17 +701,22 @@ fn load_data(
             });
             continue;
         };
-        let data = match cache
-            .iter()
-            .find(|(c, _)| (&c.name, c.missing, &c.drop) == (&d.name, d.missing, &d.drop))
-        {
+        let data = match cache.iter().find(|(c, _)| {
+            (&c.name, c.missing, &c.drop, &c.classes) == (&d.name, d.missing, &d.drop, &d.classes)
+        }) {
             Some((_, data)) => data.clone(),
             None => {
                 let registry = Registry::load(&root.join("data").join("datasets.yaml"))?;
                 let mut entry = registry.get(&d.name)?.clone();
                 entry.drop.extend(d.drop.iter().cloned());
                 let loaded = load(&d.name, &entry, &search_dirs(&root), d.missing)?;
-                let data = std::sync::Arc::new(loaded.data);
+                let data = match d.classes.is_empty() {
+                    true => loaded.data,
+                    false => {
+                        crate::datasets::keep_classes(&loaded.data, &d.name, &entry, &d.classes)?
+                    }
+                };
+                let data = std::sync::Arc::new(data);
                 cache.push((d, data.clone()));
                 data
             }
@@ -947,6 +952,7 @@ mod tests {
             missing: Default::default(),
             folds: Some(4),
             drop: Vec::new(),
+            classes: Vec::new(),
         };
         let mut seen = vec![0; n];
         for r in 0..4 {

@@ -256,6 +256,15 @@ pub struct DatasetRef {
     /// Table 3: the two constant columns, which the linear models cannot use).
     #[serde(default)]
     pub drop: Vec<String>,
+    /// Keep only the rows of these classes, as the registry names them, relabelled
+    /// 0, 1, … in this order before any split (watson2023 Fig. 1a's digit pairs:
+    /// `["1", "7"]` makes 7 the class 1). Default: every class.
+    #[serde(default)]
+    pub classes: Vec<String>,
+}
+
+fn five() -> usize {
+    5
 }
 
 fn default_test_fraction() -> f64 {
@@ -519,6 +528,25 @@ pub enum PlotSpec {
         #[serde(default)]
         panels: Option<String>,
     },
+    /// Pixel maps (watson2023 Fig. 1a): per value of `panels` and each of the first
+    /// `rows` kept test rows (a `shapley` method's `keep`), the image in grey and a map
+    /// of each quantity's φ per pixel, red above 0 and blue below; the features must
+    /// be the pixels of a square image.
+    PixelMaps {
+        /// File stem of the figure.
+        name: String,
+        /// What a companion figure shows (see `bars`).
+        #[serde(default)]
+        title: Option<String>,
+        /// The Shapley quantities mapped (`aleatoric_entropy_shap`, ...).
+        quantities: Vec<String>,
+        /// Images per block (default 5).
+        #[serde(default = "five")]
+        rows: usize,
+        /// Grid key whose values get a block each (none: one block).
+        #[serde(default)]
+        panels: Option<String>,
+    },
     /// Scatter of two features of the first replicate's training sample, with the
     /// square [−shade, shade]² hatched.
     Scatter {
@@ -641,6 +669,7 @@ impl PlotSpec {
             | PlotSpec::ShapDependence { name, .. }
             | PlotSpec::PdReplicates { name, .. }
             | PlotSpec::IceGrid { name, .. }
+            | PlotSpec::PixelMaps { name, .. }
             | PlotSpec::PermutationMap { name, .. } => name,
         }
     }
@@ -667,6 +696,7 @@ impl PlotSpec {
             | PlotSpec::ShapDependence { title, .. }
             | PlotSpec::PdReplicates { title, .. }
             | PlotSpec::IceGrid { title, .. }
+            | PlotSpec::PixelMaps { title, .. }
             | PlotSpec::PermutationMap { title, .. } => title.as_deref(),
         }
     }

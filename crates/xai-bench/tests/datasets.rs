@@ -212,3 +212,38 @@ fn the_project_registry_parses_and_names_ten_datasets() {
     // Nine files; pima also read with its impossible zeros missing (pima_na).
     assert_eq!(reg.names().len(), 10);
 }
+
+/// `classes:` keeps the rows of the named classes, relabelled in the order given
+/// ("yes" first makes it class 0), and names what it cannot find.
+#[test]
+fn keep_classes_relabels_in_the_order_given() {
+    use xai_bench::datasets::keep_classes;
+    let reg = registry(SHA);
+    let entry = reg.get("tiny").unwrap();
+    let loaded = load("tiny", entry, &[fixtures()], MissingPolicy::DropRows).unwrap();
+    let Target::Classes { labels, .. } = loaded.data.y() else {
+        panic!("classes")
+    };
+    let flipped = keep_classes(&loaded.data, "tiny", entry, &["yes".into(), "no".into()]).unwrap();
+    let Target::Classes {
+        labels: new,
+        n_classes,
+    } = flipped.y()
+    else {
+        panic!("classes")
+    };
+    assert_eq!(*n_classes, 2);
+    assert_eq!(new.len(), labels.len());
+    assert!(labels.iter().zip(new).all(|(a, b)| a + b == 1));
+    let e = keep_classes(&loaded.data, "tiny", entry, &["yes".into(), "maybe".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("no class `maybe`") && e.contains("no, yes"),
+        "{e}"
+    );
+    let e = keep_classes(&loaded.data, "tiny", entry, &["yes".into(), "yes".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("twice"), "{e}");
+}

@@ -25,6 +25,15 @@
 //!   …, 1 (k = `points`), so that the mean over replicates is the vertically averaged
 //!   ROC curve.
 //!
+//! - with `efficiency: true`: `<p>_efficiency_gap`, the largest |Σ_j φ_j − (v([d]) −
+//!   v(∅))| over the explained rows (Eq. 1's efficiency: the attributions sum to
+//!   h(x) − E h for an entropy game, watson2023 Fig. 1a).
+//! - with `separating: {features: k, top: m}` (a binary target): the k features whose
+//!   class means over the training rows differ most, |x̄_j(1) − x̄_j(0)|, are the
+//!   separating ones (the strokes that tell two digits apart); per explained row, the
+//!   share of its m largest |φ_j| among them; `<p>_separating_share` is their mean
+//!   over the rows with a t-interval (k/d by chance).
+//!
 //! `keep: k` keeps the values of the first k rows for figures (of the features in
 //! `keep_features`, default all), as one-point curves (`ice.csv`: x = the row's value
 //! of the feature, value = φ), the points of a SHAP summary or dependence plot.
@@ -64,8 +73,30 @@ fn default_samples() -> usize {
     2048
 }
 
-/// `shapley: {estimator, value, background, samples, output, rows, keep,
-/// keep_features, conformal, acquisition}`.
+/// Where the background rows of `exact` and `kernel` come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackgroundFrom {
+    /// The first training rows.
+    #[default]
+    Train,
+    /// The first test rows (watson2023 Fig. 1a's code: one batch of test images).
+    Test,
+}
+
+/// The separating features and how many of each row's largest |φ_j| are read (module
+/// doc).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Separating {
+    /// k: how many features count as separating (1 ≤ k < d).
+    pub features: usize,
+    /// m: how many of each row's largest |φ_j| are read (≥ 1).
+    pub top: usize,
+}
+
+/// `shapley: {estimator, value, background, background_from, samples, output, rows,
+/// keep, keep_features, conformal, acquisition, efficiency, separating}`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShapleySpec {
@@ -79,6 +110,9 @@ pub struct ShapleySpec {
     /// (default 100, watson2023's proposal; training rows are in random order).
     #[serde(default = "default_background")]
     pub background: usize,
+    /// Take the background from the `train` rows (default) or the `test` rows.
+    #[serde(default)]
+    pub background_from: BackgroundFrom,
     /// Coalitions per explained row for `kernel` (default 2048).
     #[serde(default = "default_samples")]
     pub samples: usize,
@@ -104,6 +138,13 @@ pub struct ShapleySpec {
     /// drivers (watson2023 Fig. 3b); none by default.
     #[serde(default)]
     pub acquisition: Option<Acquisition>,
+    /// Report the largest efficiency gap over the explained rows (module doc).
+    #[serde(default)]
+    pub efficiency: bool,
+    /// Report the share of each row's largest |φ_j| on the separating features
+    /// (module doc); none by default.
+    #[serde(default)]
+    pub separating: Option<Separating>,
 }
 
 /// Feature-value acquisition: which features are the true drivers, and the ROC
@@ -148,10 +189,13 @@ impl ShapleySpec {
             })?;
             return tree_shap(view, x, self.output);
         }
-        let background = input
-            .train
+        let source = match self.background_from {
+            BackgroundFrom::Train => input.train,
+            BackgroundFrom::Test => input.test,
+        };
+        let background = source
             .x()
-            .slice(s![..self.background.min(input.train.n_rows()), ..])
+            .slice(s![..self.background.min(source.n_rows()), ..])
             .to_owned();
         let seed = rng.next_u64();
         (0..n)
@@ -181,6 +225,12 @@ impl Method for ShapleySpec {
         }
         if self.acquisition.is_some() {
             q.extend(["auc", "roc"].map(|w| format!("{p}_{w}")));
+        }
+        if self.efficiency {
+            q.push(format!("{p}_efficiency_gap"));
+        }
+        if self.separating.is_some() {
+            q.push(format!("{p}_separating_share"));
         }
         q
     }
@@ -248,6 +298,20 @@ impl Method for ShapleySpec {
             ));
         }
         if let Some(names) = plan.feature_names
+            && self.estimator == Estimator::Kernel
+            && self.samples <= names.len()
+        {
+            return Err(Invalid::new(
+                "samples",
+                format!(
+                    "KernelSHAP of {} features needs more than {} coalitions to determine \
+                     their values (2048 is the default)",
+                    names.len(),
+                    names.len()
+                ),
+            ));
+        }
+        if let Some(names) = plan.feature_names
             && self.estimator == Estimator::Exact
             && names.len() > 20
         {
@@ -308,6 +372,25 @@ impl Method for ShapleySpec {
                 ));
             }
         }
+        if let Some(sep) = &self.separating {
+            if sep.top == 0 {
+                return Err(Invalid::new("top", "read at least one value per row"));
+            }
+            if let Some(names) = plan.feature_names
+                && (sep.features == 0 || sep.features >= names.len() || sep.top > names.len())
+            {
+                return Err(Invalid::new(
+                    "separating",
+                    format!(
+                        "features = {} must lie in 1..{} and top = {} at most {} (the features)",
+                        sep.features,
+                        names.len(),
+                        sep.top,
+                        names.len()
+                    ),
+                ));
+            }
+        }
         if let Some(alpha) = self.conformal {
             if !(alpha > 0.0 && alpha < 1.0) {
                 return Err(Invalid::new(
@@ -364,6 +447,27 @@ impl Method for ShapleySpec {
             }
         }
         let x = test.x();
+        if self.efficiency {
+            let gap = attributions
+                .iter()
+                .map(Attribution::efficiency_gap)
+                .fold(0.0, f64::max);
+            out.values.push(Value {
+                quantity: format!("{p}_efficiency_gap"),
+                feature: String::new(),
+                x: None,
+                estimate: point(gap, n),
+            });
+        }
+        if let Some(sep) = &self.separating {
+            let shares = separating_shares(sep, input.train, phi.view())?;
+            out.values.push(Value {
+                quantity: format!("{p}_separating_share"),
+                feature: String::new(),
+                x: None,
+                estimate: t_interval(&shares, input.level),
+            });
+        }
         if let Some(a) = &self.acquisition {
             out.values.extend(acquisition(
                 a,
@@ -398,6 +502,56 @@ impl Method for ShapleySpec {
         }
         Ok(out)
     }
+}
+
+/// Per row of `phi`, the share of its `top` largest |φ_j| (ties to the lower j) on
+/// the `features` separating features of the binary training rows `train` (module
+/// doc).
+fn separating_shares(
+    sep: &Separating,
+    train: &xai_core::Dataset,
+    phi: ArrayView2<'_, f64>,
+) -> xai_core::error::Result<Vec<f64>> {
+    let Target::Classes {
+        labels,
+        n_classes: 2,
+    } = train.y()
+    else {
+        return Err(CoreError::Invalid(
+            "`separating` compares the class means of a binary target".into(),
+        ));
+    };
+    let x = train.x();
+    let mean_of = |class: usize, j: usize| {
+        let rows: Vec<f64> = (0..labels.len())
+            .filter(|&r| labels[r] == class)
+            .map(|r| x[[r, j]])
+            .collect();
+        rows.iter().sum::<f64>() / rows.len().max(1) as f64
+    };
+    let by_gap = top_indices(
+        &(0..x.ncols())
+            .map(|j| (mean_of(1, j) - mean_of(0, j)).abs())
+            .collect::<Vec<_>>(),
+        sep.features,
+    );
+    Ok(phi
+        .rows()
+        .into_iter()
+        .map(|row| {
+            let abs: Vec<f64> = row.iter().map(|v| v.abs()).collect();
+            let top = top_indices(&abs, sep.top);
+            top.iter().filter(|j| by_gap.contains(j)).count() as f64 / sep.top as f64
+        })
+        .collect())
+}
+
+/// The indices of the `k` largest values (ties to the lower index).
+fn top_indices(values: &[f64], k: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[b].total_cmp(&values[a]).then(a.cmp(&b)));
+    order.truncate(k);
+    order
 }
 
 /// The AUC and the ROC curve of feature-value acquisition (see the module doc).
@@ -445,4 +599,52 @@ fn acquisition(
         }
     }));
     Ok(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    /// Four training rows of three features: class means differ by 2 in feature 1, 1
+    /// in feature 0, 0 in feature 2, so with k = 1 feature 1 alone separates.
+    fn train() -> xai_core::Dataset {
+        let x = array![
+            [0.0, 0.0, 5.0],
+            [0.0, 0.0, 5.0],
+            [1.0, 2.0, 5.0],
+            [1.0, 2.0, 5.0]
+        ];
+        let y = Target::Classes {
+            labels: array![0, 0, 1, 1],
+            n_classes: 2,
+        };
+        xai_core::Dataset::new(x, y, vec!["a".into(), "b".into(), "c".into()]).unwrap()
+    }
+
+    #[test]
+    fn separating_share_counts_each_rows_largest_values_on_the_separating_features() {
+        let sep = Separating {
+            features: 1,
+            top: 1,
+        };
+        // Row 0's largest |φ| is on feature 1 (separating), row 1's on feature 2.
+        let phi = array![[0.1, -0.9, 0.2], [0.1, 0.2, 0.3]];
+        let shares = separating_shares(&sep, &train(), phi.view()).unwrap();
+        assert_eq!(shares, vec![1.0, 0.0]);
+        // Two separating features and the top two values: {0, 1} against {1, 2}, {2, 1}.
+        let two = Separating {
+            features: 2,
+            top: 2,
+        };
+        assert_eq!(
+            separating_shares(&two, &train(), phi.view()).unwrap(),
+            vec![0.5, 0.5]
+        );
+        assert_eq!(top_indices(&[1.0, 3.0, 3.0, 0.0], 2), vec![1, 2]);
+        let regression = train()
+            .with_target(Target::Continuous(array![0.0, 1.0, 2.0, 3.0]))
+            .unwrap();
+        assert!(separating_shares(&sep, &regression, phi.view()).is_err());
+    }
 }

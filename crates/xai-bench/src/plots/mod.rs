@@ -12,6 +12,7 @@ pub mod curves;
 pub mod ice_grid;
 pub mod labels;
 pub mod maps;
+pub mod pixels;
 pub mod raster;
 pub mod replicates;
 pub mod scatter;
@@ -181,6 +182,7 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
         | PlotSpec::ShapDependence { name, .. }
         | PlotSpec::PdReplicates { name, .. }
         | PlotSpec::IceGrid { name, .. }
+        | PlotSpec::PixelMaps { name, .. }
         | PlotSpec::PermutationMap { name, .. } => {
             let svg = dir.join(format!("{name}.svg"));
             let png = dir.join(format!("{name}.png"));
@@ -221,6 +223,12 @@ fn size(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, names: &labels::Name
         PlotSpec::IceGrid { pd, columns, .. } => ice_grid::size(out, pd, *columns),
         PlotSpec::Lines { .. } | PlotSpec::Tradeoff { .. } => coverage::size(plot, out),
         PlotSpec::PermutationMap { .. } => (1500, 500),
+        PlotSpec::PixelMaps {
+            quantities,
+            rows,
+            panels,
+            ..
+        } => pixels::size(out, quantities, *rows, panels.as_deref()),
         PlotSpec::ShapSummary {
             quantity, panels, ..
         } => shap::size(out, quantity, panels.as_deref()),
@@ -271,6 +279,12 @@ fn draw_figure<DB: DrawingBackend>(
         PlotSpec::Tradeoff { .. } => coverage::draw_tradeoff(&root, plot, out, names)?,
         PlotSpec::Scatter { x, y, shade, .. } => scatter::draw(&root, out, x, y, *shade)?,
         PlotSpec::PermutationMap { .. } => maps::draw(&root, out)?,
+        PlotSpec::PixelMaps {
+            quantities,
+            rows,
+            panels,
+            ..
+        } => pixels::draw(&root, out, quantities, *rows, panels.as_deref(), names)?,
         PlotSpec::ShapSummary {
             quantity, panels, ..
         } => shap::draw(&root, out, quantity, panels.as_deref(), names)?,
