@@ -8,8 +8,8 @@ use xai_bench::catalog::{experiment_ids, resolve};
 use xai_bench::cells::Shard;
 use xai_bench::checks::{Outcome, Tally};
 use xai_bench::commands::{
-    Place, Report, SharedRuns, bless_experiment, check_experiment, merge_shards, run_experiment,
-    run_shard, run_truths,
+    Place, Report, SharedRuns, bless_experiment, check_committed, check_experiment, merge_shards,
+    run_experiment, run_shard, run_truths,
 };
 use xai_bench::plan::Scale;
 use xai_bench::slurm::SlurmSpec;
@@ -106,20 +106,34 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Run experiments at ci scale into runs/<id>/ci/; check the paper's claims, and the
-    /// summary and the checks' measured values against the committed results/<id>/.
+    /// Run experiments into runs/<id>/<scale>/; check the paper's claims, and the
+    /// summary and the checks' measured values against the committed baseline of that
+    /// scale (results/<id>/ for ci, results/<id>/paper/ for paper).
     Check {
         /// Experiment ids (default: all).
         experiments: Vec<String>,
+        /// ci or paper.
+        #[arg(long, default_value = "ci")]
+        scale: String,
+        /// Compute nothing: evaluate the claims on the committed baseline of the scale
+        /// again and compare them with its checks.csv (seconds); experiments without
+        /// a baseline of that scale are listed and skipped.
+        #[arg(long)]
+        committed: bool,
         /// Worker threads (default: all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
     },
-    /// Re-run at ci scale and overwrite the committed results/<id>/ (the regression baseline).
+    /// Re-run and overwrite the committed baseline: results/<id>/ at ci scale,
+    /// results/<id>/paper/ at paper scale (per-row files over 2 MB keep only the rows
+    /// the checks read).
     Bless {
         /// Experiment ids.
         #[arg(required = true)]
         experiments: Vec<String>,
+        /// ci or paper.
+        #[arg(long, default_value = "ci")]
+        scale: String,
         /// Worker threads (default: all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
@@ -423,8 +437,11 @@ fn real_main() -> Result<bool, BenchError> {
         }
         Command::Check {
             experiments,
+            scale,
+            committed,
             threads,
         } => {
+            let scale = Scale::parse(&scale)?;
             let ids = if experiments.is_empty() {
                 experiment_ids(&root)?
             } else {
@@ -437,13 +454,36 @@ fn real_main() -> Result<bool, BenchError> {
                 .map(|id| resolve(&root, id))
                 .collect::<Result<Vec<_>, _>>()?;
             let mut runs = SharedRuns::for_batch(&exps);
+            let mut without = Vec::new();
             for exp in &exps {
-                let report = check_experiment(&root, exp, threads, progress, &mut runs)?;
+                let report = if committed {
+                    match check_committed(&root, exp, scale)? {
+                        Some(report) => report,
+                        None => {
+                            without.push(exp.id());
+                            continue;
+                        }
+                    }
+                } else {
+                    check_experiment(&root, exp, scale, threads, progress, &mut runs)?
+                };
                 print_report(&root, exp.id(), &report);
                 ok &= print_outcomes(exp.id(), &report.outcomes);
                 total += Tally::of(&report.outcomes);
             }
-            println!("all {} experiments: {total}", ids.len());
+            if !without.is_empty() {
+                println!(
+                    "no {} baseline (not checked): {}",
+                    scale.name(),
+                    without.join(", ")
+                );
+            }
+            println!(
+                "{} experiments at {} scale{}: {total}",
+                ids.len() - without.len(),
+                scale.name(),
+                if committed { " (committed)" } else { "" }
+            );
             println!(
                 "{}",
                 if ok {
@@ -456,15 +496,17 @@ fn real_main() -> Result<bool, BenchError> {
         }
         Command::Bless {
             experiments,
+            scale,
             threads,
         } => {
+            let scale = Scale::parse(&scale)?;
             let exps = experiments
                 .iter()
                 .map(|id| resolve(&root, id))
                 .collect::<Result<Vec<_>, _>>()?;
             let mut runs = SharedRuns::for_batch(&exps);
             for exp in &exps {
-                let report = bless_experiment(&root, exp, threads, progress, &mut runs)?;
+                let report = bless_experiment(&root, exp, scale, threads, progress, &mut runs)?;
                 print_report(&root, exp.id(), &report);
                 print_outcomes(exp.id(), &report.outcomes);
             }

@@ -47,10 +47,14 @@ pub fn run_dir(root: &Path, id: &str, scale: Scale) -> PathBuf {
     root.join("runs").join(id).join(scale.name())
 }
 
-/// The committed regression baseline of an experiment, a ci-scale run written only by
-/// `bless`: `results/<id>/`.
-pub fn baseline_dir(root: &Path, id: &str) -> PathBuf {
-    root.join("results").join(id)
+/// The committed regression baseline of an experiment at `scale`, written only by
+/// `bless`: `results/<id>/` for ci, `results/<id>/<scale>/` for the others (paper).
+pub fn baseline_dir(root: &Path, id: &str, scale: Scale) -> PathBuf {
+    let dir = root.join("results").join(id);
+    match scale {
+        Scale::Ci => dir,
+        other => dir.join(other.name()),
+    }
 }
 
 /// The experiment table of README.md (between the `<!-- experiments -->` markers):

@@ -277,19 +277,20 @@ pub fn merge_shards(exp: &Experiment, dirs: &[PathBuf], out: Option<&Path>) -> R
     write_run(exp, output, &out)
 }
 
-/// `cargo xtask check`: a ci-scale run into `runs/<id>/ci/`, its paper checks, then
-/// the regression of its `summary.csv` and of its checks' statuses and measured values
-/// against the committed `results/<id>/`.
+/// `cargo xtask check [--scale S]`: a run at `scale` into `runs/<id>/<scale>/`, its
+/// paper checks, then the regression of its `summary.csv` and of its checks' statuses
+/// and measured values against the committed [`baseline_dir`] of that scale.
 pub fn check_experiment(
     root: &Path,
     exp: &Experiment,
+    scale: Scale,
     threads: usize,
     progress: bool,
     runs: &mut SharedRuns,
 ) -> Result<Report> {
-    let dir = run_dir(root, exp.id(), Scale::Ci);
-    let mut report = run_into(exp, Scale::Ci, threads, progress, runs, &dir)?;
-    let baseline = baseline_dir(root, exp.id());
+    let dir = run_dir(root, exp.id(), scale);
+    let mut report = run_into(exp, scale, threads, progress, runs, &dir)?;
+    let baseline = baseline_dir(root, exp.id(), scale);
     let tol = exp.spec.regression;
     let checks_table = outcomes_table(&report.outcomes);
     report
@@ -301,25 +302,108 @@ pub fn check_experiment(
     Ok(report)
 }
 
-/// `cargo xtask bless`: a ci-scale run that replaces `results/<id>/` as a whole (so
-/// no file of an older run stays behind), written beside it first.
+/// `cargo xtask check --committed [--scale S]`: the committed baseline of `scale`
+/// read back ([`crate::committed::read`]), the paper's claims evaluated on it again
+/// and compared with its committed `checks.csv` (statuses and measured values), and
+/// its `summary.csv` written again from what was read and compared with itself, so a
+/// reader that loses a bit fails; nothing is computed. `Ok(None)` when the experiment
+/// has no baseline of that scale.
+pub fn check_committed(root: &Path, exp: &Experiment, scale: Scale) -> Result<Option<Report>> {
+    let dir = baseline_dir(root, exp.id(), scale);
+    if !dir.join("manifest.json").is_file() {
+        return Ok(None);
+    }
+    let output = crate::committed::read(exp, scale, &dir)?;
+    let mut outcomes = paper_checks(exp, &output);
+    let tol = exp.spec.regression;
+    let checks_table = outcomes_table(&outcomes);
+    outcomes.push(regression::summary(&output, &dir, tol));
+    outcomes.push(regression::checks(&checks_table, &dir, tol));
+    Ok(Some(Report {
+        output,
+        outcomes,
+        dir,
+    }))
+}
+
+/// The largest per-row file (`tidy.csv`, `ice.csv`) a paper-scale baseline keeps
+/// whole; a larger one keeps only the rows the checks read ([`trim_rows`]).
+pub const KEPT_WHOLE_BYTES: u64 = 2 << 20;
+
+/// `cargo xtask bless [--scale S]`: a run at `scale` that replaces [`baseline_dir`] as a
+/// whole (so no file of an older run stays behind; the ci baseline keeps its
+/// `paper/` subdirectory), written beside it first. At a scale other than ci, a
+/// per-row file over [`KEPT_WHOLE_BYTES`] keeps only the rows of the quantities the
+/// checks read, so the repository stays lean and the claims can still be evaluated
+/// from the committed files (`check --committed`).
 pub fn bless_experiment(
     root: &Path,
     exp: &Experiment,
+    scale: Scale,
     threads: usize,
     progress: bool,
     runs: &mut SharedRuns,
 ) -> Result<Report> {
-    let dir = baseline_dir(root, exp.id());
-    let fresh = dir.with_file_name(format!(".{}.blessing", exp.id()));
+    if scale == Scale::Smoke {
+        return Err(BenchError::Other(
+            "a baseline is blessed at ci or paper scale; smoke is for tests only".into(),
+        ));
+    }
+    let dir = baseline_dir(root, exp.id(), scale);
+    let fresh = root
+        .join("results")
+        .join(format!(".{}.{}.blessing", exp.id(), scale.name()));
     if fresh.exists() {
         std::fs::remove_dir_all(&fresh).map_err(io_err(&fresh))?;
     }
-    let mut report = run_into(exp, Scale::Ci, threads, progress, runs, &fresh)?;
+    let mut report = run_into(exp, scale, threads, progress, runs, &fresh)?;
+    if scale != Scale::Ci {
+        trim_rows(exp, &fresh, KEPT_WHOLE_BYTES)?;
+    }
+    let paper = baseline_dir(root, exp.id(), Scale::Paper);
+    if scale == Scale::Ci && paper.is_dir() {
+        let to = fresh.join(Scale::Paper.name());
+        std::fs::rename(&paper, &to).map_err(io_err(&to))?;
+    }
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(io_err(&dir))?;
+    }
+    if let Some(parent) = dir.parent() {
+        std::fs::create_dir_all(parent).map_err(io_err(parent))?;
     }
     std::fs::rename(&fresh, &dir).map_err(io_err(&dir))?;
     report.dir = dir;
     Ok(report)
+}
+
+/// Replaces each of `tidy.csv` and `ice.csv` in `dir` that is larger than `limit`
+/// bytes by `tidy_checked.csv` / `ice_checked.csv`: the same header, only the rows
+/// whose quantity some check reads.
+pub fn trim_rows(exp: &Experiment, dir: &Path, limit: u64) -> Result<()> {
+    let read: HashSet<&String> = exp
+        .spec
+        .checks
+        .iter()
+        .flat_map(|c| c.assert.quantities())
+        .collect();
+    for name in ["tidy", "ice"] {
+        let path = dir.join(format!("{name}.csv"));
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if meta.len() <= limit {
+            continue;
+        }
+        let mut table = crate::table::read_csv(&path)?;
+        let q = table
+            .header
+            .iter()
+            .position(|h| h == "quantity")
+            .ok_or_else(|| BenchError::Other(format!("{}: no quantity column", path.display())))?;
+        table.rows.retain(|r| read.contains(&r[q]));
+        let kept = dir.join(format!("{name}_checked.csv"));
+        crate::table::write_table(&kept, &table)?;
+        std::fs::remove_file(&path).map_err(io_err(&path))?;
+    }
+    Ok(())
 }

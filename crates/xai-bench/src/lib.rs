@@ -11,7 +11,8 @@
 //! 3. [`spec`]: the experiment file format;
 //! 4. plan: [`plan`] (load, validate, expand variants), [`memory`], [`catalog`];
 //! 5. [`cells`] (finished cells on disk) and [`run`]: the runner;
-//! 6. [`outputs`], [`manifest`]: writing a run's tables;
+//! 6. [`outputs`], [`manifest`]: writing a run's tables; [`committed`]: reading a
+//!    committed baseline back;
 //! 7. [`checks`] (by family), [`plots`] (by kind) and [`layout`] (tables in a
 //!    paper's layout);
 //! 8. [`commands`], [`report`], [`slurm`] and [`bench`]: what the CLI does.
@@ -23,6 +24,7 @@ pub mod catalog;
 pub mod cells;
 pub mod checks;
 pub mod commands;
+pub mod committed;
 pub mod datasets;
 pub mod error;
 pub mod fetch;

@@ -39,9 +39,12 @@ fn crate_versions() -> serde_json::Map<String, serde_json::Value> {
     out
 }
 
-/// Writes the manifest: id, the experiment whose runs it draws (if any), YAML path (relative to the workspace root), YAML hash,
-/// seed, scale, sizes, git commit, crate versions, code version, wall time, threads,
-/// and the cells computed by this invocation and read back from disk.
+/// Writes the manifest: id, the experiment whose runs it draws (if any), YAML path
+/// (relative to the workspace root), YAML hash, the hash of the YAML values that
+/// determine the numbers ([`Experiment::computation`]), seed, scale, sizes, git
+/// commit, crate versions, code version, the processor's SIMD level, wall and CPU
+/// time, threads, and the cells computed by
+/// this invocation and read back from disk.
 pub fn write(exp: &Experiment, out: &RunOutput, path: &Path) -> Result<()> {
     let mut manifest = json!({
         "id": exp.id(),
@@ -50,6 +53,7 @@ pub fn write(exp: &Experiment, out: &RunOutput, path: &Path) -> Result<()> {
         "figure": exp.spec.figure,
         "yaml": crate::workspace::relative_to(&crate::workspace::workspace_root(), &exp.path),
         "yaml_sha256": format!("{:x}", Sha256::digest(exp.text.as_bytes())),
+        "computation": exp.computation(),
         "seed": exp.spec.seed,
         "scale": out.scale.name(),
         "variants": out.variants,
@@ -57,7 +61,9 @@ pub fn write(exp: &Experiment, out: &RunOutput, path: &Path) -> Result<()> {
         "git_commit": crate::workspace::git_commit(),
         "crate_versions": crate_versions(),
         "code_version": crate::cells::code_version(),
+        "simd": crate::workspace::simd_level(),
         "wall_seconds": out.wall_seconds,
+        "cpu_seconds": out.cpu_seconds,
         "threads": out.threads,
         "cells": {
             "total": out.cells.total,

@@ -57,6 +57,11 @@ pub struct Variant {
     pub labels: Vec<(String, String)>,
     /// The spec with the scale's and this cell's overrides applied.
     pub spec: ExperimentSpec,
+    /// The same as YAML values (the experiment's tree with the overrides set): what
+    /// random streams are keyed on ([`Variant::stream_key`]), never the typed spec's
+    /// `Debug` text, so a field added to a spec type with its default leaves every
+    /// stream where it was.
+    pub tree: Value,
     /// The variant whose random streams this one draws from: itself, or with
     /// `shared_streams` the first variant with the same values of the other keys.
     pub stream: usize,
@@ -73,6 +78,29 @@ impl Variant {
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// The YAML node of method `m`: the settings under its name (`Null` if absent).
+    pub fn method_node(&self, m: usize) -> &Value {
+        self.tree["methods"][m]
+            .as_object()
+            .and_then(|o| o.values().next())
+            .unwrap_or(&Value::Null)
+    }
+
+    /// The identity of a Monte-Carlo truth of model `model`: the canonical JSON (keys
+    /// sorted at every level) of the YAML values it depends on: the DGP, the training
+    /// size as resolved, the learner, and `method_key`, what the method's
+    /// [`crate::methods::Method::truth_key`] picks from its own node. Equal identities
+    /// share one truth, its stream and its file.
+    pub fn truth_identity(&self, model: &str, method_key: Value) -> String {
+        serde_json::json!({
+            "dgp": self.tree["data"]["dgp"],
+            "n_train": self.spec.data.n_train,
+            "learner": self.tree["models"][model],
+            "method": method_key,
+        })
+        .to_string()
     }
 }
 
@@ -254,7 +282,7 @@ impl Experiment {
                 }
                 labels.push((key.clone(), grid_label(value)));
             }
-            let mut spec: ExperimentSpec = serde_json::from_value(tree).map_err(|e| {
+            let mut spec: ExperimentSpec = serde_json::from_value(tree.clone()).map_err(|e| {
                 self.err(format!(
                     "{}the override {} does not fit: {e}",
                     at_line(&self.text, keys.first().map_or("scales", |k| k.as_str())),
@@ -274,6 +302,7 @@ impl Experiment {
             out.push(Variant {
                 labels,
                 spec,
+                tree,
                 stream,
             });
         }
@@ -919,6 +948,15 @@ impl Experiment {
                 if !curve_quantities.contains(q) {
                     known(q, q)?;
                 }
+            }
+            if let Some(crate::spec::Deviation::PerScale(by)) = &c.expected_to_differ
+                && let Some(bad) = by.keys().find(|k| Scale::parse(k).is_err())
+            {
+                return Err(self.err(format!(
+                    "{}expected_to_differ names the scale `{bad}`; the scales are smoke, ci \
+                     and paper",
+                    at_line(&self.text, bad)
+                )));
             }
         }
         Ok(())

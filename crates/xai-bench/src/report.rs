@@ -26,7 +26,7 @@ pub enum Source {
 impl Source {
     fn dir(self, root: &Path, id: &str) -> PathBuf {
         match self {
-            Source::Committed => baseline_dir(root, id),
+            Source::Committed => baseline_dir(root, id, Scale::Ci),
             Source::Runs(scale) => run_dir(root, id, scale),
         }
     }
@@ -74,7 +74,7 @@ img{max-width:100%;border:1px solid #eee;margin:.5em 0}.meta{color:#666;font-siz
 details{margin:.3em 0}";
 
 /// The columns of `summary.csv` that hold a row's value, not its identity.
-const VALUE_COLUMNS: [&str; 5] = ["estimate", "lower", "upper", "n", "sd"];
+const VALUE_COLUMNS: [&str; 6] = ["estimate", "se", "lower", "upper", "n", "sd"];
 
 /// A table in a paper's layout (`tables:`, written by [`crate::layout`] as Markdown)
 /// as HTML: the `|` rows as a table (the first as its header, the `---` rule dropped),

@@ -66,6 +66,10 @@ pub struct RunOutput {
     pub threads: usize,
     /// Wall time of the computation in seconds.
     pub wall_seconds: f64,
+    /// CPU time of the computation in seconds, all threads ([`cpu_seconds`] of the
+    /// process; for a merge, the seconds its cells took in their shards); NaN where
+    /// the platform does not tell.
+    pub cpu_seconds: f64,
     /// Cells computed by this invocation and read back from disk.
     pub cells: Counts,
 }
@@ -138,13 +142,14 @@ pub fn run_with(
     store: Option<&Store>,
 ) -> Result<RunOutput> {
     let setup = Setup::new(exp, scale, threads)?;
-    let start = Instant::now();
+    let (start, cpu) = (Instant::now(), cpu_seconds());
     let (cells, counts) = execute(exp, &setup, progress, store, true)?;
     let cells = cells
         .into_iter()
         .map(|c| c.expect("every cell kept"))
         .collect();
-    assemble(exp, &setup, cells, counts, start.elapsed().as_secs_f64())
+    let times = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu);
+    assemble(exp, &setup, cells, counts, times)
 }
 
 /// Computes the cells of `store.shard` (or all) into `store` without assembling
@@ -185,6 +190,7 @@ pub fn merge(exp: &Experiment, scale: Scale, parts: &[(Shard, CellStore)]) -> Re
     let setup = Setup::new(exp, scale, 1)?;
     let start = Instant::now();
     let mut cells = Vec::with_capacity(setup.tasks.len());
+    let mut cpu = 0.0;
     for (i, &(v, r)) in setup.tasks.iter().enumerate() {
         let Some((shard, store)) = parts.iter().find(|(s, _)| s.owns(i)) else {
             return Err(BenchError::Other(format!(
@@ -194,8 +200,9 @@ pub fn merge(exp: &Experiment, scale: Scale, parts: &[(Shard, CellStore)]) -> Re
         };
         let name = cell_name(v, r);
         let problem = match store.read::<Replicate>(&name)? {
-            Found::Cell(c, _) => {
+            Found::Cell(c, seconds) => {
                 cells.push(c);
+                cpu += seconds;
                 continue;
             }
             Found::Missing => format!("has not finished: cell {name} is missing"),
@@ -217,7 +224,13 @@ pub fn merge(exp: &Experiment, scale: Scale, parts: &[(Shard, CellStore)]) -> Re
         resumed: cells.len(),
         ..Counts::default()
     };
-    assemble(exp, &setup, cells, counts, start.elapsed().as_secs_f64())
+    assemble(
+        exp,
+        &setup,
+        cells,
+        counts,
+        (start.elapsed().as_secs_f64(), cpu),
+    )
 }
 
 /// The measured cost of a run ([`plan`]): per variant the seconds of one cell on one
@@ -441,7 +454,7 @@ fn assemble(
     setup: &Setup,
     cells: Vec<Replicate>,
     counts: Counts,
-    wall_seconds: f64,
+    (wall_seconds, cpu_seconds): (f64, f64),
 ) -> Result<RunOutput> {
     let train_sample = setup
         .variants
@@ -486,8 +499,27 @@ fn assemble(
         replicates: setup.replicates,
         threads: setup.pool.current_num_threads(),
         wall_seconds,
+        cpu_seconds,
         cells: counts,
     })
+}
+
+/// CPU seconds (user and system, every thread) this process has used so far, from
+/// `getrusage(RUSAGE_SELF)`; NaN off Unix or when the call fails.
+pub fn cpu_seconds() -> f64 {
+    #[cfg(unix)]
+    {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: getrusage writes one `rusage` into the pointer it is given, which
+        // points at a zeroed value of that type; it is read only when the call succeeds.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } == 0 {
+            // SAFETY: the call succeeded, so the value is initialised.
+            let u = unsafe { usage.assume_init() };
+            let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+            return secs(u.ru_utime) + secs(u.ru_stime);
+        }
+    }
+    f64::NAN
 }
 
 /// Progress lines for logs (stderr not a terminal, where the bar is hidden): at most
@@ -570,11 +602,12 @@ fn truths(
         let spec = &variant.spec;
         let mut truths = Truths::new();
         for (m, method) in spec.methods.iter().map(MethodSpec::method).enumerate() {
-            let (Some(key), Some(dgp)) = (method.truth_key(), &spec.data.dgp) else {
+            let (Some(key), Some(dgp)) = (method.truth_key(variant.method_node(m)), &spec.data.dgp)
+            else {
                 continue;
             };
             for (name, learner) in &spec.models {
-                let identity = format!("{dgp:?}|{}|{learner:?}|{key}", spec.data.n_train);
+                let identity = variant.truth_identity(name, key.clone());
                 if let Some(values) = cache.get(&identity) {
                     truths.insert((name.clone(), m), values.clone());
                     continue;

@@ -753,9 +753,33 @@ pub struct CheckSpec {
     pub assert: Assertion,
     /// Why this claim is known not to reproduce, with the measured numbers: a failure
     /// is then reported as a known deviation, not fatal, and a pass fails as a stale
-    /// marker (remove the marker once its cause is fixed).
+    /// marker (remove the marker once its cause is fixed). One reason for every scale,
+    /// or reasons per scale ([`Deviation::PerScale`]).
     #[serde(default)]
-    pub expected_to_differ: Option<String>,
+    pub expected_to_differ: Option<Deviation>,
+}
+
+/// An `expected_to_differ` marker: `"reason"` at every scale, or
+/// `{ paper: "reason", ... }` at the scales it names only (a claim can fail at ci
+/// scale for lack of replicates and hold at the paper's, or the reverse, where the
+/// paper's Monte-Carlo error is small enough to show a real difference).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Deviation {
+    /// The same reason at every scale.
+    Everywhere(String),
+    /// A reason per scale name (`smoke`, `ci`, `paper`); elsewhere the claim must hold.
+    PerScale(BTreeMap<String, String>),
+}
+
+impl Deviation {
+    /// The reason at the scale named `scale`, if the claim is expected to differ there.
+    pub fn at(&self, scale: &str) -> Option<&str> {
+        match self {
+            Deviation::Everywhere(why) => Some(why),
+            Deviation::PerScale(by) => by.get(scale).map(String::as_str),
+        }
+    }
 }
 
 /// The assertions a check can make on summary rows. Rows are compared within each

@@ -259,7 +259,7 @@ pub fn summary_header(keys: &[String]) -> Vec<String> {
     header.extend(keys.iter().cloned());
     header.extend(
         [
-            "model", "feature", "x", "estimate", "lower", "upper", "n", "sd",
+            "model", "feature", "x", "estimate", "se", "lower", "upper", "n", "sd",
         ]
         .map(String::from),
     );
@@ -267,8 +267,9 @@ pub fn summary_header(keys: &[String]) -> Vec<String> {
 }
 
 /// The summary as it is written to `summary.csv`: quantity, grid keys, model,
-/// feature, x, estimate, lower, upper, n (ARCHITECTURE.md, Outputs), and sd over
-/// replicates.
+/// feature, x, estimate, se, lower, upper, n (ARCHITECTURE.md, Outputs), and sd over
+/// replicates: every field of a [`SummaryRow`], so the file reads back into the rows
+/// the checks were decided on.
 pub fn summary_table(keys: &[String], rows: &[SummaryRow]) -> CsvTable {
     let rows = rows
         .iter()
@@ -280,6 +281,7 @@ pub fn summary_table(keys: &[String], rows: &[SummaryRow]) -> CsvTable {
                 r.feature.clone(),
                 opt(r.x),
                 num(r.value.estimate),
+                num(r.value.se),
                 num(r.value.lower),
                 num(r.value.upper),
                 r.value.n.to_string(),

@@ -60,3 +60,26 @@ mod tests {
         );
     }
 }
+
+/// The SIMD instruction sets this processor offers that the linear algebra (faer)
+/// chooses between at run time: `x86-64-v4` (AVX-512), `x86-64-v3` (AVX2 and FMA) or
+/// `x86-64` on x86-64, else the architecture's name. Results can differ in the last
+/// bits between levels, so manifests record it.
+pub fn simd_level() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            "x86-64-v4"
+        } else if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
+        {
+            "x86-64-v3"
+        } else {
+            "x86-64"
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        std::env::consts::ARCH
+    }
+}

@@ -4,9 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use xai_bench::checks::{Outcome, Status};
-use xai_bench::commands::{SharedRuns, bless_experiment, check_experiment};
-use xai_bench::plan::Experiment;
+use xai_bench::checks::{Outcome, Status, outcomes_table};
+use xai_bench::commands::{
+    SharedRuns, bless_experiment, check_committed, check_experiment, trim_rows,
+};
+use xai_bench::plan::{Experiment, Scale};
 
 const ID: &str = "wood2024-fig2";
 
@@ -29,8 +31,9 @@ fn failed(outcomes: &[Outcome]) -> Vec<&Outcome> {
 #[test]
 fn check_fails_on_a_moved_number_and_on_a_stale_marker() {
     let (root, exp) = scratch("moved", |t| t);
-    bless_experiment(&root, &exp, 0, false, &mut SharedRuns::default()).unwrap();
-    let report = check_experiment(&root, &exp, 0, false, &mut SharedRuns::default()).unwrap();
+    bless_experiment(&root, &exp, Scale::Ci, 0, false, &mut SharedRuns::default()).unwrap();
+    let report =
+        check_experiment(&root, &exp, Scale::Ci, 0, false, &mut SharedRuns::default()).unwrap();
     assert!(failed(&report.outcomes).is_empty(), "{:?}", report.outcomes);
     assert!(report.dir.starts_with(root.join("runs")));
 
@@ -39,11 +42,12 @@ fn check_fails_on_a_moved_number_and_on_a_stale_marker() {
     let text = std::fs::read_to_string(&summary).unwrap();
     let line = text.lines().nth(1).unwrap().to_string();
     let mut cells: Vec<String> = line.split(',').map(String::from).collect();
-    let estimate = cells.len() - 5;
+    let estimate = cells.len() - 6;
     let moved: f64 = cells[estimate].parse::<f64>().unwrap() + 1e-3;
     cells[estimate] = moved.to_string();
     std::fs::write(&summary, text.replacen(&line, &cells.join(","), 1)).unwrap();
-    let report = check_experiment(&root, &exp, 0, false, &mut SharedRuns::default()).unwrap();
+    let report =
+        check_experiment(&root, &exp, Scale::Ci, 0, false, &mut SharedRuns::default()).unwrap();
     let bad = failed(&report.outcomes);
     assert_eq!(bad.len(), 1, "{bad:?}");
     assert!(bad[0].name.contains("summary.csv"), "{bad:?}");
@@ -54,10 +58,85 @@ fn check_fails_on_a_moved_number_and_on_a_stale_marker() {
     let (root, exp) = scratch("stale", |t| {
         t + "    expected_to_differ: measured below 0 once\n"
     });
-    bless_experiment(&root, &exp, 0, false, &mut SharedRuns::default()).unwrap();
-    let report = check_experiment(&root, &exp, 0, false, &mut SharedRuns::default()).unwrap();
+    bless_experiment(&root, &exp, Scale::Ci, 0, false, &mut SharedRuns::default()).unwrap();
+    let report =
+        check_experiment(&root, &exp, Scale::Ci, 0, false, &mut SharedRuns::default()).unwrap();
     let bad = failed(&report.outcomes);
     assert_eq!(bad.len(), 1, "{bad:?}");
     assert_eq!(bad[0].status, Status::StaleMarker);
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn check_committed_evaluates_the_claims_on_the_committed_files_again() {
+    let (root, exp) = scratch("committed", |t| t);
+    let blessed =
+        bless_experiment(&root, &exp, Scale::Ci, 0, false, &mut SharedRuns::default()).unwrap();
+    let dir = root.join("results").join(ID);
+    let again = check_committed(&root, &exp, Scale::Ci).unwrap().unwrap();
+    assert!(failed(&again.outcomes).is_empty(), "{:?}", again.outcomes);
+    let claims = blessed.outcomes.len();
+    assert_eq!(
+        outcomes_table(&again.outcomes[..claims]),
+        outcomes_table(&blessed.outcomes),
+        "same verdicts, same numbers"
+    );
+    assert_eq!(again.output.replicates, blessed.output.replicates);
+    assert!(
+        check_committed(&root, &exp, Scale::Paper)
+            .unwrap()
+            .is_none(),
+        "no paper baseline"
+    );
+
+    // Trimmed to the rows the checks read, the claims come out the same.
+    trim_rows(&exp, &dir, 0).unwrap();
+    assert!(!dir.join("tidy.csv").exists() && dir.join("tidy_checked.csv").exists());
+    let trimmed = check_committed(&root, &exp, Scale::Ci).unwrap().unwrap();
+    assert_eq!(
+        outcomes_table(&trimmed.outcomes[..claims]),
+        outcomes_table(&blessed.outcomes)
+    );
+
+    // Committed numbers move (every estimate and interval, per replicate and over
+    // them): the
+    // claims' measured values move with them, and the comparison with the committed
+    // checks.csv fails.
+    for file in ["tidy_checked.csv", "summary.csv"] {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+        let numbers: Vec<usize> = ["estimate", "lower", "upper"]
+            .map(|c| header.iter().position(|h| *h == c).unwrap())
+            .to_vec();
+        let moved: String = text
+            .lines()
+            .enumerate()
+            .map(|(i, line)| {
+                let mut cells: Vec<String> = line.split(',').map(String::from).collect();
+                for &at in numbers.iter().filter(|_| i > 0) {
+                    cells[at] = (cells[at].parse::<f64>().unwrap() * 3.0 - 1.0).to_string();
+                }
+                cells.join(",") + "\n"
+            })
+            .collect();
+        std::fs::write(&path, moved).unwrap();
+    }
+    let report = check_committed(&root, &exp, Scale::Ci).unwrap().unwrap();
+    let bad = failed(&report.outcomes);
+    assert!(
+        bad.iter().any(|o| o.name.contains("checks.csv")),
+        "{:?}",
+        report.outcomes
+    );
+
+    // A baseline of other YAML values is refused, with what to do.
+    let (other, reseeded) = scratch("reseeded", |t| t.replacen("seed: ", "seed: 1", 1));
+    let Err(err) = check_committed(&root, &reseeded, Scale::Ci) else {
+        panic!("a baseline of another seed was read")
+    };
+    let err = err.to_string();
+    assert!(err.contains("bless it again"), "{err}");
+    std::fs::remove_dir_all(&root).unwrap();
+    std::fs::remove_dir_all(&other).unwrap();
 }

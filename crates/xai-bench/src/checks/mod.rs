@@ -274,13 +274,17 @@ pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
 /// `expected_to_differ` marker.
 pub fn evaluate(check: &CheckSpec, out: &RunOutput, level: f64) -> Outcome {
     let v = verdict(&check.assert, out, level);
-    let status = match (v.holds, &check.expected_to_differ) {
+    let marker = check
+        .expected_to_differ
+        .as_ref()
+        .and_then(|d| d.at(out.scale.name()));
+    let status = match (v.holds, marker) {
         (true, None) => Status::Pass,
         (true, Some(_)) => Status::StaleMarker,
         (false, None) => Status::Fail,
         (false, Some(_)) => Status::KnownDeviation,
     };
-    let detail = match (&check.expected_to_differ, status) {
+    let detail = match (marker, status) {
         (Some(why), Status::KnownDeviation) => format!("{} (expected: {why})", v.detail),
         (Some(_), Status::StaleMarker) => format!(
             "{}; the claim now holds although it is marked expected_to_differ: remove the \

@@ -10,7 +10,7 @@ use crate::table::{CsvTable, read_csv, summary_table};
 
 /// The numeric columns of `summary.csv`, compared within the tolerance; every other
 /// column must be equal.
-const SUMMARY_NUMBERS: [&str; 4] = ["estimate", "lower", "upper", "sd"];
+const SUMMARY_NUMBERS: [&str; 5] = ["estimate", "se", "lower", "upper", "sd"];
 
 /// The numeric column of `checks.csv`; `detail` is text for people and not compared.
 const CHECK_NUMBERS: [&str; 1] = ["measured"];

@@ -41,6 +41,7 @@ fn run_of(keys: &[&str], tidy: Vec<TidyRow>, curves: Vec<CurveRow>) -> RunOutput
         replicates: 1,
         threads: 1,
         wall_seconds: 0.0,
+        cpu_seconds: 0.0,
         cells: Default::default(),
     }
 }
@@ -103,7 +104,7 @@ fn check(yaml: &str, marker: Option<&str>, out: &RunOutput) -> Outcome {
     let spec = CheckSpec {
         claim: "c".into(),
         assert: serde_saphyr::from_str(yaml).unwrap(),
-        expected_to_differ: marker.map(String::from),
+        expected_to_differ: marker.map(|m| crate::spec::Deviation::Everywhere(m.into())),
     };
     evaluate(&spec, out, 0.95)
 }
@@ -695,4 +696,27 @@ fn monotone_needs_two_points_to_judge_a_trend() {
     let claim =
         "monotone: { quantities: [q], where: { feature: A }, along: n, direction: increasing }";
     assert_eq!(status(claim, &out), Status::Fail);
+}
+
+#[test]
+fn a_marker_per_scale_applies_at_the_scales_it_names_only() {
+    let mut out = scalar_run(&[vec![("q", "A", 1.0)], vec![("q", "A", 1.1)]]);
+    let fails = "near: { quantity: q, where: { feature: A }, value: 2.0, tolerance: 0.1 }";
+    let holds = "near: { quantity: q, where: { feature: A }, value: 1.0, tolerance: 0.1 }";
+    let at_paper: crate::spec::Deviation =
+        serde_saphyr::from_str("{ paper: \"measured 1.05 at paper scale\" }").unwrap();
+    let outcome = |yaml: &str, out: &RunOutput| {
+        let spec = CheckSpec {
+            claim: "c".into(),
+            assert: serde_saphyr::from_str(yaml).unwrap(),
+            expected_to_differ: Some(at_paper.clone()),
+        };
+        evaluate(&spec, out, 0.95).status
+    };
+    // At ci the marker does not apply: the failing claim fails, the holding one passes.
+    assert_eq!(outcome(fails, &out), Status::Fail);
+    assert_eq!(outcome(holds, &out), Status::Pass);
+    out.scale = Scale::Paper;
+    assert_eq!(outcome(fails, &out), Status::KnownDeviation);
+    assert_eq!(outcome(holds, &out), Status::StaleMarker);
 }

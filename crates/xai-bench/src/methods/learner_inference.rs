@@ -312,11 +312,14 @@ impl Method for LearnerInferenceSpec {
 
     /// What the runs share, so scenarios differing only in the resampling share one
     /// truth (with the DGP, n and the learner, which the runner adds).
-    fn truth_key(&self) -> Option<String> {
-        self.truth
-            .as_ref()
-            .filter(|t| !t.analytic)
-            .map(|t| format!("{:?}|{}|{}", self.explain, self.fraction, t.runs))
+    fn truth_key(&self, node: &serde_json::Value) -> Option<serde_json::Value> {
+        self.truth.as_ref().filter(|t| !t.analytic).map(|_| {
+            serde_json::json!({
+                "explain": node["explain"],
+                "fraction": node["fraction"],
+                "runs": node["truth"]["runs"],
+            })
+        })
     }
 
     /// The Monte-Carlo truth of every inner value (quantity, feature, x) for `learner`

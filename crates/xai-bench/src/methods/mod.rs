@@ -206,10 +206,12 @@ pub trait Method: Send + Sync {
 
     /// The Monte-Carlo truth the method's estimates are compared with, computed once
     /// per scenario before the replicates and handed to every replicate as
-    /// [`Input::truth`]; `None` when it has none. `key` identifies what the truth
-    /// depends on besides the data, model and learner (methods with equal keys share
-    /// it); the runner calls [`Method::truth`] for it.
-    fn truth_key(&self) -> Option<String> {
+    /// [`Input::truth`]; `None` when it has none. The key is what the truth depends on
+    /// besides the data, model and learner, picked from the method's own YAML `node`
+    /// (values as written, never the typed spec, so streams keyed on it stay put when a
+    /// spec type gains a field); methods with equal keys share it. The runner calls
+    /// [`Method::truth`] for it.
+    fn truth_key(&self, _node: &serde_json::Value) -> Option<serde_json::Value> {
         None
     }
 
