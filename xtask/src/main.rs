@@ -233,8 +233,20 @@ fn print_plan(
     scale: Scale,
     shards: usize,
 ) -> Result<(), BenchError> {
+    if let Some(source) = &exp.spec.runs_of {
+        println!(
+            "{} draws on the runs of `{source}` (runs_of): it computes nothing of its own, and \
+             `check` or `bless` given both computes those runs once; plan them with \
+             `cargo xtask run {source} --scale {} --plan`",
+            exp.id(),
+            scale.name()
+        );
+        return Ok(());
+    }
     let plan = xai_bench::run::plan(exp, scale)?;
     let cells = plan.variants.len() * plan.replicates;
+    // No more shards than cells.
+    let shards = shards.clamp(1, cells.max(1));
     println!(
         "{} at {} scale: {} variants x {} replicates = {cells} cells; {} Monte-Carlo truths",
         exp.id(),
@@ -268,7 +280,11 @@ fn print_plan(
             t.seconds * t.runs as f64 / t.done.max(1) as f64 / 3600.0
         );
     }
-    let (c, t) = (plan.cell_seconds() / 3600.0, plan.truth_seconds() / 3600.0);
+    // `max(0.0)`: a sum of no truths is -0.0, printed "-0.00".
+    let (c, t) = (
+        plan.cell_seconds().max(0.0) / 3600.0,
+        plan.truth_seconds().max(0.0) / 3600.0,
+    );
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "total: {:.2} CPU-h ({c:.2} cells + {t:.2} truths); {:.1} h on this machine's {cores} cores",
@@ -279,7 +295,7 @@ fn print_plan(
         "as {shards} shards (`--shard k/{shards}`, each an equal share of every variant): \
          {:.2} CPU-h of cells per shard, after one truths job of {t:.2} CPU-h \
          (spread over its --cpus); `cargo xtask slurm {} --scale {} --shards {shards}` writes the jobs",
-        c / shards.max(1) as f64,
+        c / shards as f64,
         exp.id(),
         scale.name()
     );
@@ -442,6 +458,13 @@ fn real_main() -> Result<bool, BenchError> {
             threads,
         } => {
             let scale = Scale::parse(&scale)?;
+            if scale == Scale::Smoke {
+                return Err(BenchError::Other(
+                    "check compares with a committed baseline, of ci or paper scale; smoke \
+                     has none (`cargo xtask run <id> --scale smoke` runs it)"
+                        .into(),
+                ));
+            }
             let ids = if experiments.is_empty() {
                 experiment_ids(&root)?
             } else {
@@ -453,14 +476,20 @@ fn real_main() -> Result<bool, BenchError> {
                 .iter()
                 .map(|id| resolve(&root, id))
                 .collect::<Result<Vec<_>, _>>()?;
-            let mut runs = SharedRuns::for_batch(&exps);
+            let mut runs = SharedRuns::for_batch(&exps).with_cells(&root);
             let mut without = Vec::new();
             for exp in &exps {
                 let report = if committed {
-                    match check_committed(&root, exp, scale)? {
-                        Some(report) => report,
-                        None => {
+                    match check_committed(&root, exp, scale) {
+                        Ok(Some(report)) => report,
+                        Ok(None) => {
                             without.push(exp.id());
+                            continue;
+                        }
+                        Err(e) => {
+                            println!("{}: FAILED {e}", exp.id());
+                            ok = false;
+                            total.failed += 1;
                             continue;
                         }
                     }
@@ -504,7 +533,7 @@ fn real_main() -> Result<bool, BenchError> {
                 .iter()
                 .map(|id| resolve(&root, id))
                 .collect::<Result<Vec<_>, _>>()?;
-            let mut runs = SharedRuns::for_batch(&exps);
+            let mut runs = SharedRuns::for_batch(&exps).with_cells(&root);
             for exp in &exps {
                 let report = bless_experiment(&root, exp, scale, threads, progress, &mut runs)?;
                 print_report(&root, exp.id(), &report);

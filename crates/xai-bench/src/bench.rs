@@ -18,13 +18,14 @@ use xai_models::{Forest, ForestLearner, ForestParams, Mtry, MtryRule};
 use crate::error::{BenchError, Result};
 use crate::table::read_csv;
 
+mod merge_memory;
 mod nn;
 mod shap;
 
 pub use shap::{KERNEL_REPLAY_TOLERANCE, XGB_REPLAY_TOLERANCE};
 
 /// The workloads implemented so far.
-pub const WORKLOADS: [&str; 9] = [
+pub const WORKLOADS: [&str; 10] = [
     "w1_pfi",
     "w2_pdp_ice",
     "w3_gp",
@@ -34,6 +35,7 @@ pub const WORKLOADS: [&str; 9] = [
     "w7_rf_calib",
     "w8_coverage_rep",
     "nn_mc_dropout",
+    "merge_memory",
 ];
 
 /// Largest |ours − peer's| allowed where the peer's forest and draws are replayed
@@ -63,6 +65,7 @@ pub fn run(name: &str, data: &Path, threads: usize, repeats: usize) -> Result<Va
         "w8_coverage_rep" => pool.install(|| w8_coverage_rep(&dir, threads, repeats)),
         // Its rows are generated here (no peer dump): `<data>/nn_mc_dropout/`.
         "nn_mc_dropout" => pool.install(|| nn::nn_mc_dropout(&data.join(name), threads, repeats)),
+        "merge_memory" => merge_memory::merge_memory(&data.join(name), threads),
         other => Err(BenchError::Other(format!(
             "unknown workload `{other}`; implemented: {}",
             WORKLOADS.join(", ")

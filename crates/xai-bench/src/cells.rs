@@ -61,6 +61,12 @@ pub struct RunKey {
     pub git_commit: Option<String>,
     /// `Some((k, N))` for shard k of N.
     pub shard: Option<(usize, usize)>,
+    /// The processor's SIMD level ([`crate::workspace::simd_level`]): the linear
+    /// algebra picks its kernels by it at run time, and levels can differ in the last
+    /// bits, so cells of one run (and the shards of one merge) share it. Empty in a
+    /// key written before it was recorded.
+    #[serde(default)]
+    pub simd: String,
 }
 
 impl RunKey {
@@ -74,6 +80,7 @@ impl RunKey {
             code: code_version().to_string(),
             git_commit: crate::workspace::git_commit(),
             shard: shard.map(|s| (s.k, s.n)),
+            simd: crate::workspace::simd_level().to_string(),
         }
     }
 
@@ -122,6 +129,19 @@ impl RunKey {
                 self.git_commit.as_deref().unwrap_or("?"),
                 now.code,
                 now.git_commit.as_deref().unwrap_or("?")
+            ));
+        }
+        if self.simd != now.simd {
+            out.push(format!(
+                "computed on a processor of SIMD level {}, not {} (the linear algebra's \
+                 last bits can differ between levels: run every shard of a run on nodes of \
+                 one kind, e.g. with Slurm's --constraint)",
+                if self.simd.is_empty() {
+                    "unknown"
+                } else {
+                    &self.simd
+                },
+                now.simd
             ));
         }
         if self.shard != now.shard {
@@ -368,9 +388,13 @@ pub fn truths(dir: &Path) -> Result<CellStore> {
 }
 
 /// The file name of the truth of `identity` (its DGP, n, learner and settings) drawn
-/// with `seed` by this code.
+/// with `seed` by this code on a processor of this SIMD level.
 pub fn truth_name(identity: &str, seed: u64) -> String {
-    let h = Sha256::digest(format!("{identity}|{seed}|{}", code_version()));
+    let h = Sha256::digest(format!(
+        "{identity}|{seed}|{}|{}",
+        code_version(),
+        crate::workspace::simd_level()
+    ));
     format!("truth-{:x}", h)[..22].to_string()
 }
 

@@ -7,11 +7,14 @@ use std::path::{Path, PathBuf};
 
 use crate::catalog::{baseline_dir, run_dir};
 use crate::cells::{self, CellStore, RunKey, Shard};
-use crate::checks::{Outcome, outcomes_table, paper_checks, regression, write_outcomes};
+use crate::checks::{
+    NeededCurves, NeededRows, Outcome, outcomes_table, paper_checks, regression, write_outcomes,
+};
 use crate::error::{BenchError, Result, io_err};
+use crate::lock::RunLock;
 use crate::outputs::write_tables;
 use crate::plan::{Experiment, Scale};
-use crate::run::{Counts, RunOutput, Store, run};
+use crate::run::{Counts, RunOutput, Store};
 
 /// A finished run: its numbers, its paper checks and where it was written.
 pub struct Report {
@@ -25,26 +28,44 @@ pub struct Report {
 
 /// The runs of one command, kept for its other experiments that compute the same
 /// numbers (`runs_of`: molnar2023 Figs. 4, 5 and I draw on Table 1's runs), so that
-/// each computation is done once per command and scale.
-#[derive(Debug, Default)]
+/// each computation is done once per command and scale, keeping the per-replicate
+/// rows that any of them reads. With [`SharedRuns::with_cells`] each run keeps its
+/// cells on disk as `cargo xtask run` does, so it holds one cell at a time and
+/// resumes after an interruption.
+#[derive(Default)]
 pub struct SharedRuns {
-    shared: HashSet<String>,
+    needed: HashMap<String, NeededRows>,
     kept: HashMap<(Scale, String), RunOutput>,
+    cells_root: Option<PathBuf>,
 }
 
 impl SharedRuns {
     /// Keeps a run only when another experiment of `batch` has the same computation
-    /// ([`Experiment::computation`]); `SharedRuns::default()` keeps none.
+    /// ([`Experiment::computation`]); `SharedRuns::default()` keeps none. Runs are in
+    /// memory.
     pub fn for_batch(batch: &[Experiment]) -> SharedRuns {
-        let mut seen = HashSet::new();
-        let shared = batch
-            .iter()
-            .map(Experiment::computation)
-            .filter(|c| !seen.insert(c.clone()))
+        let mut by: HashMap<String, Vec<&Experiment>> = HashMap::new();
+        for exp in batch {
+            by.entry(exp.computation()).or_default().push(exp);
+        }
+        let needed = by
+            .into_iter()
+            .filter(|(_, exps)| exps.len() > 1)
+            .map(|(c, exps)| (c, NeededRows::of(exps)))
             .collect();
         SharedRuns {
-            shared,
-            kept: HashMap::new(),
+            needed,
+            ..SharedRuns::default()
+        }
+    }
+
+    /// Runs keep their cells in `<root>/runs/<id>/<scale>/cells/` (taking its lock),
+    /// resuming the cells found there when they are of this YAML and build, starting
+    /// afresh when they are another's.
+    pub fn with_cells(self, root: &Path) -> SharedRuns {
+        SharedRuns {
+            cells_root: Some(root.to_path_buf()),
+            ..self
         }
     }
 
@@ -60,8 +81,21 @@ impl SharedRuns {
         if let Some(kept) = self.kept.get(&key) {
             return Ok(kept.clone());
         }
-        let output = run(exp, scale, threads, progress)?;
-        if self.shared.contains(&key.1) {
+        let own = NeededRows::of([exp]);
+        let needed = self.needed.get(&key.1).unwrap_or(&own);
+        let keep = |k: &[String], r: &crate::table::TidyRow| needed.keeps(k, r);
+        let output = match &self.cells_root {
+            None => crate::run::run_with(exp, scale, threads, progress, None, &keep)?,
+            Some(root) => {
+                let mut place = Place::default();
+                let cells = place.base(root, exp, scale).join("cells");
+                place.fresh = cells::recorded_key(&cells)?
+                    .is_some_and(|k| !k.differences(&RunKey::of(exp, scale, None)).is_empty());
+                let (_, store, _lock) = place.store(root, exp, scale, None)?;
+                crate::run::run_with(exp, scale, threads, progress, Some(&store), &keep)?
+            }
+        };
+        if self.needed.contains_key(&key.1) {
             self.kept.insert(key, output.clone());
         }
         Ok(output)
@@ -82,20 +116,38 @@ pub fn run_into(
     write_run(exp, output, dir)
 }
 
-/// Writes a run's tables, figures and `checks.csv` into `dir`.
+/// Writes a run's tables, figures and `checks.csv` into `dir`: all of them first into
+/// `<dir>/.writing-<pid>/`, then each renamed into place, so an error (a full disk)
+/// leaves no cut-short file among the outputs, only in that directory.
 pub fn write_run(exp: &Experiment, output: RunOutput, dir: &Path) -> Result<Report> {
-    write_tables(exp, &output, dir)?;
-    crate::layout::write(&exp.spec, &output, dir)?;
+    let staging = dir.join(format!(".writing-{}", std::process::id()));
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging).map_err(io_err(&staging))?;
+    }
+    write_tables(exp, &output, &staging)?;
+    crate::layout::write(&exp.spec, &output, &staging)?;
     for plot in &exp.spec.plots {
-        crate::plots::draw(exp, plot, &output, dir)?;
+        crate::plots::draw(exp, plot, &output, &staging)?;
     }
     let outcomes = paper_checks(exp, &output);
-    write_outcomes(&dir.join("checks.csv"), &outcomes)?;
+    write_outcomes(&staging.join("checks.csv"), &outcomes)?;
+    move_entries(&staging, dir)?;
     Ok(Report {
         output,
         outcomes,
         dir: dir.to_path_buf(),
     })
+}
+
+/// Renames every entry of `from` into `to` (replacing what is there), then removes
+/// `from`.
+fn move_entries(from: &Path, to: &Path) -> Result<()> {
+    for entry in std::fs::read_dir(from).map_err(io_err(from))? {
+        let path = entry.map_err(io_err(from))?.path();
+        let target = to.join(path.file_name().expect("an entry of the directory"));
+        std::fs::rename(&path, &target).map_err(io_err(&target))?;
+    }
+    std::fs::remove_dir(from).map_err(io_err(from))
 }
 
 /// Where `cargo xtask run` and `merge` write, and how `run` treats cells on disk.
@@ -121,22 +173,24 @@ impl Place {
 
     /// The cell store of `exp` at `scale` (of `shard`, or the whole run): cells in
     /// `<base>/cells/` or `<base>/shard-k-of-N/`, claimed for this run's key (with
-    /// [`Place::fresh`]), truths shared in `<base>/truths/`; and the cells' directory.
+    /// [`Place::fresh`]), truths shared in `<base>/truths/`; the cells' directory; and
+    /// its lock, held until the run ends ([`RunLock`]).
     fn store(
         &self,
         root: &Path,
         exp: &Experiment,
         scale: Scale,
         shard: Option<Shard>,
-    ) -> Result<(PathBuf, Store)> {
+    ) -> Result<(PathBuf, Store, RunLock)> {
         let base = self.base(root, exp, scale);
         let dir = base.join(shard.map_or_else(|| "cells".to_string(), |s| s.dir_name()));
+        let lock = RunLock::take(&dir)?;
         let store = Store {
             cells: cells::claim(&dir, &RunKey::of(exp, scale, shard), self.fresh)?,
             truths: cells::truths(&base.join("truths"))?,
             shard,
         };
-        Ok((dir, store))
+        Ok((dir, store, lock))
     }
 }
 
@@ -151,8 +205,10 @@ pub fn run_experiment(
     progress: bool,
     place: &Place,
 ) -> Result<Report> {
-    let (_, store) = place.store(root, exp, scale, None)?;
-    let output = crate::run::run_with(exp, scale, threads, progress, Some(&store))?;
+    let (_, store, _lock) = place.store(root, exp, scale, None)?;
+    let needed = NeededRows::of([exp]);
+    let keep = |k: &[String], r: &crate::table::TidyRow| needed.keeps(k, r);
+    let output = crate::run::run_with(exp, scale, threads, progress, Some(&store), &keep)?;
     write_run(exp, output, &place.base(root, exp, scale))
 }
 
@@ -168,7 +224,7 @@ pub fn run_shard(
     place: &Place,
     shard: Shard,
 ) -> Result<(PathBuf, Counts)> {
-    let (dir, store) = place.store(root, exp, scale, Some(shard))?;
+    let (dir, store, _lock) = place.store(root, exp, scale, Some(shard))?;
     let counts = crate::run::run_cells(exp, scale, threads, progress, &store)?;
     Ok((dir, counts))
 }
@@ -185,6 +241,7 @@ pub fn run_truths(
     place: &Place,
 ) -> Result<(PathBuf, usize)> {
     let dir = place.base(root, exp, scale).join("truths");
+    let _lock = RunLock::take(&dir)?;
     let n = crate::run::run_truths(exp, scale, threads, progress, &cells::truths(&dir)?)?;
     Ok((dir, n))
 }
@@ -222,7 +279,10 @@ pub fn merge_shards(exp: &Experiment, dirs: &[PathBuf], out: Option<&Path>) -> R
             ));
         };
         let this = Scale::parse(&key.scale)?;
-        let expected = RunKey::of(exp, this, None).unsharded();
+        // Shards may come from another node than this one, but all from one kind of
+        // processor: the first shard's SIMD level is the one expected.
+        let mut expected = RunKey::of(exp, this, None).unsharded();
+        expected.simd = cells::recorded_key(first)?.map_or(expected.simd, |k| k.simd);
         let differences = key.unsharded().differences(&expected);
         if !differences.is_empty() {
             return fail(format!(
@@ -269,7 +329,8 @@ pub fn merge_shards(exp: &Experiment, dirs: &[PathBuf], out: Option<&Path>) -> R
     }
     let scale = scale.expect("at least one shard");
     let stores: Vec<(Shard, CellStore)> = parts.into_iter().map(|(s, c, _)| (s, c)).collect();
-    let output = crate::run::merge(exp, scale, &stores)?;
+    let needed = NeededRows::of([exp]);
+    let output = crate::run::merge(exp, scale, &stores, &|k, r| needed.keeps(k, r))?;
     let out = out.map_or_else(
         || first.parent().map_or_else(PathBuf::new, Path::to_path_buf),
         Path::to_path_buf,
@@ -298,15 +359,15 @@ pub fn check_experiment(
         .push(regression::summary(&report.output, &baseline, tol));
     report
         .outcomes
-        .push(regression::checks(&checks_table, &baseline, tol));
+        .push(regression::checks(&checks_table, &baseline, tol, scale));
     Ok(report)
 }
 
 /// `cargo xtask check --committed [--scale S]`: the committed baseline of `scale`
 /// read back ([`crate::committed::read`]), the paper's claims evaluated on it again
 /// and compared with its committed `checks.csv` (statuses and measured values), and
-/// its `summary.csv` written again from what was read and compared with itself, so a
-/// reader that loses a bit fails; nothing is computed. `Ok(None)` when the experiment
+/// its `summary.csv` written again from what was read and compared with itself with
+/// no tolerance, so a reader that loses a bit fails; nothing is computed. `Ok(None)` when the experiment
 /// has no baseline of that scale.
 pub fn check_committed(root: &Path, exp: &Experiment, scale: Scale) -> Result<Option<Report>> {
     let dir = baseline_dir(root, exp.id(), scale);
@@ -315,10 +376,15 @@ pub fn check_committed(root: &Path, exp: &Experiment, scale: Scale) -> Result<Op
     }
     let output = crate::committed::read(exp, scale, &dir)?;
     let mut outcomes = paper_checks(exp, &output);
-    let tol = exp.spec.regression;
     let checks_table = outcomes_table(&outcomes);
-    outcomes.push(regression::summary(&output, &dir, tol));
-    outcomes.push(regression::checks(&checks_table, &dir, tol));
+    let exact = crate::spec::Tolerance { abs: 0.0, rel: 0.0 };
+    outcomes.push(regression::summary(&output, &dir, exact));
+    outcomes.push(regression::checks(
+        &checks_table,
+        &dir,
+        exp.spec.regression,
+        scale,
+    ));
     Ok(Some(Report {
         output,
         outcomes,
@@ -332,7 +398,8 @@ pub const KEPT_WHOLE_BYTES: u64 = 2 << 20;
 
 /// `cargo xtask bless [--scale S]`: a run at `scale` that replaces [`baseline_dir`] as a
 /// whole (so no file of an older run stays behind; the ci baseline keeps its
-/// `paper/` subdirectory), written beside it first. At a scale other than ci, a
+/// `paper/` subdirectory), written beside it first (`results/.<id>.<scale>.blessing`,
+/// git-ignored) and moved in only when the run and its outputs succeeded. At a scale other than ci, a
 /// per-row file over [`KEPT_WHOLE_BYTES`] keeps only the rows of the quantities the
 /// checks read, so the repository stays lean and the claims can still be evaluated
 /// from the committed files (`check --committed`).
@@ -358,51 +425,65 @@ pub fn bless_experiment(
     }
     let mut report = run_into(exp, scale, threads, progress, runs, &fresh)?;
     if scale != Scale::Ci {
-        trim_rows(exp, &fresh, KEPT_WHOLE_BYTES)?;
+        trim_rows(exp, &report.output, &fresh, KEPT_WHOLE_BYTES)?;
     }
-    let paper = baseline_dir(root, exp.id(), Scale::Paper);
-    if scale == Scale::Ci && paper.is_dir() {
-        let to = fresh.join(Scale::Paper.name());
-        std::fs::rename(&paper, &to).map_err(io_err(&to))?;
+    // Replace the baseline's files, never its nested paper-scale baseline: remove
+    // every entry but `paper/`, then move the new files in.
+    std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+    for entry in std::fs::read_dir(&dir).map_err(io_err(&dir))? {
+        let path = entry.map_err(io_err(&dir))?.path();
+        if scale == Scale::Ci && path.file_name() == Some(Scale::Paper.name().as_ref()) {
+            continue;
+        }
+        match path.is_dir() {
+            true => std::fs::remove_dir_all(&path),
+            false => std::fs::remove_file(&path),
+        }
+        .map_err(io_err(&path))?;
     }
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).map_err(io_err(&dir))?;
-    }
-    if let Some(parent) = dir.parent() {
-        std::fs::create_dir_all(parent).map_err(io_err(parent))?;
-    }
-    std::fs::rename(&fresh, &dir).map_err(io_err(&dir))?;
+    move_entries(&fresh, &dir)?;
     report.dir = dir;
     Ok(report)
 }
 
-/// Replaces each of `tidy.csv` and `ice.csv` in `dir` that is larger than `limit`
-/// bytes by `tidy_checked.csv` / `ice_checked.csv`: the same header, only the rows
-/// whose quantity some check reads.
-pub fn trim_rows(exp: &Experiment, dir: &Path, limit: u64) -> Result<()> {
-    let read: HashSet<&String> = exp
-        .spec
-        .checks
-        .iter()
-        .flat_map(|c| c.assert.quantities())
-        .collect();
-    for name in ["tidy", "ice"] {
-        let path = dir.join(format!("{name}.csv"));
-        let Ok(meta) = std::fs::metadata(&path) else {
-            continue;
-        };
-        if meta.len() <= limit {
-            continue;
-        }
-        let mut table = crate::table::read_csv(&path)?;
-        let q = table
-            .header
+/// Replaces `tidy.csv` in `dir`, when larger than `limit` bytes, by
+/// `tidy_checked.csv`, the rows of `out` whose quantity some check reads; and
+/// `ice.csv`, when larger, by `ice_checked.csv`, the curves the checks select
+/// ([`NeededCurves`]). The claims evaluate on them as on the whole files.
+pub fn trim_rows(exp: &Experiment, out: &RunOutput, dir: &Path, limit: u64) -> Result<()> {
+    let too_large = |name: &str| std::fs::metadata(dir.join(name)).is_ok_and(|m| m.len() > limit);
+    if too_large("tidy.csv") {
+        let read: HashSet<&String> = exp
+            .spec
+            .checks
             .iter()
-            .position(|h| h == "quantity")
-            .ok_or_else(|| BenchError::Other(format!("{}: no quantity column", path.display())))?;
-        table.rows.retain(|r| read.contains(&r[q]));
-        let kept = dir.join(format!("{name}_checked.csv"));
-        crate::table::write_table(&kept, &table)?;
+            .flat_map(|c| c.assert.quantities())
+            .collect();
+        let rows: Vec<crate::table::TidyRow> = out
+            .tidy
+            .iter()
+            .filter(|r| read.contains(&r.quantity))
+            .cloned()
+            .collect();
+        crate::table::write_tidy(&dir.join("tidy_checked.csv"), &out.keys, &rows)?;
+        let path = dir.join("tidy.csv");
+        std::fs::remove_file(&path).map_err(io_err(&path))?;
+    }
+    if too_large("ice.csv") {
+        let needed = NeededCurves::of(exp);
+        let curves: Vec<crate::table::CurveRow> = out
+            .curves
+            .iter()
+            .filter(|c| needed.keeps(&out.keys, c))
+            .cloned()
+            .collect();
+        crate::table::write_curves(
+            &dir.join("ice_checked.csv"),
+            &out.keys,
+            &out.feature_names,
+            &curves,
+        )?;
+        let path = dir.join("ice.csv");
         std::fs::remove_file(&path).map_err(io_err(&path))?;
     }
     Ok(())

@@ -2,10 +2,11 @@
 //! --committed` evaluates the paper's claims on it again without recomputing.
 //!
 //! `summary.csv` holds every field of a summary row (numbers in shortest round-trip
-//! form, NaN as an empty field), so it reads back bit for bit; the per-replicate rows
-//! come from `tidy.csv` (or `tidy_checked.csv`, the rows of the quantities the checks
-//! read, where a paper-scale baseline trimmed it) and the ICE curves from `ice.csv`
-//! (or `ice_checked.csv`). Data plots' inputs (training sample, entropy maps) are not
+//! form, so every finite number reads back bit for bit; NaN and ±∞ are written as an
+//! empty field and read back as NaN); the per-replicate rows come from `tidy.csv` or
+//! `tidy_checked.csv` (the rows the checks read, where the experiment writes no
+//! `tidy.csv`, or of the quantities they read, where a paper-scale baseline trimmed a
+//! large one), the ICE curves from `ice.csv` (or `ice_checked.csv`). Data plots' inputs (training sample, entropy maps) are not
 //! kept: no check reads them.
 
 use std::path::Path;
@@ -97,7 +98,13 @@ fn malformed(path: &Path, what: String) -> BenchError {
 /// The grid keys of a summary table: the columns between `quantity` and `model`.
 fn grid_keys(t: &CsvTable, dir: &Path) -> Result<Vec<String>> {
     let n = t.header.len();
-    let keys: Vec<String> = t.header[1..n.saturating_sub(SUMMARY_TAIL).max(1)].to_vec();
+    if n < 1 + SUMMARY_TAIL {
+        return Err(malformed(
+            &dir.join("summary.csv"),
+            format!("columns {:?}", t.header),
+        ));
+    }
+    let keys: Vec<String> = t.header[1..n - SUMMARY_TAIL].to_vec();
     if t.header != summary_header(&keys) {
         return Err(malformed(
             &dir.join("summary.csv"),

@@ -10,7 +10,8 @@
 //! 2. [`methods`]: each kind of method behind one trait, and its YAML settings;
 //! 3. [`spec`]: the experiment file format;
 //! 4. plan: [`plan`] (load, validate, expand variants), [`memory`], [`catalog`];
-//! 5. [`cells`] (finished cells on disk) and [`run`]: the runner;
+//! 5. [`cells`] (finished cells on disk), [`lock`] (one run per cell directory) and
+//!    [`run`]: the runner;
 //! 6. [`outputs`], [`manifest`]: writing a run's tables; [`committed`]: reading a
 //!    committed baseline back;
 //! 7. [`checks`] (by family), [`plots`] (by kind) and [`layout`] (tables in a
@@ -29,6 +30,7 @@ pub mod datasets;
 pub mod error;
 pub mod fetch;
 pub mod layout;
+pub mod lock;
 pub mod manifest;
 pub mod memory;
 pub mod methods;

@@ -58,7 +58,7 @@ pub struct Variant {
     /// The spec with the scale's and this cell's overrides applied.
     pub spec: ExperimentSpec,
     /// The same as YAML values (the experiment's tree with the overrides set): what
-    /// random streams are keyed on ([`Variant::stream_key`]), never the typed spec's
+    /// random streams are keyed on ([`Variant::truth_identity`]), never the typed spec's
     /// `Debug` text, so a field added to a spec type with its default leaves every
     /// stream where it was.
     pub tree: Value,

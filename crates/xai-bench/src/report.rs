@@ -17,19 +17,60 @@ use crate::table::read_csv;
 /// Where the report reads each experiment's outputs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
-    /// The committed baselines, `results/<id>/`.
+    /// The committed baselines: `results/<id>/paper/` where it exists, else the ci
+    /// baseline `results/<id>/`.
     Committed,
     /// A run at this scale, `runs/<id>/<scale>/`.
     Runs(Scale),
 }
 
 impl Source {
-    fn dir(self, root: &Path, id: &str) -> PathBuf {
+    /// The directory shown for `id`, and the other committed scale's (the ci
+    /// baseline beside a paper-scale one), whose verdicts are compared.
+    fn dirs(self, root: &Path, id: &str) -> (PathBuf, Option<PathBuf>) {
         match self {
-            Source::Committed => baseline_dir(root, id, Scale::Ci),
-            Source::Runs(scale) => run_dir(root, id, scale),
+            Source::Committed => {
+                let (paper, ci) = (
+                    baseline_dir(root, id, Scale::Paper),
+                    baseline_dir(root, id, Scale::Ci),
+                );
+                match paper.join("checks.csv").is_file() {
+                    true => (paper, Some(ci)),
+                    false => (ci, None),
+                }
+            }
+            Source::Runs(scale) => (run_dir(root, id, scale), None),
         }
     }
+}
+
+/// "paper scale, 30 replicates" from a manifest.
+fn scale_label(m: &serde_json::Value) -> String {
+    let r = m["replicates"].as_u64().unwrap_or(0);
+    format!(
+        "{} scale, {r} replicate{}",
+        m["scale"].as_str().unwrap_or("?"),
+        if r == 1 { "" } else { "s" }
+    )
+}
+
+/// The checks of a `checks.csv`.
+fn read_checks(path: &Path) -> Result<Vec<Check>> {
+    let table = read_csv(path)?;
+    let col = |name: &str| table.header.iter().position(|h| h == name);
+    let (ci, si, di) = (col("check"), col("status"), col("detail"));
+    Ok(table
+        .rows
+        .iter()
+        .map(|r| {
+            let get = |i: Option<usize>| i.and_then(|i| r.get(i)).cloned().unwrap_or_default();
+            Check {
+                claim: get(ci),
+                status: get(si),
+                detail: get(di),
+            }
+        })
+        .collect())
 }
 
 /// What a built report holds.
@@ -50,7 +91,7 @@ struct Check {
     detail: String,
 }
 
-/// Pass, known-deviation and fail counts.
+/// Pass, known-deviation and fail counts of the experiments shown at one scale.
 #[derive(Default, Clone, Copy)]
 struct Counts {
     experiments: usize,
@@ -192,17 +233,43 @@ fn reference_table(spec: &crate::spec::ExperimentSpec, dir: &Path) -> Result<Str
     ))
 }
 
+/// The claims whose verdict differs between the scale shown (`shown`) and the ci
+/// baseline (`ci`), as a table; empty when none does.
+fn verdict_changes(shown: &[Check], ci: &[Check]) -> String {
+    let rows: Vec<String> = shown
+        .iter()
+        .filter_map(|k| {
+            let at_ci = ci.iter().find(|c| c.claim == k.claim)?;
+            (at_ci.status != k.status).then(|| {
+                format!(
+                    "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    escape(&k.claim),
+                    escape(&at_ci.status),
+                    escape(&k.status)
+                )
+            })
+        })
+        .collect();
+    match rows.is_empty() {
+        true => "<p class=\"meta\">Every claim has the same verdict at ci scale.</p>\n".into(),
+        false => format!(
+            "<table><tr><th>claim whose verdict changes with the scale</th><th>ci</th><th>shown</th></tr>\n{}\n</table>\n",
+            rows.join("\n")
+        ),
+    }
+}
+
 /// Builds `<out>/index.html` with the figures copied to `<out>/img/<id>/`.
 pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
     let ids = experiment_ids(root)?;
     let mut by_paper: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut counts: BTreeMap<String, Counts> = BTreeMap::new();
+    let mut counts: BTreeMap<(String, String), Counts> = BTreeMap::new();
     let mut sections: BTreeMap<String, String> = BTreeMap::new();
     let mut missing = Vec::new();
     for id in &ids {
         let exp = resolve(root, id)?;
         let s = &exp.spec;
-        let dir = source.dir(root, id);
+        let (dir, other) = source.dirs(root, id);
         let mut html = String::new();
         let _ = writeln!(
             html,
@@ -211,7 +278,15 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
             escape(&s.figure),
             escape(&s.title)
         );
-        let c = counts.entry(s.paper.clone()).or_default();
+        let manifest = std::fs::read_to_string(dir.join("manifest.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
+        let scale = manifest
+            .as_ref()
+            .and_then(|m| m["scale"].as_str())
+            .unwrap_or("not run")
+            .to_string();
+        let c = counts.entry((s.paper.clone(), scale)).or_default();
         c.experiments += 1;
         if !dir.join("checks.csv").is_file() {
             missing.push(id.clone());
@@ -221,20 +296,24 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
                 escape(&crate::workspace::relative_to(root, &dir))
             );
         } else {
-            if let Ok(text) = std::fs::read_to_string(dir.join("manifest.json"))
-                && let Ok(m) = serde_json::from_str::<serde_json::Value>(&text)
-            {
+            let label = manifest.as_ref().map(scale_label).unwrap_or_default();
+            if let Some(m) = &manifest {
                 let _ = write!(
                     html,
-                    " · scale {} · {} variants × {} replicates · {:.1} s on {} threads · commit {}",
-                    m["scale"].as_str().unwrap_or("?"),
+                    " · <b>{label}</b> · {} variants · {:.1} s on {} threads · commit {}",
                     m["variants"],
-                    m["replicates"],
                     m["wall_seconds"].as_f64().unwrap_or(f64::NAN),
                     m["threads"],
                     m["git_commit"]
                         .as_str()
                         .map_or("?", |c| &c[..c.len().min(10)])
+                );
+            }
+            if !s.paper_scale.is_empty() {
+                let _ = write!(
+                    html,
+                    "<br>paper scale against the paper: {}",
+                    escape(&s.paper_scale)
                 );
             }
             html.push_str("</p>\n");
@@ -247,32 +326,18 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
                     std::fs::copy(&from, img.join(&file)).map_err(io_err(&from))?;
                     let _ = writeln!(
                         html,
-                        "<a href=\"img/{id}/{file}\"><img src=\"img/{id}/{file}\" alt=\"{id} {file}\" onerror=\"this.setAttribute('data-broken','1')\"></a>"
+                        "<figure><a href=\"img/{id}/{file}\"><img src=\"img/{id}/{file}\" alt=\"{id} {file}\" onerror=\"this.setAttribute('data-broken','1')\"></a><figcaption class=\"meta\">{file}: {label}</figcaption></figure>"
                     );
                 }
             }
             for t in &s.tables {
                 let path = dir.join(format!("{}.md", t.name));
                 if let Ok(md) = std::fs::read_to_string(&path) {
+                    let _ = writeln!(html, "<p class=\"meta\">{}: {label}</p>", t.name);
                     html.push_str(&markdown_table(&md));
                 }
             }
-            let table = read_csv(&dir.join("checks.csv"))?;
-            let col = |name: &str| table.header.iter().position(|h| h == name);
-            let (ci, si, di) = (col("check"), col("status"), col("detail"));
-            let checks: Vec<Check> = table
-                .rows
-                .iter()
-                .map(|r| {
-                    let get =
-                        |i: Option<usize>| i.and_then(|i| r.get(i)).cloned().unwrap_or_default();
-                    Check {
-                        claim: get(ci),
-                        status: get(si),
-                        detail: get(di),
-                    }
-                })
-                .collect();
+            let checks = read_checks(&dir.join("checks.csv"))?;
             html.push_str(
                 "<table><tr><th>claim of the paper</th><th>status</th><th>measured</th></tr>\n",
             );
@@ -300,6 +365,12 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
                 );
             }
             html.push_str("</table>\n");
+            if let Some(other) = other.filter(|o| o.join("checks.csv").is_file()) {
+                html.push_str(&verdict_changes(
+                    &checks,
+                    &read_checks(&other.join("checks.csv"))?,
+                ));
+            }
             html.push_str(&reference_table(s, &dir)?);
             if !s.notes.is_empty() {
                 let _ = writeln!(
@@ -317,16 +388,29 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
         sections.insert(id.clone(), html);
     }
     let mut page = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>xai-workspace report</title><style>{STYLE}</style></head><body>\n<h1>xai-workspace: every experiment</h1>\n<p class=\"meta\">From {}. Each claim of a paper is a check: pass, a known deviation (the reason follows its numbers), or a failure.</p>\n<h2>Summary</h2>\n<table><tr><th>paper</th><th>experiments</th><th>passed</th><th>known deviations</th><th>failed</th></tr>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>xai-workspace report</title><style>{STYLE}</style></head><body>\n<h1>xai-workspace: every experiment</h1>\n<p class=\"meta\">From {}. Each claim of a paper is a check: pass, a known deviation (the reason follows its numbers), or a failure. Every figure and table says the scale and replicates it was computed at.</p>\n<h2>Summary</h2>\n<table><tr><th>paper</th><th>scale</th><th>experiments</th><th>passed</th><th>known deviations</th><th>failed</th></tr>\n",
         match source {
-            Source::Committed => "the committed results/ (ci scale)".to_string(),
+            Source::Committed => "the committed results/: the paper-scale baseline (results/&lt;id&gt;/paper/) where one is committed, the ci-scale one otherwise".to_string(),
             Source::Runs(scale) => format!("runs/*/{}", scale.name()),
         }
     );
-    for (paper, c) in &counts {
+    let mut total: BTreeMap<&str, Counts> = BTreeMap::new();
+    for ((paper, scale), c) in &counts {
         let _ = writeln!(
             page,
-            "<tr><td><a href=\"#{paper}\">{paper}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td><a href=\"#{paper}\">{paper}</a></td><td>{scale}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            c.experiments, c.passed, c.known, c.failed
+        );
+        let t = total.entry(scale).or_default();
+        t.experiments += c.experiments;
+        t.passed += c.passed;
+        t.known += c.known;
+        t.failed += c.failed;
+    }
+    for (scale, c) in &total {
+        let _ = writeln!(
+            page,
+            "<tr><th>all</th><th>{scale}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
             c.experiments, c.passed, c.known, c.failed
         );
     }

@@ -36,7 +36,7 @@ use crate::methods::permutation_map::EntropyMap;
 use crate::methods::{Input, MethodSpec, Value};
 use crate::plan::{Experiment, Scale, Variant};
 use crate::spec::Sampling;
-use crate::table::{CurveRow, SummaryRow, TidyRow, summarize};
+use crate::table::{CurveRow, Summarizer, SummaryRow, TidyRow, summarize};
 
 /// What a run computed.
 #[derive(Debug, Clone)]
@@ -66,7 +66,8 @@ pub struct RunOutput {
     pub threads: usize,
     /// Wall time of the computation in seconds.
     pub wall_seconds: f64,
-    /// CPU time of the computation in seconds, all threads ([`cpu_seconds`] of the
+    /// CPU time of the computation in seconds, all threads
+    /// ([`crate::workspace::cpu_seconds`] of the
     /// process; for a merge, the seconds its cells took in their shards); NaN where
     /// the platform does not tell.
     pub cpu_seconds: f64,
@@ -126,30 +127,61 @@ pub struct Store {
     pub shard: Option<Shard>,
 }
 
-/// Runs `exp` at `scale` on `threads` threads (0 = all cores), in memory. Shows a
-/// progress bar on a terminal when `progress` is set.
+/// Runs `exp` at `scale` on `threads` threads (0 = all cores), in memory, keeping
+/// every per-replicate row. Shows a progress bar on a terminal when `progress` is set.
 pub fn run(exp: &Experiment, scale: Scale, threads: usize, progress: bool) -> Result<RunOutput> {
-    run_with(exp, scale, threads, progress, None)
+    run_with(exp, scale, threads, progress, None, &|_, _| true)
 }
+
+/// Which per-replicate rows a run keeps in [`RunOutput::tidy`] besides those of an
+/// experiment that writes `tidy.csv` (which keeps all): called with the grid keys and
+/// each row. Every row feeds the summary whether kept or not.
+pub type KeepRow<'a> = dyn Fn(&[String], &TidyRow) -> bool + Sync + 'a;
 
 /// Like [`run`], keeping cells in `store` (a store without a shard): an interrupted
 /// run, run again, computes only the cells not yet on disk, and gives the same bytes.
+/// With a store, the cells are computed into it and then read back one at a time
+/// into the output ([`assemble`]), so the run holds one cell, the summary's values
+/// and the rows `keep` keeps, never every row.
 pub fn run_with(
     exp: &Experiment,
     scale: Scale,
     threads: usize,
     progress: bool,
     store: Option<&Store>,
+    keep: &KeepRow<'_>,
 ) -> Result<RunOutput> {
     let setup = Setup::new(exp, scale, threads)?;
-    let (start, cpu) = (Instant::now(), cpu_seconds());
-    let (cells, counts) = execute(exp, &setup, progress, store, true)?;
-    let cells = cells
-        .into_iter()
-        .map(|c| c.expect("every cell kept"))
-        .collect();
-    let times = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu);
-    assemble(exp, &setup, cells, counts, times)
+    let (start, cpu) = (Instant::now(), crate::workspace::cpu_seconds());
+    let (cells, counts) = execute(exp, &setup, progress, store, store.is_none())?;
+    let times = || {
+        (
+            start.elapsed().as_secs_f64(),
+            crate::workspace::cpu_seconds() - cpu,
+        )
+    };
+    match store {
+        None => {
+            let cells = cells.into_iter().map(|c| Ok(c.expect("every cell kept")));
+            assemble(exp, &setup, cells, keep, counts, times())
+        }
+        Some(store) => {
+            let cells = setup.tasks.iter().map(|&(v, r)| {
+                let name = cell_name(v, r);
+                match store.cells.read::<Replicate>(&name)? {
+                    Found::Cell(c, _) => Ok(c),
+                    _ => Err(BenchError::Other(format!(
+                        "{}: cell {name} was written by this run but cannot be read back; run \
+                         the same command again (it recomputes it)",
+                        store.cells.dir().display()
+                    ))),
+                }
+            });
+            let mut out = assemble(exp, &setup, cells, keep, counts, (0.0, 0.0))?;
+            (out.wall_seconds, out.cpu_seconds) = times();
+            Ok(out)
+        }
+    }
 }
 
 /// Computes the cells of `store.shard` (or all) into `store` without assembling
@@ -185,13 +217,18 @@ pub fn run_truths(
 
 /// Joins the cells of the shards `parts` (each shard's store, whose run keys the
 /// caller has checked) into the output of the whole run, exactly as [`run`] gives
-/// it. Fails, naming the shard to rerun, when a cell is missing or unusable.
-pub fn merge(exp: &Experiment, scale: Scale, parts: &[(Shard, CellStore)]) -> Result<RunOutput> {
+/// it, reading one cell at a time ([`assemble`]; rows kept as `keep` says). Fails,
+/// naming the shard to rerun, when a cell is missing or unusable.
+pub fn merge(
+    exp: &Experiment,
+    scale: Scale,
+    parts: &[(Shard, CellStore)],
+    keep: &KeepRow<'_>,
+) -> Result<RunOutput> {
     let setup = Setup::new(exp, scale, 1)?;
     let start = Instant::now();
-    let mut cells = Vec::with_capacity(setup.tasks.len());
-    let mut cpu = 0.0;
-    for (i, &(v, r)) in setup.tasks.iter().enumerate() {
+    let cpu = std::cell::Cell::new(0.0);
+    let cells = setup.tasks.iter().enumerate().map(|(i, &(v, r))| {
         let Some((shard, store)) = parts.iter().find(|(s, _)| s.owns(i)) else {
             return Err(BenchError::Other(format!(
                 "no shard holds cell {i} (variant {v}, replicate {r}): give every shard 1..={} of the run",
@@ -201,14 +238,13 @@ pub fn merge(exp: &Experiment, scale: Scale, parts: &[(Shard, CellStore)]) -> Re
         let name = cell_name(v, r);
         let problem = match store.read::<Replicate>(&name)? {
             Found::Cell(c, seconds) => {
-                cells.push(c);
-                cpu += seconds;
-                continue;
+                cpu.set(cpu.get() + seconds);
+                return Ok(c);
             }
             Found::Missing => format!("has not finished: cell {name} is missing"),
             Found::Unusable(why) => format!("cell {name} is unusable ({why})"),
         };
-        return Err(BenchError::Other(format!(
+        Err(BenchError::Other(format!(
             "shard {k}/{n} in {}: {problem}; run the shard again (`cargo xtask run {} --scale {} \
              --shard {k}/{n}`: it resumes, recomputing what is missing or unusable) and merge \
              when it ends",
@@ -217,20 +253,49 @@ pub fn merge(exp: &Experiment, scale: Scale, parts: &[(Shard, CellStore)]) -> Re
             scale.name(),
             k = shard.k,
             n = shard.n,
-        )));
-    }
+        )))
+    });
     let counts = Counts {
-        total: cells.len(),
-        resumed: cells.len(),
+        total: setup.tasks.len(),
+        resumed: setup.tasks.len(),
         ..Counts::default()
     };
-    assemble(
-        exp,
-        &setup,
-        cells,
-        counts,
-        (start.elapsed().as_secs_f64(), cpu),
-    )
+    let mut out = assemble(exp, &setup, cells, keep, counts, (0.0, 0.0))?;
+    (out.wall_seconds, out.cpu_seconds) = (start.elapsed().as_secs_f64(), cpu.get());
+    Ok(out)
+}
+
+/// Writes synthetic cells of `exp` at `scale` into the shard stores `parts` (each
+/// store holds the cells its shard owns): cell (variant v, replicate r) holds the
+/// rows `rows(v, r)` and no curves. For measuring what merging a run of a given shape
+/// costs (`cargo xtask bench merge_memory`), never for results.
+pub fn write_synthetic_cells(
+    exp: &Experiment,
+    scale: Scale,
+    parts: &[(Shard, CellStore)],
+    threads: usize,
+    rows: impl Fn(usize, usize) -> Vec<TidyRow> + Sync,
+) -> Result<usize> {
+    let setup = Setup::new(exp, scale, threads)?;
+    setup.pool.install(|| {
+        setup
+            .tasks
+            .par_iter()
+            .enumerate()
+            .map(|(i, &(v, r))| {
+                let Some((_, store)) = parts.iter().find(|(s, _)| s.owns(i)) else {
+                    return Ok(());
+                };
+                let cell = Replicate {
+                    rows: rows(v, r),
+                    curves: Vec::new(),
+                    maps: Vec::new(),
+                };
+                store.write(&cell_name(v, r), 0.0, &cell)
+            })
+            .collect::<Result<Vec<()>>>()
+    })?;
+    Ok(setup.tasks.len())
 }
 
 /// The measured cost of a run ([`plan`]): per variant the seconds of one cell on one
@@ -448,11 +513,15 @@ fn execute(
     Ok((cells, counts))
 }
 
-/// The run's output from its cells, in the run's order.
+/// The run's output from its cells, taken one at a time in the run's order: each
+/// cell's rows feed the summary ([`Summarizer`]) and are kept only where the
+/// experiment writes `tidy.csv` or `keep` says; its curves and maps are kept. The
+/// cell is dropped before the next is taken.
 fn assemble(
     exp: &Experiment,
     setup: &Setup,
-    cells: Vec<Replicate>,
+    cells: impl Iterator<Item = Result<Replicate>>,
+    keep: &KeepRow<'_>,
     counts: Counts,
     (wall_seconds, cpu_seconds): (f64, f64),
 ) -> Result<RunOutput> {
@@ -466,11 +535,19 @@ fn assemble(
         (None, None) => Vec::new(),
     };
     let first = features(0);
+    let keys = exp.grid_keys();
+    let mut summary = Summarizer::with_replicates(setup.replicates);
     let mut tidy = Vec::new();
     let mut curves = Vec::new();
     let mut maps = Vec::new();
-    for (r, &(v, _)) in cells.into_iter().zip(&setup.tasks) {
-        tidy.extend(r.rows);
+    for (cell, &(v, _)) in cells.zip(&setup.tasks) {
+        let r = cell?;
+        for row in r.rows {
+            summary.add(&row);
+            if exp.spec.tidy || keep(&keys, &row) {
+                tidy.push(row);
+            }
+        }
         // A curve's row values are read in the first variant's feature order: a
         // variant with other features (another dataset) keeps none.
         let other = v > 0 && features(v) != first;
@@ -482,12 +559,11 @@ fn assemble(
         }));
         maps.extend(r.maps);
     }
-    let summary = summarize(&tidy, exp.spec.level);
     Ok(RunOutput {
         scale: setup.scale,
-        keys: exp.grid_keys(),
+        keys,
         tidy,
-        summary,
+        summary: summary.finish(exp.spec.level),
         curves,
         feature_names: train_sample
             .as_ref()
@@ -502,24 +578,6 @@ fn assemble(
         cpu_seconds,
         cells: counts,
     })
-}
-
-/// CPU seconds (user and system, every thread) this process has used so far, from
-/// `getrusage(RUSAGE_SELF)`; NaN off Unix or when the call fails.
-pub fn cpu_seconds() -> f64 {
-    #[cfg(unix)]
-    {
-        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-        // SAFETY: getrusage writes one `rusage` into the pointer it is given, which
-        // points at a zeroed value of that type; it is read only when the call succeeds.
-        if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } == 0 {
-            // SAFETY: the call succeeded, so the value is initialised.
-            let u = unsafe { usage.assume_init() };
-            let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-            return secs(u.ru_utime) + secs(u.ru_stime);
-        }
-    }
-    f64::NAN
 }
 
 /// Progress lines for logs (stderr not a terminal, where the bar is hidden): at most

@@ -27,6 +27,11 @@ pub struct ExperimentSpec {
     /// Free text: settings that differ from the paper, proposals used, and why.
     #[serde(default)]
     pub notes: String,
+    /// One line: how the `paper` scale compares with what the paper ran (replicates,
+    /// sizes, stand-ins), shown beside the paper-scale results. Not among the fields
+    /// that determine the numbers.
+    #[serde(default)]
+    pub paper_scale: String,
     /// Another experiment (an id in the same directory) whose runs this one draws
     /// and checks: seed, scales, data, models, methods, grid, level and tidy are
     /// taken from that file, so the two compute the same numbers (molnar2023 Figs. 4,

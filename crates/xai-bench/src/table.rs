@@ -129,12 +129,53 @@ pub struct SummaryRow {
     pub sd: f64,
 }
 
-/// Summarises tidy rows over replicates, keeping the order of first appearance.
+/// Summarises tidy rows over replicates, keeping the order of first appearance
+/// ([`Summarizer`] fed every row).
 pub fn summarize(rows: &[TidyRow], level: f64) -> Vec<SummaryRow> {
-    type Key = (String, Vec<String>, String, String, Option<u64>);
-    let mut order: Vec<Key> = Vec::new();
-    let mut groups: HashMap<Key, Vec<&TidyRow>> = HashMap::new();
+    let mut s = Summarizer::default();
     for r in rows {
+        s.add(r);
+    }
+    s.finish(level)
+}
+
+/// The summary over replicates built one row at a time, so a run need not hold its
+/// rows: per key (quantity, grid labels, model, feature, x), in order of first
+/// appearance, the estimates in the order they came (8 bytes a replicate) and the
+/// first row's whole estimate. [`Summarizer::finish`] gives, bit for bit, what
+/// [`summarize`] gives for the same rows in the same order: the replicates' mean and
+/// t-interval ([`t_interval`]) with the sd over replicates, or with one replicate its
+/// own estimate.
+#[derive(Debug, Default)]
+pub struct Summarizer {
+    index: HashMap<SummaryKey, usize>,
+    groups: Vec<Group>,
+    replicates: usize,
+}
+
+/// (quantity, grid labels, model, feature, bits of x).
+type SummaryKey = (String, Vec<String>, String, String, Option<u64>);
+
+/// One key's values; the key itself lives in [`Summarizer::index`] only.
+#[derive(Debug)]
+struct Group {
+    x: Option<f64>,
+    first: Estimate,
+    values: Vec<f64>,
+}
+
+impl Summarizer {
+    /// A summarizer of runs of `replicates` replicates: each key's values are
+    /// allocated once, at that length.
+    pub fn with_replicates(replicates: usize) -> Summarizer {
+        Summarizer {
+            replicates,
+            ..Summarizer::default()
+        }
+    }
+
+    /// Adds one replicate's row.
+    pub fn add(&mut self, r: &TidyRow) {
         let key = (
             r.quantity.clone(),
             r.labels.clone(),
@@ -142,36 +183,45 @@ pub fn summarize(rows: &[TidyRow], level: f64) -> Vec<SummaryRow> {
             r.feature.clone(),
             r.x.map(f64::to_bits),
         );
-        groups
-            .entry(key.clone())
-            .or_insert_with(|| {
-                order.push(key);
-                Vec::new()
-            })
-            .push(r);
+        let next = self.groups.len();
+        let i = *self.index.entry(key).or_insert(next);
+        if i == next {
+            self.groups.push(Group {
+                x: r.x,
+                first: r.value,
+                values: Vec::with_capacity(self.replicates),
+            });
+        }
+        self.groups[i].values.push(r.value.estimate);
     }
-    order
-        .into_iter()
-        .map(|key| {
-            let g = &groups[&key];
-            let (value, sd) = if g.len() == 1 {
-                (g[0].value, f64::NAN)
-            } else {
-                let v: Vec<f64> = g.iter().map(|r| r.value.estimate).collect();
-                let e = t_interval(&v, level);
-                (e, e.se * (v.len() as f64).sqrt())
-            };
-            SummaryRow {
-                quantity: key.0,
-                labels: key.1,
-                model: key.2,
-                feature: key.3,
-                x: g[0].x,
-                value,
-                sd,
-            }
-        })
-        .collect()
+
+    /// The summary rows, in order of first appearance.
+    pub fn finish(self, level: f64) -> Vec<SummaryRow> {
+        let mut keys: Vec<(usize, SummaryKey)> =
+            self.index.into_iter().map(|(k, i)| (i, k)).collect();
+        keys.sort_unstable_by_key(|(i, _)| *i);
+        keys.into_iter()
+            .zip(self.groups)
+            .map(|((_, key), g)| {
+                let (value, sd) = if g.values.len() == 1 {
+                    (g.first, f64::NAN)
+                } else {
+                    let e = t_interval(&g.values, level);
+                    (e, e.se * (g.values.len() as f64).sqrt())
+                };
+                let (quantity, labels, model, feature, _) = key;
+                SummaryRow {
+                    quantity,
+                    labels,
+                    model,
+                    feature,
+                    x: g.x,
+                    value,
+                    sd,
+                }
+            })
+            .collect()
+    }
 }
 
 /// Shortest round-trip form of a number, as Rust's `Display` writes it: `0.5`, `2`,

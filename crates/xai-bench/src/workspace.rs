@@ -83,3 +83,50 @@ pub fn simd_level() -> &'static str {
         std::env::consts::ARCH
     }
 }
+
+/// This machine's host name (`gethostname`), or "an unknown host".
+pub fn host_name() -> String {
+    #[cfg(unix)]
+    {
+        let mut buf = [0u8; 256];
+        // SAFETY: gethostname writes at most `buf.len()` bytes into `buf`.
+        if unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0 {
+            let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+            if end > 0 {
+                return String::from_utf8_lossy(&buf[..end]).into_owned();
+            }
+        }
+    }
+    "an unknown host".into()
+}
+
+/// `getrusage(who)`, where the platform has it.
+#[cfg(unix)]
+fn usage(who: libc::c_int) -> Option<libc::rusage> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes one `rusage` into the zeroed value it points at; it is
+    // read only when the call succeeds, which initialises it.
+    (unsafe { libc::getrusage(who, usage.as_mut_ptr()) } == 0)
+        .then(|| unsafe { usage.assume_init() })
+}
+
+/// CPU seconds (user and system, every thread) this process has used so far; NaN
+/// where the platform does not tell.
+pub fn cpu_seconds() -> f64 {
+    #[cfg(unix)]
+    if let Some(u) = usage(libc::RUSAGE_SELF) {
+        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        return secs(u.ru_utime) + secs(u.ru_stime);
+    }
+    f64::NAN
+}
+
+/// The largest peak resident set size of this process's ended children, in bytes
+/// (Linux reports KiB); NaN where the platform does not tell.
+pub fn children_peak_rss_bytes() -> f64 {
+    #[cfg(unix)]
+    if let Some(u) = usage(libc::RUSAGE_CHILDREN) {
+        return u.ru_maxrss as f64 * 1024.0;
+    }
+    f64::NAN
+}

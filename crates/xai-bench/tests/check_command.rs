@@ -90,7 +90,7 @@ fn check_committed_evaluates_the_claims_on_the_committed_files_again() {
     );
 
     // Trimmed to the rows the checks read, the claims come out the same.
-    trim_rows(&exp, &dir, 0).unwrap();
+    trim_rows(&exp, &blessed.output, &dir, 0).unwrap();
     assert!(!dir.join("tidy.csv").exists() && dir.join("tidy_checked.csv").exists());
     let trimmed = check_committed(&root, &exp, Scale::Ci).unwrap().unwrap();
     assert_eq!(

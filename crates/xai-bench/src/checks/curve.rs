@@ -269,10 +269,47 @@ pub fn similar_curves(
 }
 
 /// Each selected PD curve is the pointwise mean of the selected ICE curves of its grid
-/// keys, model and feature (over every replicate's kept rows; each replicate keeps as
-/// many, so this is also the mean of the replicates' PDs): the largest gap over the
-/// grid is at most `tolerance`. Measured: that gap.
+/// keys, model and feature (wood2024 Eq. 3 is the mean of Eq. 4), within each fit:
+/// with one replicate its PD against its curves, with several each replicate's own PD
+/// (from its per-replicate rows) against its own curves, since replicates on
+/// data-dependent grids (`range: min_max` of each split) share no grid points. The
+/// largest gap over the grids is at most `tolerance`. Measured: that gap.
 pub fn ice_mean(
+    out: &RunOutput,
+    quantity: &str,
+    pd: &str,
+    sel: &Selector,
+    tolerance: f64,
+    level: f64,
+) -> Verdict {
+    if out.replicates <= 1 {
+        return ice_mean_of_one_fit(out, quantity, pd, sel, tolerance);
+    }
+    // Eq. 3 is the mean of Eq. 4 within one fit: each replicate's own PD against its
+    // own curves (replicates on data-dependent grids share no grid points).
+    let mut replicates: Vec<usize> = out.curves.iter().map(|c| c.replicate).collect();
+    replicates.sort_unstable();
+    replicates.dedup();
+    if replicates.is_empty() || out.tidy.is_empty() {
+        return Verdict::no_rows(
+            "no kept ICE curves, or no per-replicate rows (tidy: true) to take each fit's PD from",
+        );
+    }
+    let mut worst = 0.0f64;
+    let mut parts = Vec::new();
+    for r in replicates {
+        let v = ice_mean_of_one_fit(&out.only_replicate(r, level), quantity, pd, sel, tolerance);
+        if v.measured.is_nan() {
+            return v;
+        }
+        worst = nan_max(worst, v.measured);
+        parts.push(format!("replicate {r}: {}", v.detail));
+    }
+    Verdict::new(worst <= tolerance, worst, parts.join("; "))
+}
+
+/// [`ice_mean`] of a run of one replicate (or whose replicates share one grid).
+fn ice_mean_of_one_fit(
     out: &RunOutput,
     quantity: &str,
     pd: &str,

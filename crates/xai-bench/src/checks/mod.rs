@@ -20,8 +20,8 @@ use std::path::Path;
 use crate::error::Result;
 use crate::plan::Experiment;
 use crate::run::RunOutput;
-use crate::spec::{Assertion, CheckSpec};
-use crate::table::{CsvTable, format_number, write_table};
+use crate::spec::{Assertion, CheckSpec, CurveInterval, Selector};
+use crate::table::{CsvTable, CurveRow, TidyRow, format_number, write_table};
 
 /// Verdict of one check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,7 +250,7 @@ pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
             pd,
             rows,
             tolerance,
-        } => curve::ice_mean(out, quantity, pd, rows, *tolerance),
+        } => curve::ice_mean(out, quantity, pd, rows, *tolerance, level),
         A::BelowPdPeak {
             quantity,
             pd,
@@ -298,6 +298,138 @@ pub fn evaluate(check: &CheckSpec, out: &RunOutput, level: f64) -> Outcome {
         status,
         measured: v.measured,
         detail,
+    }
+}
+
+/// The selector of every row.
+static EVERY_ROW: Selector = Selector::new();
+
+/// The (quantity, selector) pairs whose per-replicate rows an assertion reads: the
+/// paired comparisons (`greater`), the share of intervals excluding zero
+/// (`excludes_zero`) and the per-replicate ranking (`ranked_above`), through `not`;
+/// every other assertion reads the summary or the kept curves.
+fn per_replicate_selections(a: &Assertion) -> Vec<(&String, &Selector)> {
+    match a {
+        Assertion::Greater {
+            quantity,
+            this,
+            than,
+            than_quantity,
+            ..
+        } => vec![
+            (quantity, this),
+            (than_quantity.as_ref().unwrap_or(quantity), than),
+        ],
+        // Every row of the quantity: a NaN anywhere in it voids the ranking.
+        Assertion::RankedAbove { quantity, .. } => vec![(quantity, &EVERY_ROW)],
+        Assertion::ExcludesZero { quantity, rows, .. } => vec![(quantity, rows)],
+        Assertion::Not(inner) => per_replicate_selections(inner),
+        _ => Vec::new(),
+    }
+}
+
+/// The (quantity, selector) pairs whose curves a curve assertion reads (kept ICE
+/// curves where the quantity is an `*_ice`), through `not`.
+fn curve_selections(a: &Assertion) -> Vec<(&String, &Selector)> {
+    match a {
+        Assertion::Trend { quantity, rows, .. }
+        | Assertion::Varies { quantity, rows, .. }
+        | Assertion::ShapesDiffer { quantity, rows, .. }
+        | Assertion::IceMean { quantity, rows, .. }
+        | Assertion::BelowPdPeak { quantity, rows, .. }
+        | Assertion::InteriorPeak(CurveInterval { quantity, rows, .. })
+        | Assertion::ArgmaxWithin(CurveInterval { quantity, rows, .. })
+        | Assertion::RisesTowardsEdges(CurveInterval { quantity, rows, .. }) => {
+            vec![(quantity, rows)]
+        }
+        Assertion::SimilarCurves {
+            quantity,
+            this,
+            that,
+            ..
+        } => vec![(quantity, this), (quantity, that)],
+        Assertion::Monotone {
+            quantities, rows, ..
+        } => quantities.iter().map(|q| (q, rows)).collect(),
+        Assertion::Not(inner) => curve_selections(inner),
+        _ => Vec::new(),
+    }
+}
+
+/// The kept ICE curves the checks of `exp` read ([`curve_selections`]): what a
+/// paper-scale baseline keeps of an `ice.csv` too large to commit whole.
+pub struct NeededCurves {
+    selections: Vec<(String, Selector)>,
+}
+
+impl NeededCurves {
+    /// What the checks of `exp` read.
+    pub fn of(exp: &Experiment) -> NeededCurves {
+        NeededCurves {
+            selections: exp
+                .spec
+                .checks
+                .iter()
+                .flat_map(|c| curve_selections(&c.assert))
+                .map(|(q, sel)| (q.clone(), sel.clone()))
+                .collect(),
+        }
+    }
+
+    /// Whether the curve (of a run with grid keys `keys`) is read.
+    pub fn keeps(&self, keys: &[String], c: &CurveRow) -> bool {
+        let cols = select::curve_columns(keys, c);
+        self.selections
+            .iter()
+            .any(|(q, sel)| *q == c.quantity && select::selected(&cols, sel))
+    }
+}
+
+/// The per-replicate rows the experiments `exps` (sharing one run) read: the rows
+/// their checks select ([`per_replicate_selections`]) and every row of a replicate
+/// a figure draws alone (`replicate: k`). What a run that writes no `tidy.csv`
+/// keeps ([`crate::run::KeepRow`]), so the checks decide on what they would decide
+/// on with every row, while the run holds a few rows per cell instead of all.
+pub struct NeededRows {
+    selections: Vec<(String, Selector)>,
+    replicates: Vec<usize>,
+}
+
+impl NeededRows {
+    /// What the checks and figures of `exps` read.
+    pub fn of<'e>(exps: impl IntoIterator<Item = &'e Experiment>) -> NeededRows {
+        let mut needed = NeededRows {
+            selections: Vec::new(),
+            replicates: Vec::new(),
+        };
+        for exp in exps {
+            for c in &exp.spec.checks {
+                for (q, sel) in per_replicate_selections(&c.assert) {
+                    needed.selections.push((q.clone(), sel.clone()));
+                }
+            }
+            needed
+                .replicates
+                .extend(exp.spec.plots.iter().filter_map(|p| p.replicate()));
+        }
+        needed
+    }
+
+    /// Whether the row of grid keys `keys` is read.
+    pub fn keeps(&self, keys: &[String], row: &TidyRow) -> bool {
+        if self.replicates.contains(&row.replicate) {
+            return true;
+        }
+        let mut wanted = self
+            .selections
+            .iter()
+            .filter(|(q, _)| *q == row.quantity)
+            .peekable();
+        if wanted.peek().is_none() {
+            return false;
+        }
+        let row = select::tidy_row(keys, row);
+        wanted.any(|(_, sel)| row.matches(sel))
     }
 }
 

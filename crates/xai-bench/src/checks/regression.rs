@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::{Outcome, Status};
+use crate::plan::Scale;
 use crate::run::RunOutput;
 use crate::spec::Tolerance;
 use crate::table::{CsvTable, read_csv, summary_table};
@@ -22,34 +23,41 @@ pub fn summary(out: &RunOutput, baseline_dir: &Path, tol: Tolerance) -> Outcome 
         "regression against the committed summary.csv",
         &baseline_dir.join("summary.csv"),
         &new,
-        &SUMMARY_NUMBERS,
-        &[],
+        (&SUMMARY_NUMBERS, &[]),
         tol,
+        out.scale,
     )
 }
 
 /// Compares the run's checks (claim, status, measured value) with the committed
 /// `checks.csv` in `baseline_dir`, so a check's measured value cannot drift unseen
 /// (including a known deviation's, which never fails on its own).
-pub fn checks(new: &CsvTable, baseline_dir: &Path, tol: Tolerance) -> Outcome {
+pub fn checks(new: &CsvTable, baseline_dir: &Path, tol: Tolerance, scale: Scale) -> Outcome {
     against(
         "regression against the committed checks.csv",
         &baseline_dir.join("checks.csv"),
         new,
-        &CHECK_NUMBERS,
-        &["detail"],
+        (&CHECK_NUMBERS, &["detail"]),
         tol,
+        scale,
     )
 }
 
+/// `new` against the committed table at `path`: the columns `numbers` within `tol`,
+/// the columns `ignored` not at all (`columns`); the failure says how to re-bless at
+/// `scale`.
 fn against(
     name: &str,
     path: &Path,
     new: &CsvTable,
-    numbers: &[&str],
-    ignored: &[&str],
+    (numbers, ignored): (&[&str], &[&str]),
     tol: Tolerance,
+    scale: Scale,
 ) -> Outcome {
+    let bless = match scale {
+        Scale::Ci => "cargo xtask bless <id>".to_string(),
+        other => format!("cargo xtask bless --scale {} <id>", other.name()),
+    };
     let outcome = |status, detail| Outcome {
         name: name.to_string(),
         status,
@@ -61,7 +69,7 @@ fn against(
         Err(e) => {
             return outcome(
                 Status::Fail,
-                format!("{e}; create the baseline with `cargo xtask bless <id>`"),
+                format!("{e}; create the baseline with `{bless}`"),
             );
         }
     };
@@ -69,10 +77,7 @@ fn against(
         Ok(detail) => outcome(Status::Pass, detail),
         Err(detail) => outcome(
             Status::Fail,
-            format!(
-                "{detail}; if the change is intended, re-bless with `cargo xtask bless <id>` \
-                 and commit"
-            ),
+            format!("{detail}; if the change is intended, re-bless with `{bless}` and commit"),
         ),
     }
 }

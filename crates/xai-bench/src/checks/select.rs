@@ -5,7 +5,7 @@ use xai_core::Estimate;
 
 use crate::run::RunOutput;
 use crate::spec::{CurveInterval, RowFilter, Scalar, Selector};
-use crate::table::format_number;
+use crate::table::{CurveRow, TidyRow, format_number};
 
 /// A row's identifying columns (quantity, grid keys, model, feature, x) and value.
 pub struct Row<'a> {
@@ -149,18 +149,45 @@ pub fn summary_rows(out: &RunOutput) -> Vec<Row<'_>> {
 
 /// The per-replicate rows of a run.
 pub fn tidy_rows(out: &RunOutput) -> Vec<Row<'_>> {
-    rows_of(&out.keys, &out.tidy, |r| {
-        let rep = Some(r.replicate);
-        (
-            &r.quantity,
-            &r.labels,
-            &r.model,
-            &r.feature,
-            r.x,
-            r.value,
-            rep,
-        )
-    })
+    rows_of(&out.keys, &out.tidy, tidy_parts)
+}
+
+/// One per-replicate row with its identifying columns.
+pub fn tidy_row<'a>(keys: &'a [String], r: &TidyRow) -> Row<'a> {
+    rows_of(keys, std::slice::from_ref(r), tidy_parts)
+        .pop()
+        .expect("one row")
+}
+
+#[allow(clippy::type_complexity)]
+fn tidy_parts(
+    r: &TidyRow,
+) -> (
+    &str,
+    &[String],
+    &str,
+    &str,
+    Option<f64>,
+    Estimate,
+    Option<usize>,
+) {
+    (
+        &r.quantity,
+        &r.labels,
+        &r.model,
+        &r.feature,
+        r.x,
+        r.value,
+        Some(r.replicate),
+    )
+}
+
+/// The identifying columns of a kept ICE curve: quantity, grid keys, model, feature
+/// and `row` ("replicate/row").
+pub fn curve_columns<'a>(keys: &'a [String], c: &CurveRow) -> Vec<(&'a str, String)> {
+    let mut cols = columns(keys, &c.quantity, &c.labels, &c.model, &c.feature);
+    cols.push(("row", format!("{}/{}", c.replicate, c.row)));
+    cols
 }
 
 /// The rows of quantity `q`.
@@ -261,8 +288,7 @@ pub fn curves<'a>(
                 })
             })
             .map(|c| {
-                let mut cols = columns(keys, quantity, &c.labels, &c.model, &c.feature);
-                cols.push(("row", format!("{}/{}", c.replicate, c.row)));
+                let cols = curve_columns(keys, c);
                 Curve {
                     cols,
                     xs: c.grid.clone(),

@@ -614,17 +614,17 @@ fn the_checks_regression_fails_on_a_moved_measure_or_a_changed_status() {
     write_outcomes(&dir.join("checks.csv"), &committed).unwrap();
     let same = outcomes_table(&committed);
     assert_eq!(
-        regression::checks(&same, &dir, Tolerance::default()).status,
+        regression::checks(&same, &dir, Tolerance::default(), Scale::Ci).status,
         Status::Pass
     );
     // The known deviation's measured value moves: caught, although it still fails.
     let moved = outcomes_table(&[check(&claim(2.5), Some("why"), &out)]);
-    let o = regression::checks(&moved, &dir, Tolerance::default());
+    let o = regression::checks(&moved, &dir, Tolerance::default(), Scale::Ci);
     assert_eq!(o.status, Status::Fail);
     assert!(o.detail.contains("measured"), "{}", o.detail);
     let passing = outcomes_table(&[check(&claim(1.0), None, &out)]);
     assert_eq!(
-        regression::checks(&passing, &dir, Tolerance::default()).status,
+        regression::checks(&passing, &dir, Tolerance::default(), Scale::Ci).status,
         Status::Fail
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -719,4 +719,45 @@ fn a_marker_per_scale_applies_at_the_scales_it_names_only() {
     out.scale = Scale::Paper;
     assert_eq!(outcome(fails, &out), Status::KnownDeviation);
     assert_eq!(outcome(holds, &out), Status::StaleMarker);
+}
+
+#[test]
+fn ice_mean_compares_each_replicate_with_its_own_curves_on_its_own_grid() {
+    // Two fits on data-dependent grids (x = 0, 1 and x = 10, 11), each with two curves.
+    let run = |pd_of_second: [f64; 2]| {
+        let mut tidy = Vec::new();
+        let mut kept = Vec::new();
+        for (r, (xs, pd)) in [([0.0, 1.0], [1.0, 2.0]), ([10.0, 11.0], pd_of_second)]
+            .into_iter()
+            .enumerate()
+        {
+            for (x, y) in xs.iter().zip(pd) {
+                tidy.push(row(&[], r, "q_pd", "A", Some(*x), y));
+            }
+            for (k, shift) in [-1.0, 1.0].into_iter().enumerate() {
+                kept.push(CurveRow {
+                    labels: Vec::new(),
+                    replicate: r,
+                    model: "m".into(),
+                    quantity: "q_ice".into(),
+                    feature: "A".into(),
+                    row: k,
+                    grid: xs.to_vec(),
+                    values: vec![1.0 + shift, 2.0 + shift],
+                    row_values: vec![0.0, 0.0],
+                    row_class: None,
+                });
+            }
+        }
+        let mut out = run_of(&[], tidy, kept);
+        out.replicates = 2;
+        out
+    };
+    let claim =
+        "ice_mean: { quantity: q_ice, pd: q_pd, where: { feature: A }, tolerance: 1.0e-12 }";
+    let o = check(claim, None, &run([1.0, 2.0]));
+    assert_eq!((o.status, o.measured), (Status::Pass, 0.0), "{}", o.detail);
+    // The second fit's PD is not the mean of its curves.
+    let o = check(claim, None, &run([1.0, 2.5]));
+    assert_eq!((o.status, o.measured), (Status::Fail, 0.5), "{}", o.detail);
 }

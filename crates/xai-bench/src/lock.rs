@@ -1,0 +1,122 @@
+//! One run at a time per cell directory: an exclusive `flock` on a file beside it,
+//! so a second run started into the same directory refuses at once instead of
+//! computing every cell a second time. The operating system releases the lock when
+//! its process ends in any way (a Slurm time limit, `kill -9`), so a resumed run,
+//! on this node or another, takes it again; the file names the last holder, for the
+//! message.
+
+use std::fs::File;
+use std::io::{Read as _, Seek as _, Write as _};
+use std::path::Path;
+
+use crate::error::{BenchError, Result, io_err};
+
+/// A held lock, released when this is dropped (or the process ends).
+#[derive(Debug)]
+pub struct RunLock {
+    _file: File,
+}
+
+/// "process <pid> on <host>".
+fn holder() -> String {
+    format!(
+        "process {} on {}",
+        std::process::id(),
+        crate::workspace::host_name()
+    )
+}
+
+/// Tries an exclusive lock of `file` without waiting: `Ok(true)` when taken,
+/// `Ok(false)` when another process holds it. Where the file system cannot lock
+/// (`ENOLCK`, `EOPNOTSUPP`) the run goes on unlocked, with a warning.
+fn try_lock(file: &File, path: &Path) -> Result<bool> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd as _;
+        // SAFETY: flock on a file descriptor this process owns and keeps open.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok(true);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EWOULDBLOCK) => Ok(false),
+            Some(libc::ENOLCK | libc::EOPNOTSUPP) => {
+                eprintln!(
+                    "warning: {} cannot be locked on this file system ({e}); nothing stops a \
+                     second run into the same directory",
+                    path.display()
+                );
+                Ok(true)
+            }
+            _ => Err(io_err(path)(e)),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, path);
+        Ok(true)
+    }
+}
+
+impl RunLock {
+    /// Takes the lock of the cell directory `dir` (the file `<dir>.lock`); refuses,
+    /// naming the holder, while another process holds it.
+    pub fn take(dir: &Path) -> Result<RunLock> {
+        let mut name = dir.file_name().unwrap_or_default().to_os_string();
+        name.push(".lock");
+        let path = dir.with_file_name(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io_err(parent))?;
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io_err(&path))?;
+        if !try_lock(&file, &path)? {
+            let mut other = String::new();
+            let _ = file.read_to_string(&mut other);
+            return Err(BenchError::Other(format!(
+                "{} is being written by another run ({}); wait for it to end, or give this run \
+                 another --out",
+                dir.display(),
+                match other.trim() {
+                    "" => "its process is not named",
+                    named => named,
+                }
+            )));
+        }
+        let me = holder();
+        file.set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| file.write_all(me.as_bytes()))
+            .map_err(io_err(&path))?;
+        Ok(RunLock { _file: file })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_run_is_refused_until_the_first_ends() {
+        let dir = std::env::temp_dir()
+            .join(format!("xai-lock-{}", std::process::id()))
+            .join("cells");
+        let held = RunLock::take(&dir).unwrap();
+        let err = RunLock::take(&dir).unwrap_err().to_string();
+        assert!(err.contains("another run"), "{err}");
+        assert!(
+            err.contains(&format!("process {}", std::process::id())),
+            "{err}"
+        );
+        drop(held);
+        // Released (as when its process ends): taken again, with the file left behind.
+        drop(RunLock::take(&dir).unwrap());
+        drop(RunLock::take(&dir).unwrap());
+        std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+    }
+}
