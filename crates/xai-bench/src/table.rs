@@ -145,23 +145,54 @@ pub fn summarize(rows: &[TidyRow], level: f64) -> Vec<SummaryRow> {
 /// first row's whole estimate. [`Summarizer::finish`] gives, bit for bit, what
 /// [`summarize`] gives for the same rows in the same order: the replicates' mean and
 /// t-interval ([`t_interval`]) with the sd over replicates, or with one replicate its
-/// own estimate.
+/// own estimate. Every cell of a variant lists its keys in the same order, so a row is
+/// first compared with the key after the previous row's, without hashing or copying.
 #[derive(Debug, Default)]
 pub struct Summarizer {
-    index: HashMap<SummaryKey, usize>,
+    /// Hash of a key's fields → the groups with that hash.
+    index: HashMap<u64, Vec<usize>>,
     groups: Vec<Group>,
     replicates: usize,
+    /// The group after the last row's.
+    cursor: usize,
 }
 
-/// (quantity, grid labels, model, feature, bits of x).
-type SummaryKey = (String, Vec<String>, String, String, Option<u64>);
-
-/// One key's values; the key itself lives in [`Summarizer::index`] only.
+/// One key and its values.
 #[derive(Debug)]
 struct Group {
+    quantity: String,
+    labels: Vec<String>,
+    model: String,
+    feature: String,
     x: Option<f64>,
     first: Estimate,
     values: Vec<f64>,
+}
+
+impl Group {
+    /// Whether `r` has this group's key (x compared by its bits).
+    fn holds(&self, r: &TidyRow) -> bool {
+        self.x.map(f64::to_bits) == r.x.map(f64::to_bits)
+            && self.quantity == r.quantity
+            && self.feature == r.feature
+            && self.model == r.model
+            && self.labels == r.labels
+    }
+}
+
+/// The hash of a row's key.
+fn key_hash(r: &TidyRow) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (
+        &r.quantity,
+        &r.labels,
+        &r.model,
+        &r.feature,
+        r.x.map(f64::to_bits),
+    )
+        .hash(&mut h);
+    h.finish()
 }
 
 impl Summarizer {
@@ -176,45 +207,53 @@ impl Summarizer {
 
     /// Adds one replicate's row.
     pub fn add(&mut self, r: &TidyRow) {
-        let key = (
-            r.quantity.clone(),
-            r.labels.clone(),
-            r.model.clone(),
-            r.feature.clone(),
-            r.x.map(f64::to_bits),
-        );
-        let next = self.groups.len();
-        let i = *self.index.entry(key).or_insert(next);
-        if i == next {
-            self.groups.push(Group {
-                x: r.x,
-                first: r.value,
-                values: Vec::with_capacity(self.replicates),
-            });
-        }
+        let i = match self.groups.get(self.cursor) {
+            Some(g) if g.holds(r) => self.cursor,
+            _ => {
+                let h = key_hash(r);
+                let found = self
+                    .index
+                    .get(&h)
+                    .and_then(|c| c.iter().copied().find(|&i| self.groups[i].holds(r)));
+                match found {
+                    Some(i) => i,
+                    None => {
+                        let i = self.groups.len();
+                        self.index.entry(h).or_default().push(i);
+                        self.groups.push(Group {
+                            quantity: r.quantity.clone(),
+                            labels: r.labels.clone(),
+                            model: r.model.clone(),
+                            feature: r.feature.clone(),
+                            x: r.x,
+                            first: r.value,
+                            values: Vec::with_capacity(self.replicates),
+                        });
+                        i
+                    }
+                }
+            }
+        };
         self.groups[i].values.push(r.value.estimate);
+        self.cursor = i + 1;
     }
 
     /// The summary rows, in order of first appearance.
     pub fn finish(self, level: f64) -> Vec<SummaryRow> {
-        let mut keys: Vec<(usize, SummaryKey)> =
-            self.index.into_iter().map(|(k, i)| (i, k)).collect();
-        keys.sort_unstable_by_key(|(i, _)| *i);
-        keys.into_iter()
-            .zip(self.groups)
-            .map(|((_, key), g)| {
+        self.groups
+            .into_iter()
+            .map(|g| {
                 let (value, sd) = if g.values.len() == 1 {
                     (g.first, f64::NAN)
                 } else {
                     let e = t_interval(&g.values, level);
                     (e, e.se * (g.values.len() as f64).sqrt())
                 };
-                let (quantity, labels, model, feature, _) = key;
                 SummaryRow {
-                    quantity,
-                    labels,
-                    model,
-                    feature,
+                    quantity: g.quantity,
+                    labels: g.labels,
+                    model: g.model,
+                    feature: g.feature,
                     x: g.x,
                     value,
                     sd,

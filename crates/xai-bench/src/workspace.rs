@@ -45,22 +45,6 @@ pub fn git_commit() -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_are_recorded_relative_to_the_root() {
-        let root = workspace_root();
-        let yaml = root.join("experiments").join("wood2024-fig4.yaml");
-        assert_eq!(relative_to(&root, &yaml), "experiments/wood2024-fig4.yaml");
-        assert_eq!(
-            relative_to(&root, Path::new("/somewhere/else/x.yaml")),
-            "x.yaml"
-        );
-    }
-}
-
 /// The SIMD instruction sets this processor offers that the linear algebra (faer)
 /// chooses between at run time: `x86-64-v4` (AVX-512), `x86-64-v3` (AVX2 and FMA) or
 /// `x86-64` on x86-64, else the architecture's name. Results can differ in the last
@@ -129,4 +113,20 @@ pub fn children_peak_rss_bytes() -> f64 {
         return u.ru_maxrss as f64 * 1024.0;
     }
     f64::NAN
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_recorded_relative_to_the_root() {
+        let root = workspace_root();
+        let yaml = root.join("experiments").join("wood2024-fig4.yaml");
+        assert_eq!(relative_to(&root, &yaml), "experiments/wood2024-fig4.yaml");
+        assert_eq!(
+            relative_to(&root, Path::new("/somewhere/else/x.yaml")),
+            "x.yaml"
+        );
+    }
 }
