@@ -98,24 +98,23 @@ fn columns<'a>(
     cols
 }
 
+/// An item's quantity, grid labels, model, feature, grid point, value and replicate.
+type Parts<'r> = (
+    &'r str,
+    &'r [String],
+    &'r str,
+    &'r str,
+    Option<f64>,
+    Estimate,
+    Option<usize>,
+);
+
 /// The rows of a run's summary or tidy table with their identifying columns; `parts`
-/// reads an item's quantity, grid labels, model, feature, grid point, value and
-/// replicate.
-#[allow(clippy::type_complexity)]
+/// reads an item's [`Parts`].
 fn rows_of<'a, T>(
     keys: &'a [String],
     items: &[T],
-    parts: impl Fn(
-        &T,
-    ) -> (
-        &str,
-        &[String],
-        &str,
-        &str,
-        Option<f64>,
-        Estimate,
-        Option<usize>,
-    ),
+    parts: impl Fn(&T) -> Parts<'_>,
 ) -> Vec<Row<'a>> {
     items
         .iter()
@@ -159,18 +158,8 @@ pub fn tidy_row<'a>(keys: &'a [String], r: &TidyRow) -> Row<'a> {
         .expect("one row")
 }
 
-#[allow(clippy::type_complexity)]
-fn tidy_parts(
-    r: &TidyRow,
-) -> (
-    &str,
-    &[String],
-    &str,
-    &str,
-    Option<f64>,
-    Estimate,
-    Option<usize>,
-) {
+/// The [`Parts`] of a per-replicate row.
+fn tidy_parts(r: &TidyRow) -> Parts<'_> {
     (
         &r.quantity,
         &r.labels,
