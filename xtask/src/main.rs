@@ -8,8 +8,8 @@ use xai_bench::catalog::{experiment_ids, resolve};
 use xai_bench::cells::Shard;
 use xai_bench::checks::{Outcome, Tally};
 use xai_bench::commands::{
-    Place, Report, SharedRuns, bless_experiment, check_committed, check_experiment, merge_shards,
-    run_experiment, run_shard, run_truths,
+    Place, Report, SharedRuns, bless_committed, bless_experiment, check_committed,
+    check_experiment, merge_shards, run_experiment, run_shard, run_truths,
 };
 use xai_bench::plan::Scale;
 use xai_bench::slurm::SlurmSpec;
@@ -134,6 +134,11 @@ enum Command {
         /// ci or paper.
         #[arg(long, default_value = "ci")]
         scale: String,
+        /// Compute nothing: evaluate the claims on the committed baseline again and
+        /// rewrite its checks.csv and tables (for a change of the claims or of a
+        /// table's layout; numbers, figures and manifest stay).
+        #[arg(long)]
+        committed: bool,
         /// Worker threads (default: all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
@@ -526,6 +531,7 @@ fn real_main() -> Result<bool, BenchError> {
         Command::Bless {
             experiments,
             scale,
+            committed,
             threads,
         } => {
             let scale = Scale::parse(&scale)?;
@@ -535,7 +541,18 @@ fn real_main() -> Result<bool, BenchError> {
                 .collect::<Result<Vec<_>, _>>()?;
             let mut runs = SharedRuns::for_batch(&exps).with_cells(&root);
             for exp in &exps {
-                let report = bless_experiment(&root, exp, scale, threads, progress, &mut runs)?;
+                let report = if committed {
+                    bless_committed(&root, exp, scale)?.ok_or_else(|| {
+                        BenchError::Other(format!(
+                            "{} has no committed {} baseline to evaluate again: bless it \
+                             without --committed first",
+                            exp.id(),
+                            scale.name()
+                        ))
+                    })?
+                } else {
+                    bless_experiment(&root, exp, scale, threads, progress, &mut runs)?
+                };
                 print_report(&root, exp.id(), &report);
                 print_outcomes(exp.id(), &report.outcomes);
             }

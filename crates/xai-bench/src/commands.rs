@@ -446,6 +446,29 @@ pub fn bless_experiment(
     Ok(report)
 }
 
+/// `cargo xtask bless --committed [--scale S]`: the committed baseline of `scale` read
+/// back ([`crate::committed::read`]; refused when its YAML computation changed), its
+/// paper claims evaluated again and its `checks.csv` and tables (`<name>.csv`,
+/// `<name>.md`) written again from the committed numbers. Nothing is computed and no
+/// number, figure or manifest changes: this is for a change of the claims or of a
+/// table's layout only (a claim on a quantity the baseline did not keep fails, and
+/// then needs a full `bless`). `Ok(None)` when there is no baseline of that scale.
+pub fn bless_committed(root: &Path, exp: &Experiment, scale: Scale) -> Result<Option<Report>> {
+    let dir = baseline_dir(root, exp.id(), scale);
+    if !dir.join("manifest.json").is_file() {
+        return Ok(None);
+    }
+    let output = crate::committed::read(exp, scale, &dir)?;
+    let outcomes = paper_checks(exp, &output);
+    crate::layout::write(&exp.spec, &output, &dir)?;
+    write_outcomes(&dir.join("checks.csv"), &outcomes)?;
+    Ok(Some(Report {
+        output,
+        outcomes,
+        dir,
+    }))
+}
+
 /// Replaces `tidy.csv` in `dir`, when larger than `limit` bytes, by
 /// `tidy_checked.csv`, the rows of `out` whose quantity some check reads; and
 /// `ice.csv`, when larger, by `ice_checked.csv`, the curves the checks select

@@ -8,6 +8,7 @@ use crate::checks::select::{Row, summary_rows};
 use crate::error::{BenchError, Result, io_err};
 use crate::run::RunOutput;
 use crate::spec::{Assertion, ExperimentSpec, OneOrMany, Scalar, Selector, TableSpec};
+use crate::table::{CsvTable, write_table};
 
 /// One cell: our estimate, its spread over replicates, the paper's value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -150,7 +151,15 @@ pub fn write(spec: &ExperimentSpec, out: &RunOutput, dir: &Path) -> Result<()> {
     for table in &spec.tables {
         let filled = fill(spec, table, out)?;
         let csv_path = dir.join(format!("{}.csv", table.name));
-        let mut csv = table.rows.join(",") + ",column,ours,se,paper\n";
+        let mut csv = CsvTable {
+            header: table
+                .rows
+                .iter()
+                .cloned()
+                .chain(["column", "ours", "se", "paper"].map(String::from))
+                .collect(),
+            rows: Vec::new(),
+        };
         let mut md = format!(
             "| {} | {} |\n|{}\n",
             table
@@ -178,14 +187,17 @@ pub fn write(spec: &ExperimentSpec, out: &RunOutput, dir: &Path) -> Result<()> {
                 let number = |v: f64| format!("{v:.*}", table.decimals);
                 match cell {
                     Some(c) => {
-                        let _ = writeln!(
-                            csv,
-                            "{},{},{},{},{}",
-                            values.join(","),
-                            col.header,
-                            c.ours,
-                            c.se,
-                            c.paper.map(|p| p.to_string()).unwrap_or_default()
+                        csv.rows.push(
+                            values
+                                .iter()
+                                .cloned()
+                                .chain([
+                                    col.header.clone(),
+                                    c.ours.to_string(),
+                                    c.se.to_string(),
+                                    c.paper.map(|p| p.to_string()).unwrap_or_default(),
+                                ])
+                                .collect(),
                         );
                         largest_se = largest_se.max(c.se);
                         let ours = match col.sd {
@@ -212,7 +224,7 @@ pub fn write(spec: &ExperimentSpec, out: &RunOutput, dir: &Path) -> Result<()> {
             },
             largest_se
         );
-        std::fs::write(&csv_path, csv).map_err(io_err(&csv_path))?;
+        write_table(&csv_path, &csv)?;
         let md_path = dir.join(format!("{}.md", table.name));
         std::fs::write(&md_path, md).map_err(io_err(&md_path))?;
     }

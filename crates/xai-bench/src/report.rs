@@ -58,7 +58,7 @@ fn scale_label(m: &serde_json::Value) -> String {
 fn read_checks(path: &Path) -> Result<Vec<Check>> {
     let table = read_csv(path)?;
     let col = |name: &str| table.header.iter().position(|h| h == name);
-    let (ci, si, di) = (col("check"), col("status"), col("detail"));
+    let (ci, ki, si, di) = (col("check"), col("kind"), col("status"), col("detail"));
     Ok(table
         .rows
         .iter()
@@ -66,6 +66,7 @@ fn read_checks(path: &Path) -> Result<Vec<Check>> {
             let get = |i: Option<usize>| i.and_then(|i| r.get(i)).cloned().unwrap_or_default();
             Check {
                 claim: get(ci),
+                kind: get(ki),
                 status: get(si),
                 detail: get(di),
             }
@@ -87,6 +88,8 @@ pub struct Built {
 /// One check as `checks.csv` holds it.
 struct Check {
     claim: String,
+    /// "paper" or "derived" ([`crate::spec::ClaimKind`]).
+    kind: String,
     status: String,
     detail: String,
 }
@@ -338,8 +341,12 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
                 }
             }
             let checks = read_checks(&dir.join("checks.csv"))?;
+            let shown_scale = manifest
+                .as_ref()
+                .and_then(|m| m["scale"].as_str())
+                .unwrap_or_default();
             html.push_str(
-                "<table><tr><th>claim of the paper</th><th>status</th><th>measured</th></tr>\n",
+                "<table><tr><th>claim</th><th>whose</th><th>status</th><th>measured</th></tr>\n",
             );
             for k in &checks {
                 let class = match k.status.as_str() {
@@ -356,9 +363,23 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
                         "fail"
                     }
                 };
+                let whose = match k.kind.as_str() {
+                    "derived" => "derived from the paper",
+                    _ => "the paper's",
+                };
+                // A known deviation shows its measured reason beside its status.
+                let why = s
+                    .checks
+                    .iter()
+                    .find(|c| c.claim == k.claim)
+                    .and_then(|c| c.expected_to_differ.as_ref())
+                    .and_then(|d| d.at(shown_scale))
+                    .filter(|_| class == "known")
+                    .map(|why| format!("<br><small>{}</small>", escape(why)))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     html,
-                    "<tr class=\"{class}\"><td>{}</td><td>{}</td><td><details><summary>numbers</summary>{}</details></td></tr>",
+                    "<tr class=\"{class}\"><td>{}</td><td>{whose}</td><td>{}{why}</td><td><details><summary>numbers</summary>{}</details></td></tr>",
                     escape(&k.claim),
                     escape(&k.status),
                     escape(&k.detail)

@@ -754,6 +754,10 @@ pub type Selector = BTreeMap<String, OneOrMany>;
 pub struct CheckSpec {
     /// The paper's claim in words.
     pub claim: String,
+    /// Whose claim it is: the paper's own words (default), or derived from the
+    /// paper's numbers or reasoning (PAPERS.md [derived]).
+    #[serde(default)]
+    pub kind: ClaimKind,
     /// The assertion that tests it.
     pub assert: Assertion,
     /// Why this claim is known not to reproduce, with the measured numbers: a failure
@@ -762,6 +766,30 @@ pub struct CheckSpec {
     /// or reasons per scale ([`Deviation::PerScale`]).
     #[serde(default)]
     pub expected_to_differ: Option<Deviation>,
+}
+
+/// Whose claim a check tests, as the report and `checks.csv` show it. A statement
+/// that holds by construction of the method (an identity) is neither: it belongs in
+/// a unit test.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimKind {
+    /// A claim the paper makes in its text, figure or table.
+    #[default]
+    Paper,
+    /// A claim derived from the paper (its numbers, its reasoning, or what its figure
+    /// shows without saying), tagged [derived] in PAPERS.md.
+    Derived,
+}
+
+impl ClaimKind {
+    /// "paper" or "derived", as `checks.csv` writes it.
+    pub fn label(self) -> &'static str {
+        match self {
+            ClaimKind::Paper => "paper",
+            ClaimKind::Derived => "derived",
+        }
+    }
 }
 
 /// An `expected_to_differ` marker: `"reason"` at every scale, or
@@ -1043,21 +1071,6 @@ pub enum Assertion {
         /// Relative tolerance.
         tolerance: f64,
     },
-    /// The PD is the pointwise mean of the ICE curves of its feature and model
-    /// (Friedman's PD, wood2024 Eq. 3, is the mean of the ICE curves of Eq. 4 when
-    /// every explained row's curve is kept): max over the grid of |PD − mean of the
-    /// selected curves| ≤ `tolerance`.
-    IceMean {
-        /// The ICE quantity.
-        quantity: String,
-        /// The PD quantity.
-        pd: String,
-        /// The curves (and PDs) to compare.
-        #[serde(rename = "where")]
-        rows: Selector,
-        /// Largest gap allowed, in the quantity's units.
-        tolerance: f64,
-    },
     /// Every selected ICE curve stays below the peak of the PD of its feature and
     /// model: its maximum, or with `at_own_value` its value at the row's own x (the
     /// row's unperturbed prediction); with `within`, both maxima are taken over that
@@ -1119,10 +1132,7 @@ impl Assertion {
                 ..
             } => vec![quantity, from_quantity],
             Assertion::Not(inner) => inner.quantities(),
-            Assertion::BelowPdPeak { quantity, pd, .. }
-            | Assertion::IceMean { quantity, pd, .. } => {
-                vec![quantity, pd]
-            }
+            Assertion::BelowPdPeak { quantity, pd, .. } => vec![quantity, pd],
         }
     }
 }

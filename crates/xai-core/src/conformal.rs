@@ -49,43 +49,31 @@ pub fn conformal_interval(calibration: &[f64], alpha: f64) -> Result<ConformalIn
     })
 }
 
-/// Leave-one-out coverage of the intervals of [`conformal_interval`]: for each i the
-/// interval μ₋ᵢ ± τ₋ᵢ calibrated on the other n − 1 values (q = ⌈n(1 − α)⌉), and
-/// the share of i with |φ⁽ⁱ⁾ − μ₋ᵢ| ≤ τ₋ᵢ. Every value is in turn the new point, as
-/// watson2023 Table 1 holds one test row out and calibrates on the other 999; by
-/// exchangeability its expectation lies in [1 − α, 1 − α + 1/n] for continuous
-/// values. μ₋ᵢ comes from the running sum, τ₋ᵢ from a selection: O(n²) time, O(n)
-/// memory.
+/// The split-conformal coverage of watson2023 Table 1: the interval of
+/// [`conformal_interval`] calibrated on `calibration`, and the share of `new` values
+/// (rows not used to calibrate) it contains. For new values exchangeable with the
+/// calibration values its expectation lies in [1 − α, 1 − α + 1/(n + 1)] (n
+/// calibration values, no ties), and it is random: a share of |new| draws around the
+/// interval's own coverage F(τ), which itself varies with the calibration set. So it
+/// can fall below 1 − α where the two sets are not exchangeable (a model that
+/// explains its calibration rows differently from new ones), which a leave-one-out
+/// share over one set, ≈ q/n by construction, cannot.
 ///
-/// Errors: those of [`conformal_interval`] for n − 1 calibration values.
-pub fn leave_one_out_coverage(values: &[f64], alpha: f64) -> Result<f64> {
-    check(values, alpha)?;
-    let n = values.len();
-    let q = rank(n.saturating_sub(1), alpha).map_err(|needed| {
-        CoreError::Invalid(format!(
-            "leave-one-out split-conformal coverage at α = {alpha} needs at least {} \
-             values ({needed} to calibrate each interval, one held out); got {n}",
-            needed + 1
-        ))
-    })?;
-    let sum: f64 = values.iter().sum();
-    let mut deviations = Vec::with_capacity(n - 1);
-    let covered = (0..n)
-        .filter(|&i| {
-            let center = (sum - values[i]) / (n - 1) as f64;
-            deviations.clear();
-            deviations.extend(
-                values
-                    .iter()
-                    .enumerate()
-                    .filter(|&(k, _)| k != i)
-                    .map(|(_, v)| (v - center).abs()),
-            );
-            let margin = kth_smallest(&mut deviations, q);
-            ConformalInterval { center, margin }.contains(values[i])
-        })
-        .count();
-    Ok(covered as f64 / n as f64)
+/// Errors: those of [`conformal_interval`]; no new values; a NaN or infinite new value.
+pub fn split_coverage(
+    calibration: &[f64],
+    new: &[f64],
+    alpha: f64,
+) -> Result<(ConformalInterval, f64)> {
+    let interval = conformal_interval(calibration, alpha)?;
+    if new.is_empty() {
+        return Err(CoreError::Invalid(
+            "split-conformal coverage needs new values besides the calibration values".into(),
+        ));
+    }
+    check(new, alpha)?;
+    let covered = new.iter().filter(|&&v| interval.contains(v)).count();
+    Ok((interval, covered as f64 / new.len() as f64))
 }
 
 /// q = ⌈(n + 1)(1 − α)⌉ for α ∈ (0, 1), or `Err(least n that works)` = ⌈(1 − α)/α⌉
@@ -161,8 +149,8 @@ mod tests {
             "{err}"
         );
         assert!(conformal_interval(&[1.0; 9], 0.1).is_ok());
-        let err = leave_one_out_coverage(&[1.0; 9], 0.1).unwrap_err();
-        assert!(err.to_string().contains("at least 10 values"), "{err}");
+        assert!(split_coverage(&[1.0; 9], &[], 0.1).is_err());
+        assert!(split_coverage(&[1.0; 9], &[f64::INFINITY], 0.1).is_err());
         assert!(conformal_interval(&[], 0.5).is_err());
         for alpha in [0.0, 1.0, -0.1, f64::NAN] {
             assert!(
@@ -174,42 +162,56 @@ mod tests {
         assert!(matches!(err, CoreError::NonFinite { row: 1, .. }), "{err}");
     }
 
-    /// The coverage of the interval calibrated on all values but i, share over i,
-    /// recomputed with [`conformal_interval`] itself.
-    fn brute_force_coverage(values: &[f64], alpha: f64) -> f64 {
-        let covered = (0..values.len())
-            .filter(|&i| {
-                let rest: Vec<f64> = [&values[..i], &values[i + 1..]].concat();
-                conformal_interval(&rest, alpha)
-                    .unwrap()
-                    .contains(values[i])
+    /// The mean split coverage over `reps` independent calibration sets of `n` and
+    /// new sets of `m` values, the new values scaled by `scale` (1: exchangeable).
+    fn mean_split_coverage(
+        draw: fn(&mut crate::rng::StreamRng) -> f64,
+        (n, m, reps): (usize, usize, u64),
+        scale: f64,
+        alpha: f64,
+    ) -> f64 {
+        (0..reps)
+            .map(|r| {
+                let mut rng = stream_rng(31, r);
+                let cal: Vec<f64> = (0..n).map(|_| draw(&mut rng)).collect();
+                let new: Vec<f64> = (0..m).map(|_| scale * draw(&mut rng)).collect();
+                split_coverage(&cal, &new, alpha).unwrap().1
             })
-            .count();
-        covered as f64 / values.len() as f64
+            .sum::<f64>()
+            / reps as f64
     }
 
     #[test]
-    fn leave_one_out_coverage_is_near_nominal_and_equals_brute_force() {
-        let (n, alpha) = (1000, 0.1);
-        let mut rng = stream_rng(31, 0);
-        let normal: Vec<f64> = (0..n).map(|_| standard_normal(&mut rng)).collect();
-        let exponential: Vec<f64> = (0..n).map(|_| -(1.0 - rng.random::<f64>()).ln()).collect();
-        let se = (alpha * (1.0 - alpha) / n as f64).sqrt();
-        for values in [normal, exponential] {
-            let coverage = leave_one_out_coverage(&values, alpha).unwrap();
-            let lo = 1.0 - alpha - 3.0 * se;
-            let hi = 1.0 - alpha + 1.0 / (n + 1) as f64 + 3.0 * se;
+    fn split_coverage_of_exchangeable_values_is_nominal_and_can_fail() {
+        // Theorem 5.1: E coverage ∈ [1 − α, 1 − α + 1/(n + 1)] = [0.9, 0.9010]. One
+        // replicate's coverage has variance ≈ α(1 − α)/(n + 1) (from F(τ)) +
+        // α(1 − α)/m (the new draws): sd ≈ 0.0134, so 200 replicates give se ≈ 0.00095.
+        let (n, m, reps, alpha) = (1000, 1000, 200, 0.1);
+        let se = ((alpha * (1.0 - alpha)) * (1.0 / (n + 1) as f64 + 1.0 / m as f64) / reps as f64)
+            .sqrt();
+        let normal = |rng: &mut crate::rng::StreamRng| standard_normal(rng);
+        let exponential = |rng: &mut crate::rng::StreamRng| -(1.0 - rng.random::<f64>()).ln();
+        for draw in [normal as fn(&mut _) -> f64, exponential] {
+            let coverage = mean_split_coverage(draw, (n, m, reps), 1.0, alpha);
+            let (lo, hi) = (0.9 - 4.0 * se, 0.9 + 1.0 / (n + 1) as f64 + 4.0 * se);
             assert!(
                 coverage >= lo && coverage <= hi,
                 "{coverage} ∉ [{lo}, {hi}]"
             );
-            assert_eq!(coverage, brute_force_coverage(&values, alpha));
+            // New values more spread than the calibration values are not exchangeable
+            // with them, and the coverage falls far below 1 − α (P(|Z| ≤ 1.645/1.5)
+            // = 0.73 for the normal).
+            let wider = mean_split_coverage(draw, (n, m, reps), 1.5, alpha);
+            assert!(wider < 0.9 - 0.1, "{wider}");
         }
-        // Measured: 0.900 for both (q/n = 900/1000). A larger α takes a smaller rank
-        // q and covers less (measured 0.845 vs 0.900 on 200 values).
-        let values: Vec<f64> = (0..200).map(|_| standard_normal(&mut rng)).collect();
-        let strict = leave_one_out_coverage(&values, alpha).unwrap();
-        let looser = leave_one_out_coverage(&values, alpha + 0.05).unwrap();
-        assert!(looser < strict, "{looser} vs {strict}");
+    }
+
+    #[test]
+    fn split_coverage_counts_the_new_values_inside() {
+        // μ = 0, τ = 8 (the margin test's values): 2 of the 4 new values lie inside.
+        let values = [-8.0, -6.0, -4.5, -1.0, 0.0, 0.5, 2.0, 7.0, 10.0];
+        let (interval, coverage) = split_coverage(&values, &[-8.0, 8.0, 8.5, -9.0], 0.2).unwrap();
+        assert_eq!((interval.center, interval.margin), (0.0, 8.0));
+        assert_eq!(coverage, 0.5);
     }
 }

@@ -223,6 +223,29 @@ mod tests {
         assert!(code.he.abs() < 1e-12 && printed.he.abs() < 1e-12);
     }
 
+    /// A binary feature (K = 2) has one slope per row; the code's convention repeats
+    /// it, which changes no mean and no sd: FI, signed FI, HE and NL agree with the
+    /// printed equations (icefi2022-tableD's Dx columns), and NL is 0.
+    #[test]
+    fn the_two_conventions_agree_on_a_binary_feature() {
+        let grid = [0.0, 1.0];
+        let own = array![0.0, 1.0, 1.0];
+        let curves = array![[0.1, 0.4], [0.3, 0.2], [0.0, 0.9]];
+        let code = ice_impact(&grid, curves.view(), own.view(), 0.75, Convention::Code).unwrap();
+        let printed =
+            ice_impact(&grid, curves.view(), own.view(), 0.75, Convention::Printed).unwrap();
+        for (a, b) in [
+            (code.fi, printed.fi),
+            (code.signed_fi, printed.signed_fi),
+            (code.he, printed.he),
+            (code.nl, printed.nl),
+        ] {
+            assert!((a - b).abs() < 1e-15, "{code:?} vs {printed:?}");
+        }
+        assert_eq!(code.nl, 0.0);
+        assert!(code.fi > 0.0 && code.he > 0.0);
+    }
+
     #[test]
     fn a_constant_feature_has_no_impact_and_bad_input_is_refused() {
         let r = ice_impact(

@@ -143,6 +143,47 @@ mod tests {
         assert!(e.upper - e.lower > t_interval(&v, 0.95).upper - t_interval(&v, 0.95).lower);
     }
 
+    /// molnar2023 Table 1 "the correction raises every coverage cell" and Fig. 4
+    /// "every corrected interval is wider": both hold by construction, for any values.
+    #[test]
+    fn the_corrected_interval_contains_the_uncorrected_one_and_is_sqrt_1_plus_mc_wider() {
+        let mut rng = crate::rng::stream_rng(17, 0);
+        for m in [2usize, 5, 15, 30] {
+            let v: Vec<f64> = (0..m)
+                .map(|_| crate::test_models::standard_normal(&mut rng))
+                .collect();
+            let (plain, corrected) = (
+                t_interval(&v, 0.95),
+                corrected_t_interval(&v, NADEAU_BENGIO_632, 0.95),
+            );
+            assert!(corrected.lower <= plain.lower && plain.upper <= corrected.upper);
+            let ratio = (corrected.upper - corrected.lower) / (plain.upper - plain.lower);
+            let want = (1.0 + m as f64 * NADEAU_BENGIO_632).sqrt();
+            assert!((ratio - want).abs() < 1e-12, "m = {m}: {ratio} vs {want}");
+        }
+    }
+
+    /// molnar2023 Fig. 5's width claims follow from the interval's formula: the width
+    /// is 2·t_{m−1}·√(1/m + c)·s with E s independent of m (up to c₄(m)), so the factor
+    /// t_{m−1}·√(1/m + c) decides "width shrinks as m grows", "below ~10 refits
+    /// intervals are wide" and "widths plateau above ~20" (corrected intervals).
+    #[test]
+    fn the_width_factor_falls_with_the_refits_and_plateaus_above_twenty_when_corrected() {
+        let factor =
+            |m: usize, c: f64| t_quantile(0.975, (m - 1) as f64) * (1.0 / m as f64 + c).sqrt();
+        for c in [0.0, NADEAU_BENGIO_632] {
+            for m in 2..30 {
+                assert!(factor(m + 1, c) < factor(m, c), "c = {c}, m = {m}");
+            }
+            // From 2 to 10 refits the width falls by far more than half.
+            assert!(factor(10, c) < 0.2 * factor(2, c));
+        }
+        let c = NADEAU_BENGIO_632;
+        // Corrected: 3.6% narrower from 20 to 30 refits; uncorrected: 20%.
+        assert!(factor(30, c) > 0.95 * factor(20, c));
+        assert!(factor(30, 0.0) < 0.85 * factor(20, 0.0));
+    }
+
     fn interval(lower: f64, upper: f64) -> Estimate {
         Estimate {
             estimate: (lower + upper) / 2.0,

@@ -43,7 +43,7 @@ pub mod shapley;
 pub mod statistic;
 pub mod tree;
 
-pub use conformal::{ConformalInterval, conformal_interval, leave_one_out_coverage};
+pub use conformal::{ConformalInterval, conformal_interval, split_coverage};
 pub use dataset::{Dataset, FeatureKind, Target};
 pub use error::CoreError;
 pub use ice::{IceResult, conditional_pd, ice, ice_from_values, pd_model_band};

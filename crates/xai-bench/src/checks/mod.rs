@@ -20,7 +20,7 @@ use std::path::Path;
 use crate::error::Result;
 use crate::plan::Experiment;
 use crate::run::RunOutput;
-use crate::spec::{Assertion, CheckSpec, CurveInterval, Selector};
+use crate::spec::{Assertion, CheckSpec, ClaimKind, CurveInterval, Selector};
 use crate::table::{CsvTable, CurveRow, TidyRow, format_number, write_table};
 
 /// Verdict of one check.
@@ -86,6 +86,8 @@ impl Verdict {
 pub struct Outcome {
     /// What was checked.
     pub name: String,
+    /// Whose claim it is (`None` for the regression checks, which are no claim).
+    pub kind: Option<ClaimKind>,
     /// The verdict.
     pub status: Status,
     /// The measured number of the assertion (NaN for the regression checks).
@@ -245,12 +247,6 @@ pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
             that,
             tolerance,
         } => curve::similar_curves(out, quantity, this, that, *tolerance),
-        A::IceMean {
-            quantity,
-            pd,
-            rows,
-            tolerance,
-        } => curve::ice_mean(out, quantity, pd, rows, *tolerance, level),
         A::BelowPdPeak {
             quantity,
             pd,
@@ -295,6 +291,7 @@ pub fn evaluate(check: &CheckSpec, out: &RunOutput, level: f64) -> Outcome {
     };
     Outcome {
         name: check.claim.clone(),
+        kind: Some(check.kind),
         status,
         measured: v.measured,
         detail,
@@ -335,7 +332,6 @@ fn curve_selections(a: &Assertion) -> Vec<(&String, &Selector)> {
         Assertion::Trend { quantity, rows, .. }
         | Assertion::Varies { quantity, rows, .. }
         | Assertion::ShapesDiffer { quantity, rows, .. }
-        | Assertion::IceMean { quantity, rows, .. }
         | Assertion::BelowPdPeak { quantity, rows, .. }
         | Assertion::InteriorPeak(CurveInterval { quantity, rows, .. })
         | Assertion::ArgmaxWithin(CurveInterval { quantity, rows, .. })
@@ -486,10 +482,11 @@ impl std::fmt::Display for Tally {
     }
 }
 
-/// The paper checks as `checks.csv` holds them: check, status, measured, detail.
+/// The paper checks as `checks.csv` holds them: check, kind (paper or derived),
+/// status, measured, detail.
 pub fn outcomes_table(outcomes: &[Outcome]) -> CsvTable {
     CsvTable {
-        header: ["check", "status", "measured", "detail"]
+        header: ["check", "kind", "status", "measured", "detail"]
             .map(String::from)
             .to_vec(),
         rows: outcomes
@@ -502,6 +499,7 @@ pub fn outcomes_table(outcomes: &[Outcome]) -> CsvTable {
                 };
                 vec![
                     o.name.clone(),
+                    o.kind.map_or("", ClaimKind::label).to_string(),
                     o.status.label().to_string(),
                     measured,
                     o.detail.clone(),

@@ -60,6 +60,7 @@ fn against(
     };
     let outcome = |status, detail| Outcome {
         name: name.to_string(),
+        kind: None,
         status,
         measured: f64::NAN,
         detail,
@@ -77,7 +78,10 @@ fn against(
         Ok(detail) => outcome(Status::Pass, detail),
         Err(detail) => outcome(
             Status::Fail,
-            format!("{detail}; if the change is intended, re-bless with `{bless}` and commit"),
+            format!(
+                "{detail}; if the change is intended, re-bless with `{bless}` (only the \
+                 claims changed: `{bless} --committed`, which computes nothing) and commit"
+            ),
         ),
     }
 }

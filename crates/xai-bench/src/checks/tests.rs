@@ -103,6 +103,7 @@ fn ice_run(curves: &[(Vec<f64>, f64, usize)], pd: &[f64]) -> RunOutput {
 fn check(yaml: &str, marker: Option<&str>, out: &RunOutput) -> Outcome {
     let spec = CheckSpec {
         claim: "c".into(),
+        kind: crate::spec::ClaimKind::Paper,
         assert: serde_saphyr::from_str(yaml).unwrap(),
         expected_to_differ: marker.map(|m| crate::spec::Deviation::Everywhere(m.into())),
     };
@@ -542,18 +543,6 @@ fn below_pd_peak_compares_curves_with_the_pd_of_their_feature() {
 }
 
 #[test]
-fn ice_mean_holds_when_the_pd_is_the_mean_of_the_curves() {
-    let curves = [(vec![0.0, 1.0, 2.0], 1.0, 0), (vec![2.0, 1.0, 0.0], 1.0, 1)];
-    let claim =
-        "ice_mean: { quantity: q_ice, pd: q_pd, where: { feature: A }, tolerance: 1.0e-12 }";
-    let o = check(claim, None, &ice_run(&curves, &[1.0, 1.0, 1.0]));
-    assert_eq!((o.status, o.measured), (Status::Pass, 0.0));
-    // A PD over other rows than the kept curves: off by 0.25 at the ends.
-    let o = check(claim, None, &ice_run(&curves, &[1.25, 1.0, 0.75]));
-    assert_eq!((o.status, o.measured), (Status::Fail, 0.25));
-}
-
-#[test]
 fn nothing_selected_fails_with_a_nan_measure() {
     let out = scalar_run(&[vec![("q", "A", 1.0)]]);
     let o = check(
@@ -708,6 +697,7 @@ fn a_marker_per_scale_applies_at_the_scales_it_names_only() {
     let outcome = |yaml: &str, out: &RunOutput| {
         let spec = CheckSpec {
             claim: "c".into(),
+            kind: crate::spec::ClaimKind::Paper,
             assert: serde_saphyr::from_str(yaml).unwrap(),
             expected_to_differ: Some(at_paper.clone()),
         };
@@ -719,45 +709,4 @@ fn a_marker_per_scale_applies_at_the_scales_it_names_only() {
     out.scale = Scale::Paper;
     assert_eq!(outcome(fails, &out), Status::KnownDeviation);
     assert_eq!(outcome(holds, &out), Status::StaleMarker);
-}
-
-#[test]
-fn ice_mean_compares_each_replicate_with_its_own_curves_on_its_own_grid() {
-    // Two fits on data-dependent grids (x = 0, 1 and x = 10, 11), each with two curves.
-    let run = |pd_of_second: [f64; 2]| {
-        let mut tidy = Vec::new();
-        let mut kept = Vec::new();
-        for (r, (xs, pd)) in [([0.0, 1.0], [1.0, 2.0]), ([10.0, 11.0], pd_of_second)]
-            .into_iter()
-            .enumerate()
-        {
-            for (x, y) in xs.iter().zip(pd) {
-                tidy.push(row(&[], r, "q_pd", "A", Some(*x), y));
-            }
-            for (k, shift) in [-1.0, 1.0].into_iter().enumerate() {
-                kept.push(CurveRow {
-                    labels: Vec::new(),
-                    replicate: r,
-                    model: "m".into(),
-                    quantity: "q_ice".into(),
-                    feature: "A".into(),
-                    row: k,
-                    grid: xs.to_vec(),
-                    values: vec![1.0 + shift, 2.0 + shift],
-                    row_values: vec![0.0, 0.0],
-                    row_class: None,
-                });
-            }
-        }
-        let mut out = run_of(&[], tidy, kept);
-        out.replicates = 2;
-        out
-    };
-    let claim =
-        "ice_mean: { quantity: q_ice, pd: q_pd, where: { feature: A }, tolerance: 1.0e-12 }";
-    let o = check(claim, None, &run([1.0, 2.0]));
-    assert_eq!((o.status, o.measured), (Status::Pass, 0.0), "{}", o.detail);
-    // The second fit's PD is not the mean of its curves.
-    let o = check(claim, None, &run([1.0, 2.5]));
-    assert_eq!((o.status, o.measured), (Status::Fail, 0.5), "{}", o.detail);
 }

@@ -391,3 +391,59 @@ fn sample_rows(n: usize, k: usize, seed: u64) -> Vec<usize> {
     chosen.sort_unstable();
     chosen
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xai_models::LearnerSpec;
+    use xai_synth::DgpSpec;
+
+    /// Friedman's PD (wood2024 Eq. 3) is the mean of the ICE curves (Eq. 4) over the
+    /// same rows: with every test row's curve kept, the emitted PD at each grid value
+    /// is their mean. (An identity of the method, so a test here, not a paper claim.)
+    #[test]
+    fn the_pd_is_the_mean_of_the_kept_ice_curves() {
+        let dgp: DgpSpec = serde_saphyr::from_str("molnar_nonlinear: {}").unwrap();
+        let learner: LearnerSpec =
+            serde_saphyr::from_str("random_forest: { n_trees: 20 }").unwrap();
+        let mut rng = stream_rng(5, 0);
+        let train = dgp.dgp().sample(200, &mut rng);
+        let test = dgp.dgp().sample(40, &mut rng);
+        let model = learner.build().fit(&train, &mut rng).unwrap();
+        let spec: IceSpec = serde_saphyr::from_str(
+            "{ grid: { points: 7, range: min_max }, statistics: [prediction], curves: 40 }",
+        )
+        .unwrap();
+        let input = Input {
+            train: &train,
+            test: &test,
+            all: &train,
+            learner: &learner,
+            dgp: Some(&dgp),
+            model: Some(model.as_ref()),
+            earlier: &[],
+            level: 0.95,
+            seed: 5,
+            first: false,
+            truth: &[],
+        };
+        let out = spec.compute(&input, &mut rng).unwrap();
+        let mut compared = 0;
+        for v in out.values.iter().filter(|v| v.quantity == "prediction_pd") {
+            let curves: Vec<&CurveRow> = out
+                .curves
+                .iter()
+                .filter(|c| c.feature == v.feature)
+                .collect();
+            assert_eq!(curves.len(), 40, "{}: every row's curve is kept", v.feature);
+            let g = curves[0].grid.iter().position(|&x| Some(x) == v.x).unwrap();
+            let mean = curves.iter().map(|c| c.values[g]).sum::<f64>() / 40.0;
+            assert!(
+                (v.estimate.estimate - mean).abs() < 1e-12,
+                "{v:?} vs {mean}"
+            );
+            compared += 1;
+        }
+        assert_eq!(compared, 7 * test.n_features());
+    }
+}

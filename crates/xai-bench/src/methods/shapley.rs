@@ -11,11 +11,13 @@
 //! Quantities, with p the value function's prefix (`prediction` for v₀):
 //! - `<p>_shap`: the mean of φ_j over the rows, with its t-interval;
 //! - `<p>_shap_abs`: the mean of |φ_j| (the usual SHAP importance), with its t-interval;
-//! - with `conformal: α`: `<p>_shap_mu` = μ_j (the mean), `<p>_shap_tau` = τ_j (the
-//!   ⌈(n + 1)(1 − α)⌉-th smallest |φ_j − μ_j| over the n rows) and
-//!   `<p>_shap_coverage`, the share of rows whose value lies in the interval
-//!   calibrated on the other n − 1 rows (leave-one-out: every row in turn is the new
-//!   point, as watson2023 Table 1 draws one; ≥ 1 − α in expectation by exchangeability).
+//! - with `conformal: {alpha, calibrate}`: the first n_c = ⌊calibrate·n⌋ explained
+//!   rows calibrate, the other n − n_c are new rows. `<p>_shap_mu` = μ_j (the mean
+//!   over the calibration rows), `<p>_shap_tau` = τ_j (the ⌈(n_c + 1)(1 − α)⌉-th
+//!   smallest |φ_j − μ_j| over them) and `<p>_shap_coverage`, the share of the new
+//!   rows whose φ_j lies in μ_j ± τ_j (watson2023 Theorem 5.1: ≥ 1 − α in
+//!   expectation by exchangeability; random, so it can fail, unlike a leave-one-out
+//!   share over one set of rows, which is q/n by construction).
 //!
 //! - with `acquisition: {drivers}` (feature-value acquisition, watson2023 Fig. 3b):
 //!   every missing cell (i, j) of the test rows is scored by |φ_j(x⁽ⁱ⁾)/Σ_k φ_k(x⁽ⁱ⁾)|
@@ -130,10 +132,10 @@ pub struct ShapleySpec {
     /// shifted feature of a dependence plot (watson2023 Fig. 2).
     #[serde(default)]
     pub keep_features: Vec<String>,
-    /// α of split-conformal intervals μ_j ± τ_j with their leave-one-out coverage
-    /// (watson2023 Table 1: 0.1); none by default.
+    /// Split-conformal intervals μ_j ± τ_j and their coverage of new rows (watson2023
+    /// Table 1); none by default.
     #[serde(default)]
-    pub conformal: Option<f64>,
+    pub conformal: Option<Conformal>,
     /// Rank the test rows' missing cells and score the ranking against the true
     /// drivers (watson2023 Fig. 3b); none by default.
     #[serde(default)]
@@ -145,6 +147,25 @@ pub struct ShapleySpec {
     /// (module doc); none by default.
     #[serde(default)]
     pub separating: Option<Separating>,
+}
+
+/// Split-conformal intervals (watson2023 Theorem 5.1): their level, and which of the
+/// explained rows calibrate them.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Conformal {
+    /// The miscoverage level α (watson2023: 0.1), in (0, 1).
+    pub alpha: f64,
+    /// The share of the explained rows that calibrate (the first ⌊share·n⌋); the rest
+    /// are the new rows whose coverage is measured. In (0, 1).
+    pub calibrate: f64,
+}
+
+impl Conformal {
+    /// How many of `n` explained rows calibrate.
+    fn calibration_rows(&self, n: usize) -> usize {
+        (self.calibrate * n as f64).floor() as usize
+    }
 }
 
 /// Feature-value acquisition: which features are the true drivers, and the ROC
@@ -391,24 +412,37 @@ impl Method for ShapleySpec {
                 ));
             }
         }
-        if let Some(alpha) = self.conformal {
-            if !(alpha > 0.0 && alpha < 1.0) {
+        if let Some(c) = self.conformal {
+            if !(c.alpha > 0.0 && c.alpha < 1.0) {
                 return Err(Invalid::new(
-                    "conformal",
-                    format!("α = {alpha} must lie in (0, 1)"),
+                    "alpha",
+                    format!("α = {} must lie in (0, 1)", c.alpha),
                 ));
             }
-            if let Some(n) = n
-                && ((n as f64) * (1.0 - alpha)).ceil() as usize > n - 1
-            {
+            if !(c.calibrate > 0.0 && c.calibrate < 1.0) {
                 return Err(Invalid::new(
-                    "conformal",
+                    "calibrate",
                     format!(
-                        "α = {alpha} needs more rows: the leave-one-out interval of {n} rows \
-                         calibrates on {} and takes its ⌈n(1 − α)⌉-th smallest deviation",
-                        n - 1
+                        "calibrate = {} is the share of the explained rows that calibrate; \
+                         it must lie in (0, 1) so that some rows are left to measure coverage \
+                         on (watson2023 Table 1: 0.5 of 2000 test rows)",
+                        c.calibrate
                     ),
                 ));
+            }
+            if let Some(n) = n {
+                let n_c = c.calibration_rows(n);
+                if ((n_c + 1) as f64 * (1.0 - c.alpha)).ceil() as usize > n_c || n_c == n {
+                    return Err(Invalid::new(
+                        "calibrate",
+                        format!(
+                            "{n_c} of the {n} explained rows calibrate: too few for α = {} \
+                             (the ⌈(n_c + 1)(1 − α)⌉-th smallest deviation must exist), or \
+                             none left for the coverage; raise `calibrate`, `alpha` or the rows",
+                            c.alpha
+                        ),
+                    ));
+                }
             }
         }
         Ok(())
@@ -438,12 +472,14 @@ impl Method for ShapleySpec {
             };
             push(p.clone(), t_interval(&values, input.level));
             push(format!("{p}_abs"), t_interval(&abs, input.level));
-            if let Some(alpha) = self.conformal {
-                let interval = xai_core::conformal::conformal_interval(&values, alpha)?;
-                let coverage = xai_core::conformal::leave_one_out_coverage(&values, alpha)?;
-                push(format!("{p}_mu"), point(interval.center, n));
-                push(format!("{p}_tau"), point(interval.margin, n));
-                push(format!("{p}_coverage"), point(coverage, n));
+            if let Some(c) = self.conformal {
+                let n_c = c.calibration_rows(n);
+                let (calibration, new) = values.split_at(n_c);
+                let (interval, coverage) =
+                    xai_core::conformal::split_coverage(calibration, new, c.alpha)?;
+                push(format!("{p}_mu"), point(interval.center, n_c));
+                push(format!("{p}_tau"), point(interval.margin, n_c));
+                push(format!("{p}_coverage"), point(coverage, n - n_c));
             }
         }
         let x = test.x();
