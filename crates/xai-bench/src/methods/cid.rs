@@ -1,11 +1,14 @@
 //! The CID correction (cid2021 Eq. 8; PAPERS.md §5.3): each PFI listed in `corrects`
 //! is divided by 1 − Ĉ_i, the share of feature i's information about the target that
 //! the other features cover, Ĉ_i = 1 − Î(X_i; Y | rest)/Î(X_i; Y). Reports the
-//! corrected `<prefix>_cid` and the terms `mi`, `conditional_mi`, `covered` and
-//! `mi_null` (the threshold Î(X_i; Y) must exceed for Ĉ_i to be non-zero: the
-//! `null_test.quantile` quantile of Î on the target shuffled `null_test.shuffles` times, a
-//! [proposal] of this project replacing a fixed 1e-3-nats floor that KSG's own noise
-//! of about 0.01 nats cleared for pure-noise features).
+//! corrected `<prefix>_cid` and the terms `mi`, `conditional_mi`, `covered`, `mi_null`
+//! (the threshold Î(X_i; Y) must exceed for Ĉ_i to be non-zero: the
+//! `null_test.quantile` quantile of Î on the target shuffled `null_test.shuffles`
+//! times, a [proposal] of this project replacing a fixed 1e-3-nats floor that KSG's
+//! own noise of about 0.01 nats cleared for pure-noise features) and
+//! `conditional_mi_null` (the same quantile of Î(X_i; Y | rest) over the same
+//! shuffles: the resolution below which the conditional term counts as that value,
+//! replacing PAPERS.md's cap Ĉ ≤ 0.99; [`xai_core::cid::covered_fraction`]).
 
 use rand::Rng;
 use serde::Deserialize;
@@ -83,7 +86,13 @@ fn default_mi() -> MiEstimator {
 }
 
 /// The per-feature terms reported besides the corrected PFIs.
-pub const TERMS: [&str; 4] = ["mi", "conditional_mi", "covered", "mi_null"];
+pub const TERMS: [&str; 5] = [
+    "mi",
+    "conditional_mi",
+    "covered",
+    "mi_null",
+    "conditional_mi_null",
+];
 
 /// The corrected quantity of a PFI quantity: `r2_pfi` → `r2_cid`.
 fn corrected_name(pfi: &str) -> String {
@@ -203,10 +212,13 @@ impl Method for CidSpec {
             }
         }
         for (j, t) in terms.iter().enumerate() {
-            for (q, v) in TERMS
-                .iter()
-                .zip([t.mi, t.conditional_mi, t.covered, t.mi_null])
-            {
+            for (q, v) in TERMS.iter().zip([
+                t.mi,
+                t.conditional_mi,
+                t.covered,
+                t.mi_null,
+                t.conditional_mi_null,
+            ]) {
                 out.values.push(Value {
                     quantity: q.to_string(),
                     feature: names[j].clone(),

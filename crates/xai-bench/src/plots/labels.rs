@@ -198,6 +198,7 @@ pub fn axis_label(quantity: &str) -> String {
         "mi" => Some("Mutual information Î(X; Y) (nats)"),
         "mi_null" => Some("95% quantile of Î under the null (nats)"),
         "conditional_mi" => Some("Î(X; Y | rest) (nats)"),
+        "conditional_mi_null" => Some("95% quantile of Î(X; Y | rest) under the null (nats)"),
         "covered" => Some("Covered fraction Ĉ"),
         "r2_without_target" => Some("R² from the other features"),
         "r2_with_target" => Some("R² from the others and the target"),
