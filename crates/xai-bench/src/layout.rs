@@ -4,10 +4,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::checks::select::{Row, summary_rows};
 use crate::error::{BenchError, Result, io_err};
 use crate::run::RunOutput;
-use crate::spec::{Assertion, ExperimentSpec, OneOrMany, Scalar, Selector, TableSpec};
+use crate::select::{Row, summary_rows};
+use crate::spec::{Assertion, CheckSpec, ExperimentSpec, OneOrMany, Scalar, Selector, TableSpec};
 use crate::table::{CsvTable, write_table};
 
 /// One cell: our estimate, its spread over replicates, the paper's value.
@@ -31,15 +31,16 @@ pub struct Filled {
     pub cells: Vec<Vec<Option<Cell>>>,
 }
 
-/// The paper's value for `row` of `quantity`: the `near` check on `quantity` whose
-/// selector names every key of `keys` and selects `row`; the most specific one.
+/// The paper's value for `row` of `quantity`: the `near` check among `checks` on
+/// `quantity` whose selector names every key of `keys` and selects `row`; the most
+/// specific one.
 fn paper_value(
-    spec: &ExperimentSpec,
+    checks: &[CheckSpec],
     quantity: &str,
     keys: &[String],
     row: &Row<'_>,
 ) -> Option<f64> {
-    spec.checks
+    checks
         .iter()
         .filter_map(|c| match &c.assert {
             Assertion::Near {
@@ -59,8 +60,10 @@ fn paper_value(
         .map(|(_, v)| v)
 }
 
-/// Fills `table` from the run's summary.
-pub fn fill(spec: &ExperimentSpec, table: &TableSpec, out: &RunOutput) -> Result<Filled> {
+/// Fills `table` from the run's summary; the paper's values from the column's
+/// `paper:` list, or where one of `checks` is a `near` check naming the cell, its
+/// value.
+pub fn fill(checks: &[CheckSpec], table: &TableSpec, out: &RunOutput) -> Result<Filled> {
     // Row i of `summary_rows` is `out.summary[i]`, whose sd gives the se.
     let summary = summary_rows(out);
     let in_column = |r: &Row<'_>, c: usize| {
@@ -135,7 +138,7 @@ pub fn fill(spec: &ExperimentSpec, table: &TableSpec, out: &RunOutput) -> Result
                     ours: r.value.estimate,
                     sd,
                     se: sd / (out.replicates as f64).sqrt(),
-                    paper: paper_value(spec, &col.quantity, &table.rows, r)
+                    paper: paper_value(checks, &col.quantity, &table.rows, r)
                         .or_else(|| col.paper.get(&values.join(", ")).copied()),
                 }
             }));
@@ -149,7 +152,7 @@ pub fn fill(spec: &ExperimentSpec, table: &TableSpec, out: &RunOutput) -> Result
 /// and `<name>.md` (the paper's layout, cells "ours (paper)").
 pub fn write(spec: &ExperimentSpec, out: &RunOutput, dir: &Path) -> Result<()> {
     for table in &spec.tables {
-        let filled = fill(spec, table, out)?;
+        let filled = fill(&spec.checks, table, out)?;
         let csv_path = dir.join(format!("{}.csv", table.name));
         let mut csv = CsvTable {
             header: table

@@ -949,6 +949,31 @@ impl Experiment {
                     known(q, q)?;
                 }
             }
+            if let crate::spec::Assertion::PaperCells {
+                table,
+                columns,
+                decimals,
+                significant,
+            } = &c.assert
+            {
+                let Some(t) = s.tables.iter().find(|t| &t.name == table) else {
+                    return fail(table, format!("paper_cells names no table `{table}`"));
+                };
+                if let Some(h) = columns
+                    .iter()
+                    .find(|h| !t.columns.iter().any(|c| &c.header == *h))
+                {
+                    return fail(h, format!("table `{table}` has no column `{h}`"));
+                }
+                if decimals.is_some() == significant.is_some() {
+                    return fail(
+                        table,
+                        "paper_cells needs the paper's print precision: `decimals: d` or \
+                         `significant: s`, one of them"
+                            .into(),
+                    );
+                }
+            }
             if let Some(crate::spec::Deviation::PerScale(by)) = &c.expected_to_differ
                 && let Some(bad) = by.keys().find(|k| Scale::parse(k).is_err())
             {

@@ -209,7 +209,7 @@ fn reference_table(spec: &crate::spec::ExperimentSpec, dir: &Path) -> Result<Str
                 .map(|(h, v)| (h.as_str(), v.clone()))
                 .collect();
             let is_quantity = cols.iter().any(|(h, v)| *h == "quantity" && v == quantity);
-            if !is_quantity || !crate::checks::select::selected(&cols, sel) {
+            if !is_quantity || !crate::select::selected(&cols, sel) {
                 continue;
             }
             let (estimate, sd, n) = (number(row, "estimate"), number(row, "sd"), number(row, "n"));
@@ -224,9 +224,9 @@ fn reference_table(spec: &crate::spec::ExperimentSpec, dir: &Path) -> Result<Str
                 "<tr><td>{}</td><td>{}</td><td>{value}</td><td>{}</td><td>{}</td><td>{}</td><td>{allowed}</td></tr>",
                 escape(quantity),
                 escape(&identity.join(", ")),
-                crate::checks::select::short(estimate),
-                crate::checks::select::short(se),
-                crate::checks::select::short((estimate - value) / se),
+                crate::select::short(estimate),
+                crate::select::short(se),
+                crate::select::short((estimate - value) / se),
             );
         }
     }

@@ -363,7 +363,10 @@ struct Setup {
 
 impl Setup {
     fn new(exp: &Experiment, scale: Scale, threads: usize) -> Result<Setup> {
-        let variants = exp.variants(scale)?;
+        let mut variants = exp.variants(scale)?;
+        for v in &mut variants {
+            crate::data_files::resolve(&mut v.spec)?;
+        }
         let data = load_data(exp, &variants)?;
         let replicates = exp.scale(scale).replicates;
         // 0: every core, counted here rather than by rayon, whose default follows
@@ -902,10 +905,14 @@ fn draw(
                 spec.seed ^ fnv("shift"),
                 ((variant.stream as u64) << 32) | r as u64,
             );
-            (
-                shifted(train, shift, &mut noise),
-                shifted(test, shift, &mut noise),
-            )
+            let train = shifted(train, shift, &mut noise);
+            let test = shifted(test, shift, &mut noise);
+            match shift.rows {
+                crate::spec::ShiftedRows::All => (train, test),
+                // The same noise on the test rows as with `all`; the training rows
+                // keep their values.
+                crate::spec::ShiftedRows::Test => (train.before_shift().into_owned(), test),
+            }
         }
         _ => (train, test),
     };

@@ -89,7 +89,7 @@ fn unknown_learner_lists_the_known_ones() {
         &[
             "line 32",
             "neural_net",
-            "expected one of gaussian_process, kriging, random_forest, extra_trees, calibrated_forest, lm, logistic_regression, rpart, r_random_forest, svr, svc, xgboost, mlp, bayes_by_backprop, uncertainty",
+            "expected one of gaussian_process, kriging, random_forest, extra_trees, calibrated_forest, lm, logistic_regression, rpart, r_random_forest, svr, svc, xgboost, mlp, bayes_by_backprop, uncertainty, fitted_forest",
         ],
     );
 }

@@ -38,6 +38,11 @@ pub enum Statistic {
     /// molnar2023 §5 selects its heart-disease model by it and PAPERS.md §2.7 proposes
     /// it as the PFI loss).
     Brier,
+    /// What watson2023's code computes as the entropy of the shifted rows' binary
+    /// probabilities, −(p·log p + p·log(1 − p)) with p = q(1): the binary entropy
+    /// −p·log p − (1 − p)·log(1 − p) with its second p mistyped (PAPERS.md §4.6). Not
+    /// an entropy; kept to run that code's Fig. 2 variant. Needs no label.
+    CodeEntropy,
 }
 
 impl Statistic {
@@ -52,6 +57,7 @@ impl Statistic {
             Statistic::R2Loss => "r2",
             Statistic::Misclassification => "accuracy",
             Statistic::Brier => "brier",
+            Statistic::CodeEntropy => "code_entropy",
         }
     }
 
@@ -64,6 +70,7 @@ impl Statistic {
             Statistic::R2Loss => "r2_loss",
             Statistic::Misclassification => "misclassification",
             Statistic::Brier => "brier",
+            Statistic::CodeEntropy => "code_entropy",
         }
     }
 
@@ -168,6 +175,13 @@ impl Statistic {
                     .into_iter()
                     .map(|q| categorical_entropy(q.iter().copied())),
             )),
+            (Statistic::CodeEntropy, Predictions::Probabilities(p), _) if p.ncols() == 2 => {
+                let xlogy = |x: f64, y: f64| if x > 0.0 { x * y.ln() } else { 0.0 };
+                Ok(p.column(1).mapv(|q| -(xlogy(q, q) + xlogy(q, 1.0 - q))))
+            }
+            (Statistic::CodeEntropy, _, _) => Err(unsupported(
+                "code_entropy reads a binary classifier's class probabilities",
+            )),
             (Statistic::Nll | Statistic::Entropy, Predictions::Point(_), _) => Err(unsupported(
                 "use a model with a predictive distribution (Gaussian or class probabilities)",
             )),
@@ -232,6 +246,12 @@ mod tests {
         let h = Statistic::Entropy.per_row(&p, &y).unwrap();
         assert!((h[0] - 2f64.ln()).abs() < 1e-15);
         assert_eq!(h[1], 0.0);
+        // watson2023's code's formula: the entropy at p = ½ and at p = 0, not elsewhere:
+        // p = ¾ gives −(¾·log ¾ + ¾·log ¼) = 1.2555 against the entropy's 0.5623.
+        let c = Statistic::CodeEntropy.per_row(&p, &y).unwrap();
+        assert!((c[0] - 2f64.ln()).abs() < 1e-15 && c[1] == 0.0);
+        assert!((c[2] + 0.75 * (0.75f64.ln() + 0.25f64.ln())).abs() < 1e-15);
+        assert!((c[2] - h[2]).abs() > 0.5);
         let nll = Statistic::Nll.per_row(&p, &y).unwrap();
         assert!((nll[0] - 2f64.ln()).abs() < 1e-15);
         assert_eq!(nll[1], 0.0);

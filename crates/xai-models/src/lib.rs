@@ -25,6 +25,8 @@
 //! - [`nn`]: an MLP, MC-dropout and Bayes-by-backprop networks on candle (wood2024
 //!   Fig. 1, 8, 10–15; watson2023 Fig. 1a);
 //! - [`uncertainty`]: a model of another model's uncertainty (watson2023 §6);
+//! - [`fitted_forest`]: a classification forest fitted elsewhere, read from a table
+//!   of its nodes (icefi2022's own scikit-learn forest);
 //! - [`error`]: [`ParamError`], an invalid setting with its name and allowed range.
 
 #![warn(missing_docs)]
@@ -33,6 +35,7 @@ pub mod boosting;
 pub mod calibration;
 pub mod cart;
 pub mod error;
+pub mod fitted_forest;
 pub mod flat;
 pub mod forest;
 pub mod glasso;

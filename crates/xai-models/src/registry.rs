@@ -12,6 +12,7 @@ use xai_core::Learner;
 use crate::boosting::{BoostingLearner, BoostingParams};
 use crate::calibration::{CalibratedForestLearner, CalibratedParams};
 use crate::error::ParamError;
+use crate::fitted_forest::{FittedForestLearner, FittedForestParams};
 use crate::forest::{ForestLearner, ForestParams};
 use crate::gp::{GaussianProcessLearner, GpParams};
 use crate::kriging::{KrigingLearner, KrigingParams};
@@ -71,6 +72,9 @@ pub enum LearnerSpec {
     /// predictions on the training rows (entropy by default), and a regressor of it,
     /// which is the fitted model (watson2023 §6; [`crate::uncertainty`]).
     Uncertainty(UncertaintyParams),
+    /// A classification forest fitted elsewhere, read from a table of its nodes (e.g.
+    /// the icefi2022 paper's scikit-learn forest; [`crate::fitted_forest`]).
+    FittedForest(FittedForestParams),
 }
 
 impl LearnerSpec {
@@ -92,6 +96,7 @@ impl LearnerSpec {
             LearnerSpec::Mlp(_) => "mlp",
             LearnerSpec::BayesByBackprop(_) => "bayes_by_backprop",
             LearnerSpec::Uncertainty(_) => "uncertainty",
+            LearnerSpec::FittedForest(_) => "fitted_forest",
         }
     }
 
@@ -110,6 +115,7 @@ impl LearnerSpec {
                     | LearnerSpec::Rpart(_)
                     | LearnerSpec::RRandomForest(_)
                     | LearnerSpec::Xgboost(_)
+                    | LearnerSpec::FittedForest(_)
             ),
         }
     }
@@ -184,6 +190,7 @@ impl LearnerSpec {
             LearnerSpec::Mlp(p) => p.describe(),
             LearnerSpec::BayesByBackprop(_) => "Bayes-by-backprop network",
             LearnerSpec::Uncertainty(p) => p.model.describe(),
+            LearnerSpec::FittedForest(_) => "random forest (fitted elsewhere)",
         }
     }
 
@@ -205,6 +212,7 @@ impl LearnerSpec {
             LearnerSpec::Mlp(p) => p.validate(),
             LearnerSpec::BayesByBackprop(p) => p.validate(),
             LearnerSpec::Uncertainty(p) => p.validate(),
+            LearnerSpec::FittedForest(_) => Ok(()),
         }
     }
 
@@ -271,6 +279,9 @@ impl LearnerSpec {
             }
             LearnerSpec::Rpart(p) => p.fit_memory_bytes(n, d),
             LearnerSpec::RRandomForest(p) => p.as_forest().fit_memory_bytes(n, d),
+            // The forest read from its file: a default forest's size, the best guess
+            // before the file is read (scikit-learn's trees are grown as deep).
+            LearnerSpec::FittedForest(_) => ForestParams::default().fit_memory_bytes(n, d),
             LearnerSpec::Svr(_) => 8u128.saturating_mul(
                 n.saturating_mul(n)
                     .saturating_add(2 * n.saturating_mul(d))
@@ -326,7 +337,8 @@ impl LearnerSpec {
             LearnerSpec::RandomForest(_)
             | LearnerSpec::ExtraTrees(_)
             | LearnerSpec::Rpart(_)
-            | LearnerSpec::RRandomForest(_) => crate::forest::predict_memory_bytes(m, d),
+            | LearnerSpec::RRandomForest(_)
+            | LearnerSpec::FittedForest(_) => crate::forest::predict_memory_bytes(m, d),
             LearnerSpec::CalibratedForest(_) => crate::calibration::predict_memory_bytes(m, d),
             LearnerSpec::Lm(_) => crate::lm::predict_memory_bytes(m),
             LearnerSpec::LogisticRegression(_) => {
@@ -344,6 +356,21 @@ impl LearnerSpec {
             LearnerSpec::Uncertainty(p) => {
                 p.model.predict_memory_bytes(n_train, n_rows, n_features)
             }
+        }
+    }
+
+    /// The files the learner reads (a fitted forest's node table), mutable so that a
+    /// runner can resolve relative paths against its data directories; nested
+    /// learners' too.
+    pub fn data_files_mut(&mut self) -> Vec<&mut std::path::PathBuf> {
+        match self {
+            LearnerSpec::FittedForest(p) => vec![&mut p.file],
+            LearnerSpec::Uncertainty(p) => {
+                let mut files = p.base.data_files_mut();
+                files.extend(p.model.data_files_mut());
+                files
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -371,6 +398,7 @@ impl LearnerSpec {
             LearnerSpec::Mlp(p) => Box::new(MlpLearner(p.clone())),
             LearnerSpec::BayesByBackprop(p) => Box::new(BayesLearner(p.clone())),
             LearnerSpec::Uncertainty(p) => Box::new(UncertaintyLearner(p.clone())),
+            LearnerSpec::FittedForest(p) => Box::new(FittedForestLearner(p.clone())),
         }
     }
 }

@@ -4,9 +4,9 @@
 
 use xai_core::interpolate;
 
-use super::select::{Curve, argmax, argmin, curves, interval_curves, short};
 use super::{Verdict, nan_max};
 use crate::run::RunOutput;
+use crate::select::{Curve, argmax, argmin, curves, interval_curves, short};
 use crate::spec::{CurveInterval, Direction, RowFilter, Selector};
 
 /// No curves, or a curve with a NaN value: the shape cannot be judged, so the claim

@@ -10,7 +10,6 @@ pub mod curve;
 pub mod ranking;
 pub mod regression;
 pub mod scalar;
-pub mod select;
 
 #[cfg(test)]
 mod tests;
@@ -20,7 +19,7 @@ use std::path::Path;
 use crate::error::Result;
 use crate::plan::Experiment;
 use crate::run::RunOutput;
-use crate::spec::{Assertion, CheckSpec, ClaimKind, CurveInterval, Selector};
+use crate::spec::{Assertion, CheckSpec, ClaimKind, CurveInterval, Selector, TableSpec};
 use crate::table::{CsvTable, CurveRow, TidyRow, format_number, write_table};
 
 /// Verdict of one check.
@@ -114,8 +113,9 @@ pub fn nan_max(a: f64, b: f64) -> f64 {
     }
 }
 
-/// Evaluates one assertion on a run.
-pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
+/// Evaluates one assertion on a run; `tables` are the experiment's tables (the cells
+/// [`Assertion::PaperCells`] compares).
+pub fn verdict(a: &Assertion, out: &RunOutput, tables: &[TableSpec], level: f64) -> Verdict {
     use Assertion as A;
     match a {
         A::Greater {
@@ -136,7 +136,14 @@ pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
             quantity,
             rows,
             above,
+            each_replicate: false,
         } => scalar::positive(out, quantity, rows, *above),
+        A::Positive {
+            quantity,
+            rows,
+            above,
+            each_replicate: true,
+        } => scalar::positive_in_each_replicate(out, quantity, rows, *above),
         A::Below {
             quantity,
             rows,
@@ -198,8 +205,17 @@ pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
             rows,
             direction,
         } => ranking::rank_moves(out, quantity, from_quantity, rows, *direction),
+        A::PaperCells {
+            table,
+            columns,
+            decimals,
+            significant,
+        } => match tables.iter().find(|t| &t.name == table) {
+            Some(t) => scalar::paper_cells(out, t, columns, (*decimals, *significant)),
+            None => Verdict::no_rows(&format!("no table `{table}`")),
+        },
         A::Not(inner) => {
-            let v = verdict(inner, out, level);
+            let v = verdict(inner, out, tables, level);
             Verdict::new(
                 !v.holds && !v.measured.is_nan(),
                 v.measured,
@@ -268,8 +284,8 @@ pub fn verdict(a: &Assertion, out: &RunOutput, level: f64) -> Verdict {
 
 /// Evaluates one paper check: its assertion's verdict, read against its
 /// `expected_to_differ` marker.
-pub fn evaluate(check: &CheckSpec, out: &RunOutput, level: f64) -> Outcome {
-    let v = verdict(&check.assert, out, level);
+pub fn evaluate(check: &CheckSpec, out: &RunOutput, tables: &[TableSpec], level: f64) -> Outcome {
+    let v = verdict(&check.assert, out, tables, level);
     let marker = check
         .expected_to_differ
         .as_ref()
@@ -319,7 +335,13 @@ fn per_replicate_selections(a: &Assertion) -> Vec<(&String, &Selector)> {
         ],
         // Every row of the quantity: a NaN anywhere in it voids the ranking.
         Assertion::RankedAbove { quantity, .. } => vec![(quantity, &EVERY_ROW)],
-        Assertion::ExcludesZero { quantity, rows, .. } => vec![(quantity, rows)],
+        Assertion::ExcludesZero { quantity, rows, .. }
+        | Assertion::Positive {
+            quantity,
+            rows,
+            each_replicate: true,
+            ..
+        } => vec![(quantity, rows)],
         Assertion::Not(inner) => per_replicate_selections(inner),
         _ => Vec::new(),
     }
@@ -374,10 +396,10 @@ impl NeededCurves {
 
     /// Whether the curve (of a run with grid keys `keys`) is read.
     pub fn keeps(&self, keys: &[String], c: &CurveRow) -> bool {
-        let cols = select::curve_columns(keys, c);
+        let cols = crate::select::curve_columns(keys, c);
         self.selections
             .iter()
-            .any(|(q, sel)| *q == c.quantity && select::selected(&cols, sel))
+            .any(|(q, sel)| *q == c.quantity && crate::select::selected(&cols, sel))
     }
 }
 
@@ -424,7 +446,7 @@ impl NeededRows {
         if wanted.peek().is_none() {
             return false;
         }
-        let row = select::tidy_row(keys, row);
+        let row = crate::select::tidy_row(keys, row);
         wanted.any(|(_, sel)| row.matches(sel))
     }
 }
@@ -434,7 +456,7 @@ pub fn paper_checks(exp: &Experiment, out: &RunOutput) -> Vec<Outcome> {
     exp.spec
         .checks
         .iter()
-        .map(|c| evaluate(c, out, exp.spec.level))
+        .map(|c| evaluate(c, out, &exp.spec.tables, exp.spec.level))
         .collect()
 }
 

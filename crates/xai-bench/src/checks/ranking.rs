@@ -2,9 +2,9 @@
 //! others (`ranked_above`), places in the mean ranking (`in_top`), and agreement with
 //! a reference ranking by Spearman's correlation (`rank_agreement`).
 
-use super::select::{Row, grouped, of_quantity, short, summary_rows, tidy_rows};
 use super::{Verdict, nan_min};
 use crate::run::RunOutput;
+use crate::select::{Row, grouped, of_quantity, short, summary_rows, tidy_rows};
 use crate::spec::{RankDirection, Selector};
 
 /// The place of `r` among `group` (1 + the number of rows with a larger estimate).

@@ -1,14 +1,15 @@
 //! Checks on estimates with their intervals: orderings (`greater`), signs
 //! (`positive`, `negligible`), agreement with a derived value (`near`), trends over
-//! a grid key (`monotone`) and spreads over replicates (`spread`).
+//! a grid key (`monotone`), spreads over replicates (`spread`) and a table's cells
+//! against the paper's printed values (`paper_cells`).
 
 use xai_core::inference::t_quantile;
 use xai_core::{Estimate, t_interval};
 
-use super::select::{Row, of_quantity, short, summary_rows, tidy_rows};
 use super::{Verdict, nan_max, nan_min};
 use crate::run::RunOutput;
-use crate::spec::{Direction, Selector};
+use crate::select::{Row, of_quantity, short, summary_rows, tidy_rows};
+use crate::spec::{Direction, Selector, TableSpec};
 
 /// Every selected row satisfies `pred`; measured is `measure` folded by `worst`
 /// (the least favourable row's number).
@@ -21,8 +22,20 @@ fn every(
     worst: fn(f64, f64) -> f64,
     what: &str,
 ) -> Verdict {
-    let summary = summary_rows(out);
-    let chosen: Vec<_> = of_quantity(&summary, quantity)
+    every_of(summary_rows(out), quantity, sel, pred, measure, worst, what)
+}
+
+/// [`every`] over given rows (the summary's, or the per-replicate rows).
+fn every_of(
+    rows: Vec<Row<'_>>,
+    quantity: &str,
+    sel: &Selector,
+    pred: impl Fn(&Row<'_>) -> bool,
+    measure: impl Fn(&Row<'_>) -> f64,
+    worst: fn(f64, f64) -> f64,
+    what: &str,
+) -> Verdict {
+    let chosen: Vec<_> = of_quantity(&rows, quantity)
         .into_iter()
         .filter(|r| r.matches(sel))
         .collect();
@@ -60,6 +73,25 @@ pub fn positive(out: &RunOutput, quantity: &str, sel: &Selector, above: f64) -> 
         |r| r.value.lower,
         nan_min,
         &format!("lower > {above}"),
+    )
+}
+
+/// Every replicate's own estimate of every selected row exceeds `above` (a claim "in
+/// all trials"); measured: the smallest of them. Reads the per-replicate rows.
+pub fn positive_in_each_replicate(
+    out: &RunOutput,
+    quantity: &str,
+    sel: &Selector,
+    above: f64,
+) -> Verdict {
+    every_of(
+        tidy_rows(out),
+        quantity,
+        sel,
+        |r| r.value.estimate > above,
+        |r| r.value.estimate,
+        nan_min,
+        &format!("each replicate's estimate > {above}"),
     )
 }
 
@@ -458,4 +490,66 @@ pub fn monotone(
         }
     }
     Verdict::new(worst > 0.0, worst, parts.join("; "))
+}
+
+/// [`crate::spec::Assertion::PaperCells`]: every cell of `table`'s `columns` (all when
+/// empty) with a value in the column's `paper:` list equals it to the printed digits
+/// (`decimals`, or `significant` digits of the paper's value). Measured: the largest
+/// |ours − paper| over its half-digit tolerance (NaN when no cell has a paper value).
+pub fn paper_cells(
+    out: &RunOutput,
+    table: &TableSpec,
+    columns: &[String],
+    (decimals, significant): (Option<u32>, Option<u32>),
+) -> Verdict {
+    let filled = match crate::layout::fill(&[], table, out) {
+        Ok(f) => f,
+        Err(e) => return Verdict::no_rows(&e.to_string()),
+    };
+    let half_digit = |paper: f64| match (decimals, significant) {
+        (Some(d), _) => 0.5 * 10f64.powi(-(d as i32)),
+        (None, Some(s)) if paper != 0.0 => {
+            0.5 * 10f64.powi(paper.abs().log10().floor() as i32 - s as i32 + 1)
+        }
+        _ => 1e-12,
+    };
+    let (mut compared, mut worst) = (0usize, 0.0f64);
+    let mut off = Vec::new();
+    for (c, col) in table.columns.iter().enumerate() {
+        if !columns.is_empty() && !columns.contains(&col.header) {
+            continue;
+        }
+        for (row, line) in filled.rows.iter().zip(&filled.cells) {
+            let Some((ours, paper)) = line[c].as_ref().and_then(|x| Some((x.ours, x.paper?)))
+            else {
+                continue;
+            };
+            compared += 1;
+            let ratio = (ours - paper).abs() / half_digit(paper);
+            worst = nan_max(worst, ratio);
+            if !(ratio <= 1.0) {
+                off.push(format!(
+                    "{} / {}: {} vs {paper}",
+                    row.join(", "),
+                    col.header,
+                    short(ours)
+                ));
+            }
+        }
+    }
+    if compared == 0 {
+        return Verdict::no_rows(&format!(
+            "no cell of table `{}` shows a paper value",
+            table.name
+        ));
+    }
+    let detail = format!(
+        "{} of {compared} cells equal the paper's to the printed digits{}",
+        compared - off.len(),
+        match off.is_empty() {
+            true => String::new(),
+            false => format!("; off: {}", off.join("; ")),
+        }
+    );
+    Verdict::new(off.is_empty(), worst, detail)
 }

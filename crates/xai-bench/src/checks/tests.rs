@@ -107,7 +107,7 @@ fn check(yaml: &str, marker: Option<&str>, out: &RunOutput) -> Outcome {
         assert: serde_saphyr::from_str(yaml).unwrap(),
         expected_to_differ: marker.map(|m| crate::spec::Deviation::Everywhere(m.into())),
     };
-    evaluate(&spec, out, 0.95)
+    evaluate(&spec, out, &[], 0.95)
 }
 
 fn status(yaml: &str, out: &RunOutput) -> Status {
@@ -701,7 +701,7 @@ fn a_marker_per_scale_applies_at_the_scales_it_names_only() {
             assert: serde_saphyr::from_str(yaml).unwrap(),
             expected_to_differ: Some(at_paper.clone()),
         };
-        evaluate(&spec, out, 0.95).status
+        evaluate(&spec, out, &[], 0.95).status
     };
     // At ci the marker does not apply: the failing claim fails, the holding one passes.
     assert_eq!(outcome(fails, &out), Status::Fail);
@@ -709,4 +709,64 @@ fn a_marker_per_scale_applies_at_the_scales_it_names_only() {
     out.scale = Scale::Paper;
     assert_eq!(outcome(fails, &out), Status::KnownDeviation);
     assert_eq!(outcome(holds, &out), Status::StaleMarker);
+}
+
+#[test]
+fn paper_cells_hold_to_the_printed_digits_and_fail_beyond_them() {
+    let table: TableSpec = serde_saphyr::from_str(
+        "{ name: t, rows: [feature], decimals: 3, columns: [{ header: c, quantity: q, paper: { A: 1.2, B: 0.0 } }, { header: d, quantity: r }] }",
+    )
+    .unwrap();
+    let judge = |a: f64, claim: &str| {
+        let out = scalar_run(&[vec![("q", "A", a), ("q", "B", 0.0), ("r", "A", 9.0)]]);
+        verdict(
+            &serde_saphyr::from_str(claim).unwrap(),
+            &out,
+            &[table.clone()],
+            0.95,
+        )
+    };
+    let one_decimal = "paper_cells: { table: t, decimals: 1 }";
+    // 1.2449 prints as 1.2; 1.2501 as 1.3. Column d has no paper values.
+    let v = judge(1.2449, one_decimal);
+    assert!(v.holds && (v.measured - 0.898).abs() < 1e-9, "{v:?}");
+    assert!(v.detail.starts_with("2 of 2 cells"), "{}", v.detail);
+    let v = judge(1.2501, one_decimal);
+    assert!(!v.holds && v.detail.contains("A / c"), "{v:?}");
+    // Two significant digits of 1.2 are one decimal; three are two.
+    assert!(judge(1.2449, "paper_cells: { table: t, significant: 2 }").holds);
+    assert!(!judge(1.2449, "paper_cells: { table: t, significant: 3 }").holds);
+    // A table without a paper value, or none of that name, decides nothing.
+    assert!(
+        judge(1.2, "paper_cells: { table: t, columns: [d], decimals: 1 }")
+            .measured
+            .is_nan()
+    );
+    assert!(
+        judge(1.2, "paper_cells: { table: u, decimals: 1 }")
+            .measured
+            .is_nan()
+    );
+}
+
+#[test]
+fn positive_in_each_replicate_asks_it_of_every_trial() {
+    let claim =
+        "positive: { quantity: q, where: { feature: A }, above: 0.5, each_replicate: true }";
+    let all = scalar_run(&[
+        vec![("q", "A", 0.7)],
+        vec![("q", "A", 0.6)],
+        vec![("q", "A", 0.55)],
+    ]);
+    let o = check(claim, None, &all);
+    assert_eq!((o.status, o.measured), (Status::Pass, 0.55), "{}", o.detail);
+    // The mean 0.75's interval may clear 0.5 while one trial does not.
+    let one_below = scalar_run(&[
+        vec![("q", "A", 0.9)],
+        vec![("q", "A", 0.9)],
+        vec![("q", "A", 0.45)],
+    ]);
+    let o = check(claim, None, &one_below);
+    assert_eq!((o.status, o.measured), (Status::Fail, 0.45), "{}", o.detail);
+    assert!(o.detail.contains("replicate 2 A 0.45"), "{}", o.detail);
 }

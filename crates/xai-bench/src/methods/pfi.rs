@@ -3,6 +3,12 @@
 //! its SE and t-interval, Eq. 6 and 8). With the marginal permutation and `nll` it is
 //! Likelihood-PFI (wood2024 Eq. 5), with `entropy` Entropy-PFI (wood2024 §3.2); with
 //! the Gaussian conditional sampler it is the conditional PFI of wood2024 Prop. 3.
+//! With `replay`, copy r of every feature applies the r-th of given row permutations
+//! instead of a random one (another implementation's draws, e.g. the ten
+//! scikit-learn's `permutation_importance` applied to icefi2022's forest), so the
+//! PFI equals that implementation's to the last bit, not in distribution.
+
+use std::path::{Path, PathBuf};
 
 use rand::Rng;
 use serde::Deserialize;
@@ -25,6 +31,41 @@ pub struct PfiSpec {
     /// Features explained, by name (default: all).
     #[serde(default)]
     pub features: Option<Vec<String>>,
+    /// Row permutations to apply instead of random ones, with `permutation: {repeats:
+    /// R}`: a CSV with a header and R rows, row r a permutation of the test rows
+    /// (copy r sets row i's value to row perm_r[i]'s, for every feature). A relative
+    /// path is looked up in the data directories before the run starts.
+    #[serde(default)]
+    pub replay: Option<PathBuf>,
+}
+
+/// The permutations of a `replay` file (header, then one permutation of 0..n per
+/// row), each checked to be a permutation of the `n` test rows.
+fn read_permutations(path: &Path, n: usize) -> xai_core::error::Result<Vec<Vec<usize>>> {
+    let bad = |what: String| xai_core::CoreError::Invalid(format!("{}: {what}", path.display()));
+    let mut reader = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
+    let mut out = Vec::new();
+    for (r, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| bad(e.to_string()))?;
+        let perm: Vec<usize> = record
+            .iter()
+            .map(|v| v.trim().parse::<usize>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| bad(format!("permutation {r} holds a non-integer")))?;
+        let mut seen = vec![false; n];
+        if perm.len() != n
+            || perm
+                .iter()
+                .any(|&i| i >= n || std::mem::replace(&mut seen[i], true))
+        {
+            return Err(bad(format!(
+                "permutation {r} is not a permutation of the {n} test rows (it has {} entries)",
+                perm.len()
+            )));
+        }
+        out.push(perm);
+    }
+    Ok(out)
 }
 
 /// The quantity of a PFI: `<statistic prefix>_pfi` under the marginal permutation,
@@ -108,6 +149,15 @@ impl Method for PfiSpec {
             }
             _ => {}
         }
+        if self.replay.is_some()
+            && !matches!(self.perturbation, PerturbationSpec::Permutation { .. })
+        {
+            return Err(Invalid::new(
+                "replay",
+                "`replay` applies given row permutations: use it with `perturbation: \
+                 {permutation: {repeats: R}}`, R the file's number of permutations",
+            ));
+        }
         known_features(plan, self.features.iter().flatten())
     }
 
@@ -119,9 +169,26 @@ impl Method for PfiSpec {
             marginals: marginals.as_ref(),
             subgroups: Some(&xai_models::RpartSubgroups),
         };
-        let perturbation = self
-            .perturbation
-            .resolve(input.train, input.test, &samplers)?;
+        let perturbation = match &self.replay {
+            Some(path) => {
+                let perms = read_permutations(path, input.test.n_rows())?;
+                if let PerturbationSpec::Permutation { repeats } = self.perturbation
+                    && repeats != perms.len()
+                {
+                    return Err(xai_core::CoreError::Invalid(format!(
+                        "{} holds {} permutations but `repeats` is {repeats}: make them equal",
+                        path.display(),
+                        perms.len()
+                    )));
+                }
+                xai_core::Perturbation::Orders {
+                    orders: vec![perms; input.test.n_features()],
+                }
+            }
+            None => self
+                .perturbation
+                .resolve(input.train, input.test, &samplers)?,
+        };
         let res = xai_core::pfi(
             input.model()?,
             input.test,

@@ -8,8 +8,8 @@ use plotters::prelude::*;
 
 use super::labels::{Names, axis_label, learner_estimand, x_axis_label};
 use super::{COLORS, axes, chart_on, legend_at, range};
-use crate::checks::select::{Row, summary_rows};
 use crate::run::RunOutput;
+use crate::select::{Row, summary_rows};
 use crate::spec::{Intervals, PlotSpec, Selector};
 
 /// The pixel size of one panel.

@@ -133,7 +133,7 @@ impl ValueFunction {
         match self {
             ValueFunction::NegLogLoss => true,
             ValueFunction::Expected(s) => match s {
-                Statistic::Prediction | Statistic::Entropy => false,
+                Statistic::Prediction | Statistic::Entropy | Statistic::CodeEntropy => false,
                 Statistic::SquaredError
                 | Statistic::Nll
                 | Statistic::R2Loss

@@ -52,11 +52,13 @@ impl Row<'_> {
         }
     }
 
-    /// "feature estimate [lower, upper]".
+    /// "feature estimate [lower, upper]", after "replicate k " for a per-replicate row.
     pub fn show(&self) -> String {
         let v = &self.value;
         format!(
-            "{} {} [{}, {}]",
+            "{}{} {} [{}, {}]",
+            self.replicate
+                .map_or(String::new(), |k| format!("replicate {k} ")),
             self.get("feature").unwrap_or(""),
             short(v.estimate),
             short(v.lower),
