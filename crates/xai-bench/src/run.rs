@@ -1132,6 +1132,22 @@ methods:
         assert_ne!(bits(&train1.before_shift()), bits(&train0));
     }
 
+    /// `rows: test` moves the test rows exactly as `rows: all` does and leaves the
+    /// training rows as they were.
+    #[test]
+    fn a_shift_of_the_test_rows_leaves_the_training_rows() {
+        let bits = |d: &Dataset| format!("{:?}", d.x());
+        let exp = shift_experiment("shared_streams: [shift]").unwrap();
+        let mut v = exp.variants(Scale::Ci).unwrap();
+        let (train_all, test_all, _) = draw(&v[1], 0, None);
+        v[1].spec.data.shift.as_mut().unwrap().rows = crate::spec::ShiftedRows::Test;
+        let (train, test, _) = draw(&v[1], 0, None);
+        let (train0, _, _) = draw(&v[0], 0, None);
+        assert_eq!(bits(&train), bits(&train0));
+        assert_eq!(bits(&test), bits(&test_all));
+        assert_ne!(bits(&train), bits(&train_all));
+    }
+
     #[test]
     fn shared_streams_must_name_grid_keys() {
         let e = shift_experiment("shared_streams: [noise]")

@@ -135,7 +135,7 @@ fn reference_values_stand_beside_ours_with_the_difference_in_standard_errors() {
         row[at("sd")].parse().unwrap(),
     );
     let z = (estimate - 0.595) / (sd / n.sqrt());
-    let short = xai_bench::checks::select::short;
+    let short = xai_bench::select::short;
     let expected = format!(
         "<td>model extra_trees, feature X0</td><td>0.595</td><td>{}</td><td>{}</td><td>{}</td>",
         short(estimate),

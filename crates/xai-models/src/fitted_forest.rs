@@ -239,7 +239,7 @@ mod tests {
         // A float32-exact threshold (34.5, half an ulp 1.9e-6 there) also takes the
         // values that round to it: 34.500001 goes left, 34.50001 right.
         let t2 = float32_threshold(34.5);
-        assert!(34.500_001 <= t2 && 34.500_01 > t2);
+        assert!((34.500_001..34.500_01).contains(&t2));
         assert_eq!(float32_threshold(f64::MAX), f64::MAX);
     }
 

@@ -527,7 +527,8 @@ pub fn paper_cells(
             compared += 1;
             let ratio = (ours - paper).abs() / half_digit(paper);
             worst = nan_max(worst, ratio);
-            if !(ratio <= 1.0) {
+            // A NaN estimate is off too.
+            if ratio.is_nan() || ratio > 1.0 {
                 off.push(format!(
                     "{} / {}: {} vs {paper}",
                     row.join(", "),

@@ -722,7 +722,7 @@ fn paper_cells_hold_to_the_printed_digits_and_fail_beyond_them() {
         verdict(
             &serde_saphyr::from_str(claim).unwrap(),
             &out,
-            &[table.clone()],
+            std::slice::from_ref(&table),
             0.95,
         )
     };
