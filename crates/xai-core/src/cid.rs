@@ -200,7 +200,7 @@ pub const FIXED_MI_FLOOR: f64 = 1e-3;
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NullTest {
-    /// S, the permutations of the target per feature; at least q/(1 − q) so that the
+    /// S, the permutations of the target (shared by all features); at least q/(1 − q) so that the
     /// test can reject (19 for q = 0.95; suggested: 100).
     pub shuffles: usize,
     /// q in (0, 1), the quantile of the null the estimate must exceed (suggested: 0.95,
@@ -271,7 +271,7 @@ pub struct CoveredInformation {
     pub mi: f64,
     /// Binned Î(X_i; Y | rest) from the Gaussian MRF, averaged over the evaluation rows.
     pub conditional_mi: f64,
-    /// C_i of [`covered_fraction`] with threshold `mi_null`.
+    /// C_i of [`covered_fraction`] with thresholds `mi_null` and `conditional_mi_null`.
     pub covered: f64,
     /// The threshold Î(X_i; Y) had to exceed: the [`NullTest::threshold`] of its
     /// permutation null, or [`FIXED_MI_FLOOR`] without a null test.
@@ -433,6 +433,9 @@ pub fn covered_fraction(
     threshold: f64,
     conditional_threshold: f64,
 ) -> f64 {
+    if conditional_mi.is_nan() || conditional_threshold.is_nan() {
+        return f64::NAN;
+    }
     if !(mi > threshold && mi > 0.0) {
         return 0.0;
     }
@@ -629,6 +632,9 @@ mod tests {
         assert!(
             (covered_fraction(0.036, -0.0008, 0.0045, -0.002) - (1.0 - F / 0.036)).abs() < 1e-12
         );
+        // A NaN term stays NaN (max would hide it behind the resolution).
+        assert!(covered_fraction(0.05, f64::NAN, 0.01, 0.01).is_nan());
+        assert!(covered_fraction(0.05, 0.02, 0.01, f64::NAN).is_nan());
         // A resolved conditional term keeps the plug-in value.
         assert!((covered_fraction(0.05, 0.02, 0.01, 0.01) - 0.6).abs() < 1e-12);
         // The threshold replaces the floor: not above it (ties included) → 0.

@@ -40,8 +40,10 @@ pub enum Statistic {
     Brier,
     /// What watson2023's code computes as the entropy of the shifted rows' binary
     /// probabilities, −(p·log p + p·log(1 − p)) with p = q(1): the binary entropy
-    /// −p·log p − (1 − p)·log(1 − p) with its second p mistyped (PAPERS.md §4.6). Not
-    /// an entropy; kept to run that code's Fig. 2 variant. Needs no label.
+    /// −p·log p − (1 − p)·log(1 − p) with its second p mistyped (PAPERS.md §4.6),
+    /// unclipped as the code computes it: infinite at p = 1, which [`Statistic::per_row`]
+    /// refuses as a non-finite value naming the row. Not an entropy; kept to run that
+    /// code's Fig. 2 variant. Needs no label.
     CodeEntropy,
 }
 
@@ -252,6 +254,16 @@ mod tests {
         assert!((c[0] - 2f64.ln()).abs() < 1e-15 && c[1] == 0.0);
         assert!((c[2] + 0.75 * (0.75f64.ln() + 0.25f64.ln())).abs() < 1e-15);
         assert!((c[2] - h[2]).abs() > 0.5);
+        // At p = 1 the code's formula is infinite: an error naming the row.
+        let sure = Predictions::Probabilities(array![[0.0, 1.0]]);
+        let one = Target::Classes {
+            labels: array![1],
+            n_classes: 2,
+        };
+        assert!(matches!(
+            Statistic::CodeEntropy.per_row(&sure, &one),
+            Err(CoreError::NonFinite { row: 0, .. })
+        ));
         let nll = Statistic::Nll.per_row(&p, &y).unwrap();
         assert!((nll[0] - 2f64.ln()).abs() < 1e-15);
         assert_eq!(nll[1], 0.0);

@@ -84,8 +84,9 @@ impl Learner for FittedForestLearner {
 /// that do are those below the midpoint m = (T + T⁺)/2 (T⁺ the next float32, m exact
 /// in float64: it needs one bit more than a float32's 24), and m itself when the tie
 /// goes to T, i.e. when T's last significand bit is 0 (ties to even). So t′ = m if T
-/// is even, else the float64 just below m. A t beyond the largest finite float32
-/// keeps its value (no finite float32 exceeds it).
+/// is even, else the float64 just below m. A t at or beyond the largest finite
+/// float32 in magnitude keeps its value, which is not exact there (scikit-learn's
+/// thresholds are midpoints of data values, never that large).
 pub fn float32_threshold(t: f64) -> f64 {
     let mut big = t as f32;
     if f64::from(big) > t {

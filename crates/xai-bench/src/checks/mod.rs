@@ -1,6 +1,6 @@
 //! Checks of a run: the paper's claims ([`crate::spec::CheckSpec`]), evaluated by
 //! family ([`scalar`] estimates, [`ranking`], [`curve`] shapes, on rows chosen by
-//! [`select`]), and the [`regression`] check against the committed baseline.
+//! [`crate::select`]), and the [`regression`] check against the committed baseline.
 //!
 //! Every assertion yields a [`Verdict`]: whether it holds, one measured number (the
 //! quantity it is decided on, documented per kind) and the numbers behind it. The

@@ -327,6 +327,8 @@ pub fn greater(
     if than_q.is_some() {
         skip.push("quantity");
     }
+    skip.sort_unstable();
+    skip.dedup();
     let rows = of_quantity(&tidy, q);
     let other = of_quantity(&tidy, than_q.unwrap_or(q));
     let a: Vec<_> = rows.iter().copied().filter(|r| r.matches(this)).collect();
@@ -342,17 +344,28 @@ pub fn greater(
             .or_default()
             .push(*rb);
     }
+    // A row's values of the selected keys other than the feature (and the quantity),
+    // so that each (this row, than row) pair is its own comparison: `than: {resampling:
+    // [boot, subs]}` compares with boot and with subs, never with their pool.
+    let picked = |r: &Row<'_>| -> String {
+        skip.iter()
+            .filter(|k| !matches!(**k, "feature" | "quantity"))
+            .filter_map(|k| r.get(k).map(|v| format!(" {v}")))
+            .collect()
+    };
     let mut pairs: Vec<Pair> = Vec::new();
     for ra in &a {
         let matching = by_context.get(&(ra.context(&skip), ra.replicate));
         for rb in matching.into_iter().flatten() {
             let name = format!(
-                "{}{}{} {} {}",
+                "{}{}{}{} {} {}{}",
                 if widths { "width: " } else { "" },
                 ra.model_prefix(&a),
                 ra.get("feature").unwrap_or(""),
+                picked(ra),
                 if at_least { ">=" } else { ">" },
-                rb.get("feature").unwrap_or("")
+                rb.get("feature").unwrap_or(""),
+                picked(rb)
             );
             let key = format!("{}|{name}", ra.context(&skip).join(","));
             let d = value(&ra.value) - value(&rb.value);

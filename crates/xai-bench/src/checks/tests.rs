@@ -131,6 +131,34 @@ fn greater_is_a_paired_comparison_over_replicates() {
     assert!(o.measured < 0.0);
 }
 
+/// `than` naming several values of a grid key compares `this` with each of them, not
+/// with their pool: ideal beats boot by 0.5 in every replicate but falls short of subs
+/// by 0.01, and pooled over both the paired interval would lie above 0.
+#[test]
+fn greater_compares_with_each_than_row_not_their_pool() {
+    let mut tidy = Vec::new();
+    for r in 0..20 {
+        let noise = 0.001 * (r % 3) as f64;
+        for (resampling, v) in [("ideal", 1.0), ("boot", 0.5), ("subs", 1.01)] {
+            tidy.push(row(&[resampling], r, "q", "A", None, v + noise));
+        }
+    }
+    let out = run_of(&["resampling"], tidy, Vec::new());
+    let claim =
+        "greater: { quantity: q, this: { resampling: ideal }, than: { resampling: [boot, subs] } }";
+    let o = check(claim, None, &out);
+    assert_eq!(o.status, Status::Fail, "{}", o.detail);
+    assert!((o.measured + 0.01).abs() < 1e-9, "{o:?}");
+    assert!(
+        o.detail.contains("A ideal > A boot") && o.detail.contains("NOT A ideal > A subs"),
+        "{}",
+        o.detail
+    );
+    let only_boot =
+        "greater: { quantity: q, this: { resampling: ideal }, than: { resampling: boot } }";
+    assert_eq!(check(only_boot, None, &out).status, Status::Pass);
+}
+
 /// Replicate r has the (quantity, feature, lower, upper) interval rows `values[r]`.
 fn interval_run(values: &[Vec<(&str, &str, f64, f64)>]) -> RunOutput {
     let tidy = values

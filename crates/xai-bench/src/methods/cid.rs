@@ -101,9 +101,10 @@ fn corrected_name(pfi: &str) -> String {
 
 impl CidSpec {
     /// The CID terms of every feature: Λ̂ by the graphical lasso on the standardised
-    /// training rows (ρ fixed or cross-validated), MI and its permutation null on the
-    /// training rows (shuffles of feature i from stream (seed, i)), the binned
-    /// conditional MI over the test rows.
+    /// training rows (ρ fixed or cross-validated), MI and the binned conditional MI
+    /// over the test rows, and both their permutation nulls from the same shuffles of
+    /// the target (shuffle s from stream (seed, s), shared by every feature, Λ̂
+    /// refitted on each).
     fn terms(
         &self,
         train: &Dataset,

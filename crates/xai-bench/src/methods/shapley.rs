@@ -432,13 +432,13 @@ impl Method for ShapleySpec {
             }
             if let Some(n) = n {
                 let n_c = c.calibration_rows(n);
-                if ((n_c + 1) as f64 * (1.0 - c.alpha)).ceil() as usize > n_c || n_c == n {
+                if ((n_c + 1) as f64 * (1.0 - c.alpha)).ceil() as usize > n_c {
                     return Err(Invalid::new(
                         "calibrate",
                         format!(
                             "{n_c} of the {n} explained rows calibrate: too few for α = {} \
-                             (the ⌈(n_c + 1)(1 − α)⌉-th smallest deviation must exist), or \
-                             none left for the coverage; raise `calibrate`, `alpha` or the rows",
+                             (the ⌈(n_c + 1)(1 − α)⌉-th smallest deviation must exist); raise \
+                             `calibrate`, `alpha` or the rows",
                             c.alpha
                         ),
                     ));
