@@ -11,22 +11,10 @@ use crate::run::RunOutput;
 use crate::select::{Row, of_quantity, short, summary_rows, tidy_rows};
 use crate::spec::{Direction, Selector, TableSpec};
 
-/// Every selected row satisfies `pred`; measured is `measure` folded by `worst`
-/// (the least favourable row's number).
+/// Every selected row of `rows` (the summary's, or the per-replicate rows)
+/// satisfies `pred`; measured is `measure` folded by `worst` (the least favourable
+/// row's number).
 fn every(
-    out: &RunOutput,
-    quantity: &str,
-    sel: &Selector,
-    pred: impl Fn(&Row<'_>) -> bool,
-    measure: impl Fn(&Row<'_>) -> f64,
-    worst: fn(f64, f64) -> f64,
-    what: &str,
-) -> Verdict {
-    every_of(summary_rows(out), quantity, sel, pred, measure, worst, what)
-}
-
-/// [`every`] over given rows (the summary's, or the per-replicate rows).
-fn every_of(
     rows: Vec<Row<'_>>,
     quantity: &str,
     sel: &Selector,
@@ -66,7 +54,7 @@ fn every_of(
 /// Every selected row's interval lies above `above`; measured: the smallest lower end.
 pub fn positive(out: &RunOutput, quantity: &str, sel: &Selector, above: f64) -> Verdict {
     every(
-        out,
+        summary_rows(out),
         quantity,
         sel,
         |r| r.value.lower > above,
@@ -84,7 +72,7 @@ pub fn positive_in_each_replicate(
     sel: &Selector,
     above: f64,
 ) -> Verdict {
-    every_of(
+    every(
         tidy_rows(out),
         quantity,
         sel,
@@ -99,7 +87,7 @@ pub fn positive_in_each_replicate(
 /// largest upper end.
 pub fn below(out: &RunOutput, quantity: &str, sel: &Selector, bound: f64) -> Verdict {
     every(
-        out,
+        summary_rows(out),
         quantity,
         sel,
         |r| r.value.upper < bound,
@@ -265,7 +253,7 @@ pub fn near(
     }
     what += &format!(" of {value}");
     every(
-        out,
+        summary_rows(out),
         quantity,
         sel,
         |r| (r.value.estimate - value).abs() <= allowed(r),
@@ -279,7 +267,7 @@ pub fn near(
 /// largest |estimate|.
 pub fn negligible(out: &RunOutput, quantity: &str, sel: &Selector, bound: f64) -> Verdict {
     every(
-        out,
+        summary_rows(out),
         quantity,
         sel,
         |r| r.value.covers(0.0) || r.value.estimate.abs() <= bound,
