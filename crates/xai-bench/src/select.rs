@@ -41,6 +41,17 @@ impl Row<'_> {
             .collect()
     }
 
+    /// The non-empty values of the columns other than `skip` and the quantity, joined
+    /// by spaces: which group a check's line speaks of ("molnar_linear boot lm 15").
+    pub fn label(&self, skip: &[&str]) -> String {
+        self.cols
+            .iter()
+            .filter(|(k, v)| !skip.contains(k) && *k != "quantity" && !v.is_empty())
+            .map(|(_, v)| v.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// The row's model followed by a space when `rows` hold more than one model (so
     /// a check over several models says whose row it reads), else nothing.
     pub fn model_prefix(&self, rows: &[&Row<'_>]) -> String {

@@ -860,6 +860,14 @@ pub enum Assertion {
         /// learner-PDP's band is wider than the model-PDP's).
         #[serde(default)]
         widths: bool,
+        /// Judge the mean of all (this, than) differences instead of each: per
+        /// replicate r, d̄_r = (1/K)·Σ_k d_{k,r} over the K pairs, and the t-interval
+        /// of d̄ over replicates must lie above 0 (or, with `at_least`, not below). A
+        /// claim "on average over the scenarios" (molnar2023 Table 1: boot* covers
+        /// more often than subs*, by 0.05 on average), whose Monte-Carlo error shrinks
+        /// as 1/√K where each pair's alone cannot resolve it.
+        #[serde(default)]
+        pooled: bool,
     },
     /// For every selected row, the share of replicates whose own interval excludes 0
     /// (lower > 0 or upper < 0) is at least `at_least` and at most `at_most` (give
@@ -931,6 +939,27 @@ pub enum Assertion {
         /// (watson2023 Table 1's margins of the features a model ignores).
         #[serde(default)]
         plus_sd: f64,
+    },
+    /// Every selected row's estimate lies within `tolerance` + `plus_se`·√(se² +
+    /// se_from²) of the estimate of its `from` row: the row equal to it in every
+    /// column but those `from` names, which take `from`'s values; se and se_from their
+    /// Monte-Carlo standard errors over independent replicates (molnar2023 §4.3: the
+    /// linear model's PD coverage "not heavily affected by increasing sample size n",
+    /// the n = 1000 row against the n = 100 row).
+    Unchanged {
+        /// The quantity.
+        quantity: String,
+        /// The rows compared.
+        #[serde(rename = "where")]
+        rows: Selector,
+        /// The values of the reference row's keys, e.g. `{ n_train: "100" }`.
+        from: Selector,
+        /// The largest |estimate − reference| accepted beyond the Monte-Carlo
+        /// allowance.
+        tolerance: f64,
+        /// Multiples of the difference's Monte-Carlo se added to the tolerance.
+        #[serde(default)]
+        plus_se: f64,
     },
     /// In at least `share` of the replicates (e.g. shuffle splits) that have both
     /// `this` and `than` rows, every `this` row exceeds every `than` row of the same
@@ -1029,8 +1058,9 @@ pub enum Assertion {
         bound: f64,
     },
     /// Along the grid key `along`, the estimate strictly decreases (or increases) in
-    /// every group of the other columns, each step by more than the combined standard
-    /// error √(se₁² + se₂²) of the two estimates.
+    /// every group of the other columns (with `share`, in at least that share of the
+    /// groups), each step by more than the combined standard error √(se₁² + se₂²) of
+    /// the two estimates.
     Monotone {
         /// The quantities.
         quantities: Vec<String>,
@@ -1041,6 +1071,10 @@ pub enum Assertion {
         along: String,
         /// `decreasing` or `increasing`.
         direction: Direction,
+        /// Share of the groups that must follow the trend (default 1: every group;
+        /// molnar2023 §4.3 "in most cases").
+        #[serde(default = "default_share")]
+        share: f64,
     },
     /// Every selected curve (PD `*_pd` from the summary, or kept ICE curves `*_ice`)
     /// has a bump inside [lower, upper]: its maximum over the interval exceeds its
@@ -1055,7 +1089,8 @@ pub enum Assertion {
     /// [lower, upper].
     ArgmaxWithin(CurveInterval),
     /// At least `share` of the selected curves move in `direction` from x = `from` to
-    /// x = `to` (values interpolated; for PD by more than the combined standard error).
+    /// x = `to` (values interpolated) by more than `by` and, for PD, by more than the
+    /// combined standard error.
     Trend {
         /// The quantity.
         quantity: String,
@@ -1074,6 +1109,11 @@ pub enum Assertion {
         /// Share of curves that must follow the trend (default 1).
         #[serde(default = "default_share")]
         share: f64,
+        /// The smallest move that counts (default 0): e.g. more than one tree's vote
+        /// of a forest's predicted probability, so that a curve stepping by one of 500
+        /// trees (0.002) does not count as rising (icefi2022 App. B).
+        #[serde(default)]
+        by: f64,
     },
     /// Every selected curve varies: its range max − min exceeds `bound` and (for PD)
     /// the combined standard error of its highest and lowest points.
@@ -1149,6 +1189,7 @@ impl Assertion {
             | Assertion::Below { quantity, .. }
             | Assertion::ExcludesZero { quantity, .. }
             | Assertion::Near { quantity, .. }
+            | Assertion::Unchanged { quantity, .. }
             | Assertion::RankedAbove { quantity, .. }
             | Assertion::InTop { quantity, .. }
             | Assertion::Negligible { quantity, .. }

@@ -119,7 +119,7 @@ pub fn argmax_within(out: &RunOutput, ci: &CurveInterval) -> Verdict {
 
 /// Whether the curve moves in `direction` from x = `from` to x = `to` by more than the
 /// combined standard error of the nearest grid points (0 for ICE).
-fn follows(c: &Curve<'_>, from: f64, to: f64, direction: Direction) -> bool {
+fn follows(c: &Curve<'_>, from: f64, to: f64, direction: Direction, by: f64) -> bool {
     let nearest = |x: f64| {
         (0..c.xs.len())
             .min_by(|&a, &b| (c.xs[a] - x).abs().total_cmp(&(c.xs[b] - x).abs()))
@@ -129,25 +129,23 @@ fn follows(c: &Curve<'_>, from: f64, to: f64, direction: Direction) -> bool {
         interpolate(&c.xs, &c.ys, from),
         interpolate(&c.xs, &c.ys, to),
     );
-    let margin = (c.se[nearest(from)].powi(2) + c.se[nearest(to)].powi(2)).sqrt();
+    let margin = (c.se[nearest(from)].powi(2) + c.se[nearest(to)].powi(2))
+        .sqrt()
+        .max(by);
     match direction {
         Direction::Increasing => b - a > margin,
         Direction::Decreasing => a - b > margin,
     }
 }
 
-/// At least `share` of the selected curves move in `direction` from `from` to `to`.
-/// Measured: the share that do.
-#[allow(clippy::too_many_arguments)]
+/// At least `share` of the selected curves (`quantity`, `sel`, `filter`) move in
+/// `direction` from `from` to `to` by more than `by`. Measured: the share that do.
 pub fn trend(
     out: &RunOutput,
-    quantity: &str,
-    sel: &Selector,
-    filter: Option<&RowFilter>,
-    from: f64,
-    to: f64,
+    (quantity, sel, filter): (&str, &Selector, Option<&RowFilter>),
+    (from, to): (f64, f64),
     direction: Direction,
-    share: f64,
+    (share, by): (f64, f64),
 ) -> Verdict {
     let list = curves(out, quantity, sel, filter);
     if let Some(v) = undecidable(&list) {
@@ -155,19 +153,24 @@ pub fn trend(
     }
     let k = list
         .iter()
-        .filter(|c| follows(c, from, to, direction))
+        .filter(|c| follows(c, from, to, direction, by))
         .count();
     let needed = (share * list.len() as f64).ceil() as usize;
     Verdict::new(
         k >= needed,
         k as f64 / list.len() as f64,
         format!(
-            "{k} of {} curves go {} from {from} to {to} (at least {needed} required)",
+            "{k} of {} curves go {} from {from} to {to}{} (at least {needed} required)",
             list.len(),
             if direction == Direction::Increasing {
                 "up"
             } else {
                 "down"
+            },
+            if by > 0.0 {
+                format!(" by more than {by}")
+            } else {
+                String::new()
             }
         ),
     )

@@ -288,18 +288,33 @@ struct Pair {
     upper_than: f64,
 }
 
+/// How [`greater`] compares (the options of [`crate::spec::Assertion::Greater`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Compare {
+    /// "≥" rather than ">".
+    pub at_least: bool,
+    /// Compare interval widths instead of estimates.
+    pub widths: bool,
+    /// Judge the mean over all pairs, per replicate, instead of each pair.
+    pub pooled: bool,
+}
+
 /// Paired comparison per replicate: the t-interval of est(this) − est(than) over
 /// replicates must lie above 0; with one replicate the two intervals must not overlap.
 /// Measured: the smallest lower end of a paired difference (or lower(this) −
 /// upper(than) with one replicate), positive exactly when the claim holds. With
 /// `at_least` ("this ≥ than"): the smallest upper end (or upper(this) − lower(than)),
 /// at least 0 exactly when no `than` row exceeds its `this` row beyond Monte-Carlo
-/// error.
+/// error. With `pooled`, the one interval of the per-replicate mean over the pairs.
 pub fn greater(
     out: &RunOutput,
     (q, than_q): (&str, Option<&str>),
     (this, than): (&Selector, &Selector),
-    (at_least, widths): (bool, bool),
+    Compare {
+        at_least,
+        widths,
+        pooled,
+    }: Compare,
     level: f64,
 ) -> Verdict {
     // With `widths` the compared value is the row's interval width.
@@ -377,6 +392,9 @@ pub fn greater(
     if widths && pairs.iter().any(|p| p.diffs.len() < 2) {
         return Verdict::no_rows("widths are compared over at least 2 replicates");
     }
+    if pooled {
+        return pooled_difference(&pairs, at_least, level);
+    }
     // ">": the paired interval's lower end must be above 0; "≥": its upper end must
     // not be below 0.
     let mut margin = f64::INFINITY;
@@ -421,19 +439,113 @@ pub fn greater(
     Verdict::new(holds, margin, parts.join("; "))
 }
 
+/// [`greater`] with `pooled`: per replicate r the mean d̄_r of the K pairs'
+/// differences, and the t-interval of d̄ over the replicates (every pair needs the
+/// same replicates). Measured: its lower end (upper with `at_least`).
+fn pooled_difference(pairs: &[Pair], at_least: bool, level: f64) -> Verdict {
+    let r = pairs[0].diffs.len();
+    if r < 2 || pairs.iter().any(|p| p.diffs.len() != r) {
+        return Verdict::no_rows(
+            "a pooled comparison needs every pair over the same replicates, at least 2",
+        );
+    }
+    let k = pairs.len() as f64;
+    let means: Vec<f64> = (0..r)
+        .map(|i| pairs.iter().map(|p| p.diffs[i]).sum::<f64>() / k)
+        .collect();
+    let e = t_interval(&means, level);
+    let margin = if at_least { e.upper } else { e.lower };
+    let holds = if at_least {
+        margin >= 0.0
+    } else {
+        margin > 0.0
+    };
+    Verdict::new(
+        holds,
+        margin,
+        format!(
+            "{}mean over {} pairs ({}, ...): paired diff {} [{}, {}] over {r} replicates",
+            if holds { "" } else { "NOT " },
+            pairs.len(),
+            pairs[0].name,
+            short(e.estimate),
+            short(e.lower),
+            short(e.upper)
+        ),
+    )
+}
+
+/// Every selected row's estimate lies within `tolerance` + `plus_se`·√(se² +
+/// se_from²) of its reference row's: the row equal to it in every column but those
+/// `from` names, which take `from`'s values. Measured: the largest |difference|.
+pub fn unchanged(
+    out: &RunOutput,
+    quantity: &str,
+    (sel, from): (&Selector, &Selector),
+    tolerance: f64,
+    plus_se: f64,
+) -> Verdict {
+    let summary = summary_rows(out);
+    let rows = of_quantity(&summary, quantity);
+    // The reference row agrees with the row in every column but those `from` names.
+    let skip: Vec<&str> = from.keys().map(String::as_str).collect();
+    let (mut worst, mut parts, mut holds, mut compared) = (0.0f64, Vec::new(), true, 0);
+    for r in rows.iter().filter(|r| r.matches(sel)) {
+        let reference: Vec<_> = rows
+            .iter()
+            .filter(|b| b.matches(from) && b.context(&skip) == r.context(&skip))
+            .collect();
+        let [b] = reference.as_slice() else {
+            return Verdict::no_rows(&format!(
+                "{} rows match `from` for {}; name the keys that pick one",
+                reference.len(),
+                r.show()
+            ));
+        };
+        let d = r.value.estimate - b.value.estimate;
+        let allowed = tolerance + plus_se * r.value.se.hypot(b.value.se);
+        let ok = d.abs() <= allowed;
+        holds &= ok;
+        worst = nan_max(worst, d.abs());
+        compared += 1;
+        // The context's values, then each side's values of the keys it selects on.
+        let side = |row: &Row<'_>, keys: &Selector| -> String {
+            keys.keys()
+                .filter_map(|k| row.get(k).map(|v| format!("{k} {v} ")))
+                .collect()
+        };
+        parts.push(format!(
+            "{}{}: {}{} vs {}{}: diff {} (allowed {})",
+            if ok { "" } else { "NOT " },
+            r.label(&skip),
+            side(r, from),
+            short(r.value.estimate),
+            side(b, from),
+            short(b.value.estimate),
+            short(d),
+            short(allowed)
+        ));
+    }
+    if compared == 0 {
+        return Verdict::no_rows("no rows match the selection");
+    }
+    Verdict::new(holds && !worst.is_nan(), worst, parts.join("; "))
+}
+
 /// Along the grid key `along`, each step of the estimate in `direction` exceeds the
 /// combined standard error √(se₁² + se₂²) of its two ends, in every group of the other
-/// columns. Measured: the smallest step minus its margin.
+/// columns, or with `share` < 1 in at least that share of the groups. Measured: the
+/// smallest step minus its margin (with `share` < 1: the share of groups that step).
 pub fn monotone(
     out: &RunOutput,
     quantities: &[String],
     sel: &Selector,
-    along: &str,
-    direction: Direction,
+    (along, direction, share): (&str, Direction, f64),
     level: f64,
 ) -> Verdict {
     let summary = summary_rows(out);
     let mut worst = f64::INFINITY;
+    let (mut stepping, mut groups_seen) = (0usize, 0usize);
     let mut parts = Vec::new();
     for q in quantities {
         let chosen: Vec<_> = of_quantity(&summary, q)
@@ -478,6 +590,8 @@ pub fn monotone(
                 })
                 .fold(f64::INFINITY, nan_min);
             worst = nan_min(worst, slack);
+            groups_seen += 1;
+            stepping += usize::from(slack > 0.0);
             let values: Vec<String> = g
                 .iter()
                 .map(|r| format!("{}={}", r.get(along).unwrap_or(""), short(r.value.estimate)))
@@ -485,10 +599,21 @@ pub fn monotone(
             parts.push(format!(
                 "{}{q} {}: {}",
                 if slack > 0.0 { "" } else { "NOT " },
-                g[0].get("feature").unwrap_or(""),
+                g[0].label(&[along]),
                 values.join(" ")
             ));
         }
+    }
+    if share < 1.0 {
+        let needed = (share * groups_seen as f64).ceil() as usize;
+        return Verdict::new(
+            stepping >= needed,
+            stepping as f64 / groups_seen as f64,
+            format!(
+                "{stepping} of {groups_seen} groups step (at least {needed} required): {}",
+                parts.join("; ")
+            ),
+        );
     }
     Verdict::new(worst > 0.0, worst, parts.join("; "))
 }

@@ -176,6 +176,72 @@ fn interval_run(values: &[Vec<(&str, &str, f64, f64)>]) -> RunOutput {
     run_of(&[], tidy, Vec::new())
 }
 
+/// `pooled` judges the mean difference over the pairs: in 12 replicates A beats B
+/// by 0.05 on average in each of four scenarios, but with noise of sd about 0.1 no
+/// single pair's interval clears 0; the mean over the four (independent) scenarios
+/// does. Where the mean difference is 0, pooled fails too.
+#[test]
+fn greater_pooled_judges_the_mean_difference_over_the_pairs() {
+    let noise = |r: usize, s: usize| 0.1 * (((r * 7 + s * 3) % 5) as f64 - 2.0) / 1.4;
+    let make = |gap: f64| {
+        let mut tidy = Vec::new();
+        for r in 0..12 {
+            for (s, scenario) in ["s1", "s2", "s3", "s4"].into_iter().enumerate() {
+                tidy.push(row(
+                    &[scenario, "A"],
+                    r,
+                    "q",
+                    "",
+                    None,
+                    0.5 + gap + noise(r, s),
+                ));
+                tidy.push(row(&[scenario, "B"], r, "q", "", None, 0.5));
+            }
+        }
+        run_of(&["scenario", "side"], tidy, Vec::new())
+    };
+    let claim = |pooled: bool| {
+        format!(
+            "greater: {{ quantity: q, this: {{ side: A }}, than: {{ side: B }}, pooled: {pooled} }}"
+        )
+    };
+    let gap = make(0.05);
+    assert_eq!(status(&claim(false), &gap), Status::Fail);
+    let o = check(&claim(true), None, &gap);
+    assert_eq!(o.status, Status::Pass, "{}", o.detail);
+    assert!(o.detail.contains("mean over 4 pairs"), "{}", o.detail);
+    assert_eq!(status(&claim(true), &make(0.0)), Status::Fail);
+}
+
+/// `unchanged` compares each row with its `from` row of the same context: the n = 1000
+/// rows of two scenarios against their n = 100 rows, within a tolerance plus the
+/// combined Monte-Carlo se.
+#[test]
+fn unchanged_compares_each_row_with_its_reference_row() {
+    let make = |shift_s2: f64| {
+        let mut tidy = Vec::new();
+        for (r, d) in [-0.01, 0.0, 0.01].into_iter().enumerate() {
+            for (scenario, base) in [("s1", 0.8), ("s2", 0.6)] {
+                tidy.push(row(&[scenario, "100"], r, "q", "", None, base + d));
+                let later = if scenario == "s2" { shift_s2 } else { 0.0 };
+                tidy.push(row(&[scenario, "1000"], r, "q", "", None, base + later + d));
+            }
+        }
+        run_of(&["scenario", "size"], tidy, Vec::new())
+    };
+    let claim = "unchanged: { quantity: q, where: { size: \"1000\" }, from: { size: \"100\" }, tolerance: 0.05, plus_se: 3 }";
+    let o = check(claim, None, &make(0.02));
+    assert_eq!(o.status, Status::Pass, "{}", o.detail);
+    assert!((o.measured - 0.02).abs() < 1e-9, "{o:?}");
+    let o = check(claim, None, &make(0.2));
+    assert_eq!(o.status, Status::Fail, "{}", o.detail);
+    assert!(o.detail.contains("NOT s2 m: size 1000"), "{}", o.detail);
+    // A `from` that matches no row is an error, not a pass.
+    let nowhere =
+        "unchanged: { quantity: q, where: { n: \"1000\" }, from: { size: \"10\" }, tolerance: 1 }";
+    assert_eq!(status(nowhere, &make(0.0)), Status::Fail);
+}
+
 #[test]
 fn greater_on_widths_pairs_the_interval_widths_over_replicates() {
     // A's intervals are wider (2, 2.2, 1.9) than B's (1, 1.1, 0.9) though A's centres
@@ -353,6 +419,29 @@ fn monotone_needs_every_step_beyond_its_standard_error() {
     );
 }
 
+/// `share`: feature A steps down along n, feature B rises; "in most groups" with
+/// share 0.5 holds (one of two), share 0.75 does not.
+#[test]
+fn monotone_with_share_counts_the_groups_that_step() {
+    let mut tidy = Vec::new();
+    for (k, n) in ["10", "20"].iter().enumerate() {
+        for (r, d) in [-0.01, 0.0, 0.01].into_iter().enumerate() {
+            tidy.push(row(&[n], r, "q", "A", None, [3.0, 2.0][k] + d));
+            tidy.push(row(&[n], r, "q", "B", None, [1.0, 2.0][k] + d));
+        }
+    }
+    let out = run_of(&["n"], tidy, Vec::new());
+    let claim = |share: f64| {
+        format!(
+            "monotone: {{ quantities: [q], where: {{}}, along: n, direction: decreasing, share: {share} }}"
+        )
+    };
+    let o = check(&claim(0.5), None, &out);
+    assert_eq!(o.status, Status::Pass, "{}", o.detail);
+    assert!((o.measured - 0.5).abs() < 1e-15);
+    assert_eq!(status(&claim(0.75), &out), Status::Fail);
+}
+
 #[test]
 fn ranked_above_counts_the_replicates_that_order_as_claimed() {
     // A above both B and C in replicates 0 and 1 only.
@@ -502,6 +591,18 @@ fn trend_counts_the_curves_that_move_as_claimed() {
     assert_eq!(status(&claim(0.7, None), &out), Status::Fail);
     assert_eq!(status(&claim(1.0, Some(1)), &out), Status::Pass);
     assert_eq!(status(&claim(1.0, Some(0)), &out), Status::Fail);
+    // `by`: the second curve rises by 1.0 only, so with by 1.5 one curve of three
+    // counts, and exactly 1.0 does not count either.
+    let by = |b: f64| {
+        format!(
+            "trend: {{ quantity: q_ice, where: {{ feature: A }}, from: 0, to: 2, direction: increasing, share: 0.6, by: {b} }}"
+        )
+    };
+    assert_eq!(status(&by(0.5), &out), Status::Pass);
+    let o = check(&by(1.0), None, &out);
+    assert_eq!(o.status, Status::Fail, "{}", o.detail);
+    assert!((o.measured - 1.0 / 3.0).abs() < 1e-15);
+    assert!(o.detail.contains("by more than 1"), "{}", o.detail);
 }
 
 #[test]

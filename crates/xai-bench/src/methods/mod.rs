@@ -13,6 +13,7 @@
 
 pub mod across_features;
 pub mod cid;
+pub mod class_shares;
 pub mod coefficients;
 pub mod ice;
 pub mod impurity;
@@ -22,6 +23,7 @@ pub mod pfi;
 pub mod predictability;
 pub mod score;
 pub mod shapley;
+pub mod support;
 
 use std::collections::BTreeMap;
 
@@ -65,6 +67,12 @@ pub enum MethodSpec {
     Correlation(across_features::CorrelationSpec),
     /// The per-feature difference of two earlier quantities ([`across_features`]).
     Difference(across_features::DifferenceSpec),
+    /// The share of test values outside the training range, per feature
+    /// ([`support`]).
+    Support(support::SupportSpec),
+    /// The class shares and label entropy of the training rows in bins of a feature
+    /// ([`class_shares`]).
+    ClassShares(class_shares::ClassSharesSpec),
 }
 
 impl MethodSpec {
@@ -84,6 +92,8 @@ impl MethodSpec {
             MethodSpec::Normalise(m) => m,
             MethodSpec::Correlation(m) => m,
             MethodSpec::Difference(m) => m,
+            MethodSpec::Support(m) => m,
+            MethodSpec::ClassShares(m) => m,
         }
     }
 }
@@ -153,7 +163,26 @@ pub struct Input<'a> {
     pub truth: &'a [Value],
 }
 
-impl Input<'_> {
+impl<'a> Input<'a> {
+    /// A replicate with no model, no DGP and no earlier values, as a test of a
+    /// method that reads the data alone sees it (`all` is the training rows).
+    #[cfg(test)]
+    pub fn of_data(train: &'a Dataset, test: &'a Dataset, learner: &'a LearnerSpec) -> Self {
+        Input {
+            train,
+            test,
+            all: train,
+            learner,
+            dgp: None,
+            model: None,
+            earlier: &[],
+            level: 0.95,
+            seed: 1,
+            first: true,
+            truth: &[],
+        }
+    }
+
     /// The fitted model; the runner fits one for every method with
     /// [`Method::needs_fit`].
     pub fn model(&self) -> xai_core::error::Result<&dyn Model> {

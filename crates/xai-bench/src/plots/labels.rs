@@ -202,6 +202,9 @@ pub fn axis_label(quantity: &str) -> String {
         "covered" => Some("Covered fraction Ĉ"),
         "r2_without_target" => Some("R² from the other features"),
         "r2_with_target" => Some("R² from the others and the target"),
+        "outside_training_range" => Some("Share of test values outside the training range"),
+        "class_share" => Some("Share of the positive class"),
+        "class_entropy" => Some("Label entropy in the bin (nats)"),
         _ => None,
     };
     if let Some(f) = fixed {
