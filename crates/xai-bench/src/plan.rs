@@ -383,14 +383,10 @@ impl Experiment {
     }
 
     /// Checks the experiment against the loaded dataset: feature references against
-    /// its names, and sizes (e.g. KSG's k < n_train) against its `rows`.
-    pub fn check_against_data(
-        &self,
-        variant: &Variant,
-        names: &[String],
-        rows: usize,
-    ) -> Result<()> {
-        self.validate_with(variant, Some((names, rows)))
+    /// its names, sizes (e.g. KSG's k < n_train) against its rows, and what each
+    /// method needs of a model against its feature kinds and target.
+    pub fn check_against_data(&self, variant: &Variant, data: &xai_core::Dataset) -> Result<()> {
+        self.validate_with(variant, Some(data))
     }
 
     /// Checks, before any work, that `in_flight` replicates of `variant` at once fit in
@@ -426,9 +422,11 @@ impl Experiment {
 
     /// Checks what types cannot: positive sizes, each method's settings, known
     /// quantity names, feature names and the memory a run needs, against what is
-    /// known: a DGP's own names and sizes, or for a dataset `known` (its names and
-    /// rows), checked again at run time with [`Experiment::check_against_data`].
-    fn validate_with(&self, v: &Variant, known: Option<(&[String], usize)>) -> Result<()> {
+    /// known: a DGP's own names and sizes, or for a dataset the `loaded` data (its
+    /// names, rows, feature kinds and target), checked again at run time with
+    /// [`Experiment::check_against_data`].
+    fn validate_with(&self, v: &Variant, loaded: Option<&xai_core::Dataset>) -> Result<()> {
+        let known = loaded.map(|d| (d.feature_names(), d.n_rows()));
         let s = &v.spec;
         let fail = |field: &str, msg: String| {
             Err(self.err(format!(
@@ -514,6 +512,7 @@ impl Experiment {
             models: &s.models,
             earlier: &no_quantities,
             dgp: s.data.dgp.as_ref(),
+            loaded,
         };
         let known_feature = |f: &String| {
             crate::methods::known_features(&data_plan, [f]).or_else(|e| fail(&e.field, e.message))
@@ -549,7 +548,8 @@ impl Experiment {
                     format!("missing_cells.{field} = {v} must lie in [0, 1)"),
                 );
             }
-            if let Some((name, l)) = s.models.iter().find(|(_, l)| !l.supports_missing()) {
+            if let Some((name, l)) = crate::methods::model_without(&s.models, |c| c.missing_values)
+            {
                 return fail(
                     name,
                     format!(
@@ -564,7 +564,9 @@ impl Experiment {
             .dataset
             .as_ref()
             .is_some_and(|d| d.missing == crate::datasets::MissingPolicy::Keep);
-        if kept && let Some((name, l)) = s.models.iter().find(|(_, l)| !l.supports_missing()) {
+        if kept
+            && let Some((name, l)) = crate::methods::model_without(&s.models, |c| c.missing_values)
+        {
             return fail(
                 name,
                 format!(
@@ -609,9 +611,25 @@ impl Experiment {
                 models: &s.models,
                 earlier: &quantities,
                 dgp: s.data.dgp.as_ref(),
+                loaded,
             };
             if let Err(e) = m.validate(&plan) {
                 return fail(&e.field, e.message);
+            }
+            if m.compares_with_labels()
+                && let Some((name, l)) =
+                    crate::methods::model_without(&s.models, |c| c.predicts_label)
+            {
+                return fail(
+                    name,
+                    format!(
+                        "a method here compares the predictions with the labels (a loss or \
+                         score statistic), but model `{name}` ({}) predicts another model's \
+                         uncertainty, not the label: use statistics `prediction` or \
+                         `entropy` with it, or give the method a model of the label",
+                        l.name()
+                    ),
+                );
             }
             for q in m.quantities() {
                 if quantities.contains(&q) {

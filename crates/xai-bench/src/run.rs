@@ -815,7 +815,7 @@ fn load_data(
                 data
             }
         };
-        exp.check_against_data(v, data.feature_names(), data.n_rows())?;
+        exp.check_against_data(v, &data)?;
         out.push(Some(data));
     }
     Ok(out)

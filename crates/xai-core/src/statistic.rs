@@ -63,6 +63,19 @@ impl Statistic {
         }
     }
 
+    /// Whether it compares the prediction with the row's label (a loss, a score),
+    /// rather than reading the prediction alone.
+    pub fn needs_label(self) -> bool {
+        match self {
+            Statistic::Prediction | Statistic::Entropy | Statistic::CodeEntropy => false,
+            Statistic::SquaredError
+            | Statistic::Nll
+            | Statistic::R2Loss
+            | Statistic::Misclassification
+            | Statistic::Brier => true,
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Statistic::Prediction => "prediction",

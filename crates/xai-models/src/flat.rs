@@ -1,8 +1,11 @@
 //! A compact layout of a tree for prediction: 16-byte nodes in breadth-first order
-//! with the two children of a node adjacent, so a step is
-//! `i = left + (x[feature] > threshold)`. A leaf points to itself with threshold +∞,
-//! so after `depth` steps every row sits in its leaf: rows are walked in lockstep
-//! groups of [`LANES`], whose independent chains of loads overlap, with no branch.
+//! with the two children of a node adjacent, the right one first, so a step is
+//! `i = next + (x[feature] ≤ threshold)`. A missing (NaN) value fails the test and
+//! goes right, as [`xai_core::TreeNode::goes_left`] sends it in a tree grown without
+//! missing values (the one rule of every tree walk; a learned direction, XGBoost's,
+//! is not laid out here). A leaf points to itself with threshold −∞, so after `depth`
+//! steps every row sits in its leaf: rows are walked in lockstep groups of [`LANES`],
+//! whose independent chains of loads overlap, with no branch.
 
 use xai_core::Tree;
 
@@ -13,7 +16,7 @@ pub const LANES: usize = 8;
 struct FlatNode {
     threshold: f64,
     feature: u32,
-    /// Left child (right = left + 1); a leaf's own index.
+    /// Right child (left = right + 1); a leaf's own index.
     next: u32,
 }
 
@@ -30,7 +33,8 @@ pub struct FlatTree {
 }
 
 impl FlatTree {
-    /// Re-lays out `tree` breadth first.
+    /// Re-lays out `tree` breadth first. Panics on a node with a learned missing
+    /// direction (`missing_left`), which this layout cannot follow.
     pub fn new(tree: &Tree) -> Self {
         let src = tree.nodes();
         let mut nodes = Vec::with_capacity(src.len());
@@ -42,20 +46,25 @@ impl FlatTree {
             source.push(i as u32);
             if n.is_leaf() {
                 nodes.push(FlatNode {
-                    threshold: f64::INFINITY,
+                    threshold: f64::NEG_INFINITY,
                     feature: 0,
                     next: here,
                 });
             } else {
-                // Children take the next two free slots after everything queued so far.
-                let left = nodes.len() + queue.len() + 1;
+                assert!(
+                    !n.missing_left,
+                    "a flat tree sends a missing value right; this node learned left"
+                );
+                // Children take the next two free slots after everything queued so
+                // far, the right child first.
+                let right = nodes.len() + queue.len() + 1;
                 nodes.push(FlatNode {
                     threshold: n.threshold,
                     feature: n.feature,
-                    next: left as u32,
+                    next: right as u32,
                 });
-                queue.push_back(n.left as usize);
                 queue.push_back(n.right as usize);
+                queue.push_back(n.left as usize);
             }
         }
         Self {
@@ -68,7 +77,7 @@ impl FlatTree {
     #[inline]
     fn step(&self, i: u32, row: &[f64]) -> u32 {
         let n = self.nodes[i as usize];
-        n.next + u32::from(row[n.feature as usize] > n.threshold)
+        n.next + u32::from(row[n.feature as usize] <= n.threshold)
     }
 
     /// For each row of the row-major matrix `x` (d columns), the source-tree index of
@@ -133,7 +142,8 @@ impl FlatTree {
                     i = self.step(i, row);
                     continue;
                 }
-                // Copies with values ≤ threshold first (left), the others after.
+                // Copies with values ≤ threshold first (left, at next + 1), the others
+                // (right, at next; a missing value among them) after.
                 let mut mid = lo;
                 for j in lo..hi {
                     if values[copies[j] as usize] <= n.threshold {
@@ -142,13 +152,13 @@ impl FlatTree {
                     }
                 }
                 if mid == lo {
-                    i = n.next + 1;
+                    i = n.next;
                 } else {
                     if mid < hi {
-                        stack.push((n.next + 1, mid, hi));
+                        stack.push((n.next, mid, hi));
                         hi = mid;
                     }
-                    i = n.next;
+                    i = n.next + 1;
                 }
             }
         }

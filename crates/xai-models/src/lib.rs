@@ -27,12 +27,14 @@
 //! - [`uncertainty`]: a model of another model's uncertainty (watson2023 §6);
 //! - [`fitted_forest`]: a classification forest fitted elsewhere, read from a table
 //!   of its nodes (icefi2022's own scikit-learn forest);
+//! - [`capabilities`]: what each learner's fitted model offers beside predictions;
 //! - [`error`]: [`ParamError`], an invalid setting with its name and allowed range.
 
 #![warn(missing_docs)]
 
 pub mod boosting;
 pub mod calibration;
+pub mod capabilities;
 pub mod cart;
 pub mod error;
 pub mod fitted_forest;
@@ -56,6 +58,7 @@ pub mod svc;
 pub mod svr;
 pub mod uncertainty;
 
+pub use capabilities::{Capabilities, Coefficients};
 pub use error::ParamError;
 pub use forest::{Forest, ForestLearner, ForestParams, Mtry, MtryRule};
 pub use gp::{GaussianProcess, GaussianProcessLearner, GpHyperparameters, GpParams};

@@ -3,7 +3,7 @@
 //! Adding a learner: implement [`xai_core::Learner`] in its own module, add one
 //! variant here (its YAML name in snake_case, its params struct) and one arm in
 //! [`LearnerSpec::name`], [`LearnerSpec::describe`], [`LearnerSpec::validate`], [`LearnerSpec::fit_memory_bytes`],
-//! [`LearnerSpec::predict_memory_bytes`], [`LearnerSpec::has_members`] and
+//! [`LearnerSpec::predict_memory_bytes`], [`LearnerSpec::capabilities`] and
 //! [`LearnerSpec::build`].
 
 use serde::Deserialize;
@@ -11,6 +11,7 @@ use xai_core::Learner;
 
 use crate::boosting::{BoostingLearner, BoostingParams};
 use crate::calibration::{CalibratedForestLearner, CalibratedParams};
+use crate::capabilities::{Capabilities, Coefficients};
 use crate::error::ParamError;
 use crate::fitted_forest::{FittedForestLearner, FittedForestParams};
 use crate::forest::{ForestLearner, ForestParams};
@@ -23,7 +24,7 @@ use crate::r_random_forest::{RForestLearner, RForestParams};
 use crate::rpart::{RpartLearner, RpartParams};
 use crate::svc::{SvcLearner, SvcParams};
 use crate::svr::{SvrLearner, SvrParams};
-use crate::uncertainty::{UncertaintyLearner, UncertaintyParams};
+use crate::uncertainty::{StageSpec, UncertaintyLearner, UncertaintyParams};
 
 /// A learner with its hyperparameters, as written in YAML (`gaussian_process: {...}`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -71,7 +72,7 @@ pub enum LearnerSpec {
     /// A model of another model's uncertainty: a base model, a statistic of its
     /// predictions on the training rows (entropy by default), and a regressor of it,
     /// which is the fitted model (watson2023 §6; [`crate::uncertainty`]).
-    Uncertainty(UncertaintyParams),
+    Uncertainty(UncertaintyParams<LearnerSpec>),
     /// A classification forest fitted elsewhere, read from a table of its nodes (e.g.
     /// the icefi2022 paper's scikit-learn forest; [`crate::fitted_forest`]).
     FittedForest(FittedForestParams),
@@ -100,75 +101,95 @@ impl LearnerSpec {
         }
     }
 
-    /// Whether the fitted model is a tree ensemble (it exposes
-    /// [`xai_core::TreeEnsembleView`]: impurity importance, TreeSHAP):
-    /// `random_forest`, `extra_trees`, `rpart` (one tree), `r_random_forest` (the mean
-    /// of their trees) and `xgboost` (the sum of its trees on the margin); an
-    /// `uncertainty` model if its second stage is one.
-    pub fn is_tree_ensemble(&self) -> bool {
+    /// What the fitted model offers beside its predictions, one arm per learner
+    /// with every field stated: the trees (impurity importance, TreeSHAP) of
+    /// `random_forest`, `extra_trees`, `rpart` (one tree), `r_random_forest`,
+    /// `fitted_forest` (the mean of their trees, also their members) and `xgboost` (the
+    /// sum of its trees on the margin, so no members); the members of the networks
+    /// (`mlp`: a dropout pass each; `bayes_by_backprop`: a weight sample each); the
+    /// slopes of `lm`, `svc` and `logistic_regression` (continuous features only); the
+    /// mean covariance of `lm`, `gaussian_process` and `kriging`; missing values in
+    /// `xgboost`, which learns a default direction at every split. An `uncertainty`
+    /// model offers what its second stage does, and missing values if both stages
+    /// take them; its predictions are not of the data's label.
+    pub fn capabilities(&self) -> Capabilities {
         match self {
-            LearnerSpec::Uncertainty(p) => p.model.is_tree_ensemble(),
-            _ => matches!(
-                self,
-                LearnerSpec::RandomForest(_)
-                    | LearnerSpec::ExtraTrees(_)
-                    | LearnerSpec::Rpart(_)
-                    | LearnerSpec::RRandomForest(_)
-                    | LearnerSpec::Xgboost(_)
-                    | LearnerSpec::FittedForest(_)
-            ),
-        }
-    }
-
-    /// Whether the fitted model is linear in its features and reports their slopes
-    /// ([`xai_core::Model::coefficients`]): `lm`, `logistic_regression` (continuous
-    /// features only), `svc`; an `uncertainty` model if its second stage is one.
-    pub fn has_coefficients(&self) -> bool {
-        match self {
-            LearnerSpec::Uncertainty(p) => p.model.has_coefficients(),
-            _ => matches!(
-                self,
-                LearnerSpec::Lm(_) | LearnerSpec::LogisticRegression(_) | LearnerSpec::Svc(_)
-            ),
-        }
-    }
-
-    /// Whether it fits and predicts rows with missing (NaN) cells: `xgboost`, which
-    /// learns a default direction for them at every split; an `uncertainty` model if
-    /// both stages do.
-    pub fn supports_missing(&self) -> bool {
-        match self {
-            LearnerSpec::Uncertainty(p) => p.base.supports_missing() && p.model.supports_missing(),
-            _ => matches!(self, LearnerSpec::Xgboost(_)),
-        }
-    }
-
-    /// Whether the fitted model predicts as the mean of members it exposes
-    /// ([`xai_core::Model::predict_members`]): the forests (`random_forest`,
-    /// `extra_trees`, `r_random_forest`; a member per tree), `rpart` (one), the
-    /// networks (`mlp`: a member per dropout pass; `bayes_by_backprop`: per weight
-    /// sample); an `uncertainty` model if its second stage does.
-    pub fn has_members(&self) -> bool {
-        match self {
-            LearnerSpec::Uncertainty(p) => p.model.has_members(),
-            LearnerSpec::Mlp(_) | LearnerSpec::BayesByBackprop(_) => true,
-            // A booster's prediction is the sum of its trees, not their mean.
-            LearnerSpec::Xgboost(_) => false,
-            _ => self.is_tree_ensemble(),
-        }
-    }
-
-    /// Whether the fitted model offers the joint covariance of its mean predictions
-    /// ([`xai_core::MeanCovariance`], the model-based PD band of molnar2023 §2.5):
-    /// `lm`, `gaussian_process` and `kriging`; an `uncertainty` model if its second
-    /// stage does.
-    pub fn has_mean_covariance(&self) -> bool {
-        match self {
-            LearnerSpec::Uncertainty(p) => p.model.has_mean_covariance(),
-            _ => matches!(
-                self,
-                LearnerSpec::Lm(_) | LearnerSpec::GaussianProcess(_) | LearnerSpec::Kriging(_)
-            ),
+            LearnerSpec::RandomForest(_)
+            | LearnerSpec::ExtraTrees(_)
+            | LearnerSpec::Rpart(_)
+            | LearnerSpec::RRandomForest(_)
+            | LearnerSpec::FittedForest(_) => Capabilities {
+                trees: true,
+                members: true,
+                coefficients: Coefficients::None,
+                mean_covariance: false,
+                missing_values: false,
+                predicts_label: true,
+            },
+            LearnerSpec::Xgboost(_) => Capabilities {
+                trees: true,
+                members: false,
+                coefficients: Coefficients::None,
+                mean_covariance: false,
+                missing_values: true,
+                predicts_label: true,
+            },
+            LearnerSpec::Mlp(_) | LearnerSpec::BayesByBackprop(_) => Capabilities {
+                trees: false,
+                members: true,
+                coefficients: Coefficients::None,
+                mean_covariance: false,
+                missing_values: false,
+                predicts_label: true,
+            },
+            LearnerSpec::Lm(_) => Capabilities {
+                trees: false,
+                members: false,
+                coefficients: Coefficients::Always,
+                mean_covariance: true,
+                missing_values: false,
+                predicts_label: true,
+            },
+            LearnerSpec::GaussianProcess(_) | LearnerSpec::Kriging(_) => Capabilities {
+                trees: false,
+                members: false,
+                coefficients: Coefficients::None,
+                mean_covariance: true,
+                missing_values: false,
+                predicts_label: true,
+            },
+            LearnerSpec::LogisticRegression(_) => Capabilities {
+                trees: false,
+                members: false,
+                coefficients: Coefficients::ContinuousFeatures,
+                mean_covariance: false,
+                missing_values: false,
+                predicts_label: true,
+            },
+            LearnerSpec::Svc(_) => Capabilities {
+                trees: false,
+                members: false,
+                coefficients: Coefficients::Always,
+                mean_covariance: false,
+                missing_values: false,
+                predicts_label: true,
+            },
+            LearnerSpec::CalibratedForest(_) | LearnerSpec::Svr(_) => Capabilities {
+                trees: false,
+                members: false,
+                coefficients: Coefficients::None,
+                mean_covariance: false,
+                missing_values: false,
+                predicts_label: true,
+            },
+            LearnerSpec::Uncertainty(p) => {
+                let (base, model) = (p.base.capabilities(), p.model.capabilities());
+                Capabilities {
+                    missing_values: base.missing_values && model.missing_values,
+                    predicts_label: false,
+                    ..model
+                }
+            }
         }
     }
 
@@ -403,6 +424,17 @@ impl LearnerSpec {
     }
 }
 
+/// Any learner is a stage of an `uncertainty` model.
+impl StageSpec for LearnerSpec {
+    fn validate(&self) -> Result<(), ParamError> {
+        LearnerSpec::validate(self)
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        LearnerSpec::build(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -486,30 +518,7 @@ mod tests {
             )
         }) {
             let model = spec.build().fit(&data, &mut rng).unwrap();
-            assert_eq!(
-                model.tree_ensemble().is_some(),
-                spec.is_tree_ensemble(),
-                "{}",
-                spec.name()
-            );
-            assert_eq!(
-                model.coefficients().is_some(),
-                spec.has_coefficients(),
-                "{}",
-                spec.name()
-            );
-            assert_eq!(
-                model.mean_covariance().is_some(),
-                spec.has_mean_covariance(),
-                "{}",
-                spec.name()
-            );
-            assert_eq!(
-                model.predict_members(data.x()).is_some(),
-                spec.has_members(),
-                "{}",
-                spec.name()
-            );
+            offers_as_declared(&spec, model.as_ref(), &data);
             assert!(!spec.describe().is_empty());
         }
         // The classifiers left out above, on a binary target from the same rows.
@@ -530,14 +539,46 @@ mod tests {
             LearnerSpec::Svc(SvcParams::default()),
             LearnerSpec::Mlp(MlpParams::default()),
             LearnerSpec::BayesByBackprop(BayesParams::default()),
+            LearnerSpec::CalibratedForest(CalibratedParams::default()),
+            LearnerSpec::RandomForest(ForestParams::default()),
+            LearnerSpec::Xgboost(BoostingParams::default()),
+            serde_saphyr::from_str(
+                "uncertainty: { base: { random_forest: {} }, model: { rpart: {} } }",
+            )
+            .unwrap(),
+            serde_saphyr::from_str("uncertainty: { base: { xgboost: {} }, model: { lm: {} } }")
+                .unwrap(),
         ] {
             let model = spec.build().fit(&binary, &mut rng).unwrap();
-            assert_eq!(model.coefficients().is_some(), spec.has_coefficients());
-            assert_eq!(
-                model.predict_members(binary.x()).is_some(),
-                spec.has_members()
-            );
+            offers_as_declared(&spec, model.as_ref(), &binary);
         }
+    }
+
+    /// The fitted `model` of `spec` offers exactly what `spec.capabilities()`
+    /// declares (slopes: on continuous features).
+    fn offers_as_declared(
+        spec: &LearnerSpec,
+        model: &dyn xai_core::Model,
+        data: &xai_core::Dataset,
+    ) {
+        let caps = spec.capabilities();
+        let name = spec.name();
+        assert_eq!(model.tree_ensemble().is_some(), caps.trees, "{name}: trees");
+        assert_eq!(
+            model.coefficients().is_some(),
+            caps.has_coefficients(),
+            "{name}: slopes"
+        );
+        assert_eq!(
+            model.mean_covariance().is_some(),
+            caps.mean_covariance,
+            "{name}: covariance"
+        );
+        assert_eq!(
+            model.predict_members(data.x()).is_some(),
+            caps.members,
+            "{name}: members"
+        );
     }
 
     #[test]

@@ -27,20 +27,30 @@ use serde::Deserialize;
 use xai_core::{Dataset, Learner, Model, Statistic, Target};
 
 use crate::error::ParamError;
-use crate::registry::LearnerSpec;
 
-/// `uncertainty: {base, statistic, model}`.
+/// A stage's settings: what checks and builds its learner. The registry's
+/// [`LearnerSpec`](crate::LearnerSpec) implements it, so a stage is any learner an
+/// experiment can name, while this module names none.
+pub trait StageSpec {
+    /// Checks the stage's settings before any work.
+    fn validate(&self) -> Result<(), ParamError>;
+    /// The stage's learner.
+    fn build(&self) -> Box<dyn Learner>;
+}
+
+/// `uncertainty: {base, statistic, model}`, its stages `L` (a
+/// [`LearnerSpec`](crate::LearnerSpec) in experiments).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct UncertaintyParams {
+pub struct UncertaintyParams<L> {
     /// f₀, the model whose uncertainty is modelled (e.g. `{xgboost: {rounds: 50}}`).
-    pub base: Box<LearnerSpec>,
+    pub base: Box<L>,
     /// The per-row statistic of f₀'s predictions that f₁ learns (default `entropy`;
     /// `squared_error` for the squared residual).
     #[serde(default = "entropy")]
     pub statistic: Statistic,
     /// f₁, a regressor of the statistic.
-    pub model: Box<LearnerSpec>,
+    pub model: Box<L>,
     /// The share of the training rows, drawn at random, that fit f₀ (in (0, 1));
     /// f₁ learns the rest.
     /// Default: all rows fit both.
@@ -52,7 +62,7 @@ fn entropy() -> Statistic {
     Statistic::Entropy
 }
 
-impl UncertaintyParams {
+impl<L: StageSpec> UncertaintyParams<L> {
     /// Both stages' settings.
     pub fn validate(&self) -> Result<(), ParamError> {
         let nested = |within, r: Result<(), ParamError>| {
@@ -72,9 +82,9 @@ impl UncertaintyParams {
 }
 
 /// The two-stage learner of [`UncertaintyParams`].
-pub struct UncertaintyLearner(pub UncertaintyParams);
+pub struct UncertaintyLearner<L>(pub UncertaintyParams<L>);
 
-impl Learner for UncertaintyLearner {
+impl<L: StageSpec + Send + Sync> Learner for UncertaintyLearner<L> {
     /// f₀ on the rows before any shift, then f₁ on (x, s(f₀(x), y)) of the rows as
     /// given (with `base_share`, each on its own part), from the same stream in that
     /// order.
@@ -110,8 +120,8 @@ impl Learner for UncertaintyLearner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::boosting::{BoostingParams, Objective};
-    use crate::lm::LmParams;
+    use crate::boosting::{BoostingLearner, BoostingParams, Objective};
+    use crate::lm::{LmLearner, LmParams};
     use ndarray::{Array1, Array2};
     use xai_core::Predictions;
 
@@ -126,19 +136,41 @@ mod tests {
         }
     }
 
+    /// The stages the tests use: a line (OLS) or a booster.
+    #[derive(Debug, Clone, PartialEq)]
+    enum Stage {
+        Lm,
+        Booster(BoostingParams),
+    }
+
+    impl StageSpec for Stage {
+        fn validate(&self) -> Result<(), ParamError> {
+            match self {
+                Stage::Lm => Ok(()),
+                Stage::Booster(p) => p.validate(),
+            }
+        }
+
+        fn build(&self) -> Box<dyn Learner> {
+            match self {
+                Stage::Lm => Box::new(LmLearner(LmParams::default())),
+                Stage::Booster(p) => Box::new(BoostingLearner(p.clone())),
+            }
+        }
+    }
+
     /// Lines (OLS) for both stages, f₁ learning f₀'s squared residuals.
-    fn residual_lines(base_share: Option<f64>) -> UncertaintyParams {
-        let lm = || Box::new(LearnerSpec::Lm(LmParams::default()));
+    fn residual_lines(base_share: Option<f64>) -> UncertaintyParams<Stage> {
         UncertaintyParams {
-            base: lm(),
+            base: Box::new(Stage::Lm),
             statistic: Statistic::SquaredError,
-            model: lm(),
+            model: Box::new(Stage::Lm),
             base_share,
         }
     }
 
-    fn booster(rounds: usize) -> Box<LearnerSpec> {
-        Box::new(LearnerSpec::Xgboost(BoostingParams {
+    fn booster(rounds: usize) -> Box<Stage> {
+        Box::new(Stage::Booster(BoostingParams {
             rounds,
             ..Default::default()
         }))
@@ -223,7 +255,7 @@ mod tests {
                 .is_err()
         );
         let bad = UncertaintyParams {
-            model: Box::new(LearnerSpec::Xgboost(BoostingParams {
+            model: Box::new(Stage::Booster(BoostingParams {
                 rounds: 0,
                 objective: Some(Objective::SquaredError),
                 ..Default::default()

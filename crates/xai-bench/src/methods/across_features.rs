@@ -122,6 +122,10 @@ fn value(quantity: String, feature: &str, v: f64, n: usize) -> Value {
 }
 
 impl Method for NormaliseSpec {
+    fn compares_with_labels(&self) -> bool {
+        false
+    }
+
     fn quantities(&self) -> Vec<String> {
         self.quantities
             .iter()
@@ -182,6 +186,10 @@ pub fn pearson(a: &[f64], b: &[f64]) -> f64 {
 }
 
 impl Method for CorrelationSpec {
+    fn compares_with_labels(&self) -> bool {
+        false
+    }
+
     fn quantities(&self) -> Vec<String> {
         vec![format!("pearson_{}", self.reference)]
     }
@@ -219,6 +227,10 @@ impl Method for CorrelationSpec {
 }
 
 impl Method for DifferenceSpec {
+    fn compares_with_labels(&self) -> bool {
+        false
+    }
+
     fn quantities(&self) -> Vec<String> {
         vec![format!("{}_minus_{}", self.quantity, self.minus)]
     }

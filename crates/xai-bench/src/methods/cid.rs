@@ -132,6 +132,10 @@ impl CidSpec {
 }
 
 impl Method for CidSpec {
+    fn compares_with_labels(&self) -> bool {
+        false
+    }
+
     fn quantities(&self) -> Vec<String> {
         let mut q: Vec<String> = self.corrects.iter().map(|p| corrected_name(p)).collect();
         q.extend(TERMS.map(String::from));

@@ -31,6 +31,10 @@ pub struct ClassSharesSpec {
 }
 
 impl Method for ClassSharesSpec {
+    fn compares_with_labels(&self) -> bool {
+        false
+    }
+
     /// `class_share` and `class_entropy`, per bin (x = its lower edge).
     fn quantities(&self) -> Vec<String> {
         vec!["class_share".into(), "class_entropy".into()]
@@ -181,6 +185,7 @@ mod tests {
             models: &models,
             earlier: &[],
             dgp: None,
+            loaded: None,
         };
         for edges in [
             vec![1.0],

@@ -7,8 +7,9 @@
 //! (icefi2022 Table 3).
 
 use serde::Deserialize;
-use xai_core::CoreError;
 use xai_core::rng::StreamRng;
+use xai_core::{CoreError, FeatureKind};
+use xai_models::Coefficients;
 
 use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
 
@@ -22,22 +23,48 @@ pub struct CoefficientsSpec {
 }
 
 impl Method for CoefficientsSpec {
+    fn compares_with_labels(&self) -> bool {
+        false
+    }
+
     fn quantities(&self) -> Vec<String> {
         vec!["coefficient".into()]
     }
 
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        match plan.models.iter().find(|(_, l)| !l.has_coefficients()) {
-            Some((name, l)) => Err(Invalid::new(
+        if let Some((name, l)) = super::model_without(plan.models, |c| c.has_coefficients()) {
+            return Err(Invalid::new(
                 "coefficients",
                 format!(
                     "coefficients needs models linear in their features (lm, \
                      logistic_regression, svc); model `{name}` is {}",
                     l.name()
                 ),
-            )),
-            None => Ok(()),
+            ));
         }
+        // A categorical feature takes several design columns, so no one slope.
+        let categorical = plan.loaded.and_then(|d| {
+            d.feature_kinds()
+                .iter()
+                .position(|k| matches!(k, FeatureKind::Categorical { .. }))
+                .map(|j| d.feature_names()[j].clone())
+        });
+        if let Some(feature) = categorical
+            && let Some((name, l)) = super::model_without(plan.models, |c| {
+                c.coefficients != Coefficients::ContinuousFeatures
+            })
+        {
+            return Err(Invalid::new(
+                "coefficients",
+                format!(
+                    "model `{name}` ({}) has one slope per feature only when every feature \
+                     is continuous, but `{feature}` is categorical (several design columns); \
+                     drop it from the data or use lm",
+                    l.name()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn compute(&self, input: &Input<'_>, _rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {

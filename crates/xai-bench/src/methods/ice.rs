@@ -123,6 +123,10 @@ impl Band {
 }
 
 impl Method for IceSpec {
+    fn compares_with_labels(&self) -> bool {
+        self.statistics.iter().any(|s| s.needs_label())
+    }
+
     fn quantities(&self) -> Vec<String> {
         let pd: Vec<String> = self
             .statistics
@@ -234,8 +238,7 @@ impl Method for IceSpec {
                      `statistics: [prediction]`",
                 ));
             }
-            if let Some((name, learner)) =
-                plan.models.iter().find(|(_, l)| !l.has_mean_covariance())
+            if let Some((name, learner)) = super::model_without(plan.models, |c| c.mean_covariance)
             {
                 return Err(Invalid::new(
                     "band",

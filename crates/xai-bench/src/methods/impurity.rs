@@ -14,12 +14,16 @@ use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
 pub struct ImpuritySpec {}
 
 impl Method for ImpuritySpec {
+    fn compares_with_labels(&self) -> bool {
+        false
+    }
+
     fn quantities(&self) -> Vec<String> {
         vec!["impurity_importance".into()]
     }
 
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        match plan.models.iter().find(|(_, l)| !l.is_tree_ensemble()) {
+        match super::model_without(plan.models, |c| c.trees) {
             Some((name, l)) => Err(Invalid::new(
                 "impurity_importance",
                 format!(

@@ -289,6 +289,13 @@ fn pool_over_refits(refits: &[Vec<Value>]) -> xai_core::error::Result<Vec<(Key, 
 }
 
 impl Method for LearnerInferenceSpec {
+    /// Whether any method it averages over refits does.
+    fn compares_with_labels(&self) -> bool {
+        self.explain
+            .iter()
+            .any(|m| m.method().compares_with_labels())
+    }
+
     fn quantities(&self) -> Vec<String> {
         let inner = self.inner();
         let mut out: Vec<String> = inner

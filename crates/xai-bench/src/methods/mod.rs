@@ -114,6 +114,9 @@ pub struct Plan<'a> {
     pub earlier: &'a [String],
     /// The DGP the data is drawn from, if any.
     pub dgp: Option<&'a xai_synth::DgpSpec>,
+    /// The loaded dataset, once known (its feature kinds and target): checked again
+    /// when a run has loaded it.
+    pub loaded: Option<&'a Dataset>,
 }
 
 /// A method's setting that cannot work, found before any work.
@@ -269,6 +272,12 @@ pub trait Method: Send + Sync {
         true
     }
 
+    /// Whether it compares a model's predictions with the rows' labels (a loss or a
+    /// score: [`xai_core::Statistic::needs_label`]), which a model of another model's
+    /// uncertainty cannot serve: its predictions are that statistic, not a
+    /// distribution of the label. Every method states it (no default).
+    fn compares_with_labels(&self) -> bool;
+
     /// The largest number of rows it passes to one `predict` call when the test set
     /// has `n_test` rows (for the memory check before a run).
     fn predict_rows(&self, n_test: usize) -> usize {
@@ -294,6 +303,15 @@ pub fn feature_indices(data: &Dataset, wanted: Option<&[String]>) -> Vec<usize> 
             .collect(),
         None => (0..names.len()).collect(),
     }
+}
+
+/// The first model (by name) whose learner lacks what `has` asks of its
+/// [`xai_models::Capabilities`]: the model a method's validation blames.
+pub fn model_without(
+    models: &BTreeMap<String, LearnerSpec>,
+    has: impl Fn(&xai_models::Capabilities) -> bool,
+) -> Option<(&String, &LearnerSpec)> {
+    models.iter().find(|(_, l)| !has(&l.capabilities()))
 }
 
 /// Checks feature names against the data's, when known.

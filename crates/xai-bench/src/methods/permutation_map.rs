@@ -52,6 +52,10 @@ pub struct EntropyMap {
 }
 
 impl Method for PermutationMapSpec {
+    fn compares_with_labels(&self) -> bool {
+        false
+    }
+
     fn quantities(&self) -> Vec<String> {
         Vec::new()
     }

@@ -88,6 +88,10 @@ fn sampler_name(p: &PerturbationSpec) -> Option<&'static str> {
 }
 
 impl Method for PfiSpec {
+    fn compares_with_labels(&self) -> bool {
+        self.statistics.iter().any(|s| s.needs_label())
+    }
+
     fn quantities(&self) -> Vec<String> {
         self.statistics
             .iter()

@@ -20,6 +20,10 @@ pub struct PredictabilitySpec {
 const QUANTITIES: [(bool, &str); 2] = [(false, "r2_without_target"), (true, "r2_with_target")];
 
 impl Method for PredictabilitySpec {
+    fn compares_with_labels(&self) -> bool {
+        false
+    }
+
     fn quantities(&self) -> Vec<String> {
         QUANTITIES.iter().map(|(_, q)| q.to_string()).collect()
     }

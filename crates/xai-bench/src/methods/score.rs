@@ -19,6 +19,10 @@ pub struct ScoreSpec {
 }
 
 impl Method for ScoreSpec {
+    fn compares_with_labels(&self) -> bool {
+        self.statistics.iter().any(|s| s.needs_label())
+    }
+
     /// `<statistic prefix>_score` (`brier_score`), one row per model with no feature.
     fn quantities(&self) -> Vec<String> {
         self.statistics

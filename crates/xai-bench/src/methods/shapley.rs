@@ -238,6 +238,10 @@ impl ShapleySpec {
 }
 
 impl Method for ShapleySpec {
+    fn compares_with_labels(&self) -> bool {
+        self.value.needs_label()
+    }
+
     fn quantities(&self) -> Vec<String> {
         let p = self.prefix();
         let mut q = vec![p.clone(), format!("{p}_abs")];
@@ -282,7 +286,7 @@ impl Method for ShapleySpec {
                      `exact` or `kernel` for another value function",
                 ));
             }
-            if let Some((name, l)) = plan.models.iter().find(|(_, l)| !l.is_tree_ensemble()) {
+            if let Some((name, l)) = super::model_without(plan.models, |c| c.trees) {
                 return Err(Invalid::new(
                     "estimator",
                     format!(
@@ -294,7 +298,21 @@ impl Method for ShapleySpec {
             }
         }
         if self.value.reads_members()
-            && let Some((name, l)) = plan.models.iter().find(|(_, l)| !l.has_members())
+            && let Some(d) = plan.loaded
+            && matches!(d.y(), xai_core::Target::Continuous(_))
+        {
+            return Err(Invalid::new(
+                "value",
+                format!(
+                    "value `{}` splits a classifier's entropy over its members' class \
+                     probabilities, but this data's target is continuous: use a \
+                     classification dataset, or value `prediction`",
+                    self.value.quantity_prefix()
+                ),
+            ));
+        }
+        if self.value.reads_members()
+            && let Some((name, l)) = super::model_without(plan.models, |c| c.members)
         {
             return Err(Invalid::new(
                 "value",

@@ -27,6 +27,10 @@ pub struct SupportSpec {
 }
 
 impl Method for SupportSpec {
+    fn compares_with_labels(&self) -> bool {
+        false
+    }
+
     /// `outside_training_range`, per feature.
     fn quantities(&self) -> Vec<String> {
         vec![QUANTITY.into()]

@@ -129,17 +129,10 @@ impl ValueFunction {
     }
 
     /// Whether it reads the explained row's label.
-    fn needs_label(self) -> bool {
+    pub fn needs_label(self) -> bool {
         match self {
             ValueFunction::NegLogLoss => true,
-            ValueFunction::Expected(s) => match s {
-                Statistic::Prediction | Statistic::Entropy | Statistic::CodeEntropy => false,
-                Statistic::SquaredError
-                | Statistic::Nll
-                | Statistic::R2Loss
-                | Statistic::Misclassification
-                | Statistic::Brier => true,
-            },
+            ValueFunction::Expected(s) => s.needs_label(),
             ValueFunction::Prediction
             | ValueFunction::Entropy
             | ValueFunction::NegEntropy

@@ -1,0 +1,47 @@
+//! What a learner's fitted model offers beside its predictions, declared once per
+//! learner ([`crate::LearnerSpec::capabilities`]): experiment validation reads it
+//! before any work, and `tests/capabilities.rs` fits every learner and checks that its
+//! model offers exactly what is declared. The struct has no default, so a new learner
+//! states every field.
+
+/// The offers of a learner's fitted model ([`xai_core::Model`]'s optional parts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// It exposes its trees ([`xai_core::Model::tree_ensemble`]): impurity
+    /// importance, TreeSHAP.
+    pub trees: bool,
+    /// It predicts as the mean of members it exposes
+    /// ([`xai_core::Model::predict_members`]): a forest's trees, a network's dropout
+    /// passes or weight samples (aleatoric and epistemic entropy).
+    pub members: bool,
+    /// Which slopes it reports ([`xai_core::Model::coefficients`]).
+    pub coefficients: Coefficients,
+    /// It offers the joint covariance of its mean predictions
+    /// ([`xai_core::Model::mean_covariance`]; molnar2023 §2.5's model-based PD band).
+    pub mean_covariance: bool,
+    /// It fits and predicts rows with missing (NaN) cells.
+    pub missing_values: bool,
+    /// Its predictions are a distribution of the data's label, which a loss or score
+    /// can compare with the label: every learner but `uncertainty`, whose predictions
+    /// are a statistic of another model's (watson2023 §6).
+    pub predicts_label: bool,
+}
+
+/// Whether a fitted model reports the slopes β_j of a model linear in its features.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coefficients {
+    /// No slopes.
+    None,
+    /// One per feature, whatever the features' kinds.
+    Always,
+    /// One per feature when every feature is continuous; none when a categorical
+    /// feature takes several design columns (`logistic_regression`).
+    ContinuousFeatures,
+}
+
+impl Capabilities {
+    /// Whether it reports slopes for some data.
+    pub fn has_coefficients(&self) -> bool {
+        self.coefficients != Coefficients::None
+    }
+}
