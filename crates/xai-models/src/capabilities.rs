@@ -1,8 +1,10 @@
 //! What a learner's fitted model offers beside its predictions, declared once per
 //! learner ([`crate::LearnerSpec::capabilities`]): experiment validation reads it
-//! before any work, and `tests/capabilities.rs` fits every learner and checks that its
-//! model offers exactly what is declared. The struct has no default, so a new learner
-//! states every field.
+//! before any work, and the registry's test fits every learner (but `fitted_forest`,
+//! which needs its node file) and checks that its model offers exactly the declared
+//! trees, members, slopes and mean covariance; `tests/missing_values.rs` walks the
+//! tree learners' missing values. The struct has no default, so a new learner states
+//! every field.
 
 /// The offers of a learner's fitted model ([`xai_core::Model`]'s optional parts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

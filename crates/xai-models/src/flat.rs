@@ -3,7 +3,8 @@
 //! `i = next + (x[feature] ≤ threshold)`. A missing (NaN) value fails the test and
 //! goes right, as [`xai_core::TreeNode::goes_left`] sends it in a tree grown without
 //! missing values (the one rule of every tree walk; a learned direction, XGBoost's,
-//! is not laid out here). A leaf points to itself with threshold −∞, so after `depth`
+//! is not laid out here). A leaf points to itself with threshold NaN, which no value
+//! (not even ±∞) is ≤, so after `depth`
 //! steps every row sits in its leaf: rows are walked in lockstep groups of [`LANES`],
 //! whose independent chains of loads overlap, with no branch.
 
@@ -12,12 +13,21 @@ use xai_core::Tree;
 /// Rows walked through a tree together.
 pub const LANES: usize = 8;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy)]
 struct FlatNode {
     threshold: f64,
     feature: u32,
     /// Right child (left = right + 1); a leaf's own index.
     next: u32,
+}
+
+/// Equal bit for bit (a leaf's NaN threshold equals itself).
+impl PartialEq for FlatNode {
+    fn eq(&self, other: &Self) -> bool {
+        self.threshold.to_bits() == other.threshold.to_bits()
+            && self.feature == other.feature
+            && self.next == other.next
+    }
 }
 
 /// Bytes per node of a [`FlatTree`]: the node and its source index.
@@ -46,7 +56,7 @@ impl FlatTree {
             source.push(i as u32);
             if n.is_leaf() {
                 nodes.push(FlatNode {
-                    threshold: f64::NEG_INFINITY,
+                    threshold: f64::NAN,
                     feature: 0,
                     next: here,
                 });

@@ -25,11 +25,19 @@ fn data() -> Dataset {
     .unwrap()
 }
 
-/// The rows predicted: every row of `data` with a missing cell in column i mod 3.
+/// The rows predicted: every row of `data` with a missing cell in column i mod 3,
+/// and every tenth row with ±∞ in another column (a walk must still end in a leaf).
 fn with_missing(data: &Dataset) -> Array2<f64> {
     let mut x = data.x().to_owned();
     for i in 0..x.nrows() {
         x[[i, i % 3]] = f64::NAN;
+        if i % 10 == 0 {
+            x[[i, (i + 1) % 3]] = if i % 20 == 0 {
+                f64::INFINITY
+            } else {
+                f64::NEG_INFINITY
+            };
+        }
     }
     x
 }

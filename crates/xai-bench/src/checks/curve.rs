@@ -155,7 +155,7 @@ pub fn trend(
         .iter()
         .filter(|c| follows(c, from, to, direction, by))
         .count();
-    let needed = (share * list.len() as f64).ceil() as usize;
+    let needed = super::scalar::at_least(share, list.len());
     Verdict::new(
         k >= needed,
         k as f64 / list.len() as f64,

@@ -282,6 +282,8 @@ struct Pair {
     key: String,
     name: String,
     diffs: Vec<f64>,
+    /// The replicate of each difference.
+    replicates: Vec<Option<usize>>,
     lower_this: f64,
     upper_this: f64,
     lower_than: f64,
@@ -373,11 +375,15 @@ pub fn greater(
             let key = format!("{}|{name}", ra.context(&skip).join(","));
             let d = value(&ra.value) - value(&rb.value);
             match pairs.iter_mut().find(|p| p.key == key) {
-                Some(p) => p.diffs.push(d),
+                Some(p) => {
+                    p.diffs.push(d);
+                    p.replicates.push(ra.replicate);
+                }
                 None => pairs.push(Pair {
                     key,
                     name,
                     diffs: vec![d],
+                    replicates: vec![ra.replicate],
                     lower_this: ra.value.lower,
                     upper_this: ra.value.upper,
                     lower_than: rb.value.lower,
@@ -441,10 +447,10 @@ pub fn greater(
 
 /// [`greater`] with `pooled`: per replicate r the mean d̄_r of the K pairs'
 /// differences, and the t-interval of d̄ over the replicates (every pair needs the
-/// same replicates). Measured: its lower end (upper with `at_least`).
+/// same replicates, in the same order, so d̄_r averages one replicate's). Measured: its lower end (upper with `at_least`).
 fn pooled_difference(pairs: &[Pair], at_least: bool, level: f64) -> Verdict {
     let r = pairs[0].diffs.len();
-    if r < 2 || pairs.iter().any(|p| p.diffs.len() != r) {
+    if r < 2 || pairs.iter().any(|p| p.replicates != pairs[0].replicates) {
         return Verdict::no_rows(
             "a pooled comparison needs every pair over the same replicates, at least 2",
         );
@@ -490,7 +496,8 @@ pub fn unchanged(
     // The reference row agrees with the row in every column but those `from` names.
     let skip: Vec<&str> = from.keys().map(String::as_str).collect();
     let (mut worst, mut parts, mut holds, mut compared) = (0.0f64, Vec::new(), true, 0);
-    for r in rows.iter().filter(|r| r.matches(sel)) {
+    // A row that `from` selects is a reference, never compared with itself.
+    for r in rows.iter().filter(|r| r.matches(sel) && !r.matches(from)) {
         let reference: Vec<_> = rows
             .iter()
             .filter(|b| b.matches(from) && b.context(&skip) == r.context(&skip))
@@ -503,7 +510,11 @@ pub fn unchanged(
             ));
         };
         let d = r.value.estimate - b.value.estimate;
-        let allowed = tolerance + plus_se * r.value.se.hypot(b.value.se);
+        // With one replicate there is no se: a tolerance alone then decides.
+        let allowed = match plus_se {
+            0.0 => tolerance,
+            z => tolerance + z * r.value.se.hypot(b.value.se),
+        };
         let ok = d.abs() <= allowed;
         holds &= ok;
         worst = nan_max(worst, d.abs());
@@ -605,7 +616,7 @@ pub fn monotone(
         }
     }
     if share < 1.0 {
-        let needed = (share * groups_seen as f64).ceil() as usize;
+        let needed = at_least(share, groups_seen);
         return Verdict::new(
             stepping >= needed,
             stepping as f64 / groups_seen as f64,
@@ -616,6 +627,12 @@ pub fn monotone(
         );
     }
     Verdict::new(worst > 0.0, worst, parts.join("; "))
+}
+
+/// The count `share` of `n` asks for: ⌈share·n⌉, with a 1e-9 allowance so that a
+/// share written in decimals (0.56 of 25 = 14) does not round up by float error.
+pub fn at_least(share: f64, n: usize) -> usize {
+    (share * n as f64 - 1e-9).ceil().max(0.0) as usize
 }
 
 /// [`crate::spec::Assertion::PaperCells`]: every cell of `table`'s `columns` (all when

@@ -236,6 +236,24 @@ fn unchanged_compares_each_row_with_its_reference_row() {
     let o = check(claim, None, &make(0.2));
     assert_eq!(o.status, Status::Fail, "{}", o.detail);
     assert!(o.detail.contains("NOT s2 m: size 1000"), "{}", o.detail);
+    // With one replicate (no se) the tolerance alone decides; a `where` that also
+    // selects the reference rows compares each other row with them, never a row
+    // with itself.
+    let mut single = Vec::new();
+    for (scenario, later) in [("s1", 0.02), ("s2", 0.2)] {
+        single.push(row(&[scenario, "100"], 0, "q", "", None, 0.5));
+        single.push(row(&[scenario, "1000"], 0, "q", "", None, 0.5 + later));
+    }
+    let single = run_of(&["scenario", "size"], single, Vec::new());
+    let tolerance_only = |t: f64| {
+        format!(
+            "unchanged: {{ quantity: q, where: {{}}, from: {{ size: \"100\" }}, tolerance: {t} }}"
+        )
+    };
+    let o = check(&tolerance_only(0.3), None, &single);
+    assert_eq!(o.status, Status::Pass, "{}", o.detail);
+    assert!((o.measured - 0.2).abs() < 1e-9, "{o:?}");
+    assert_eq!(status(&tolerance_only(0.1), &single), Status::Fail);
     // A `from` that matches no row is an error, not a pass.
     let nowhere =
         "unchanged: { quantity: q, where: { n: \"1000\" }, from: { size: \"10\" }, tolerance: 1 }";

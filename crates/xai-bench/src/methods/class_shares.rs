@@ -1,6 +1,6 @@
 //! How informative one feature alone is of a binary class, bin by bin, on the
-//! training rows: for the bins B_b = [e_b, e_{b+1}) of the feature x_j given by the
-//! edges e_0 < … < e_K (the first bin reaches down to −∞, the last up to +∞), the
+//! training rows: for the K + 1 bins B_b = [e_b, e_{b+1}) of the feature x_j given by
+//! the edges e_0 < … < e_K (B_0 reaches down to −∞, and B_K = [e_K, +∞)), the
 //! share of the positive class
 //!
 //! p̂_b = (1/n_b)·Σ_{i: x_ij ∈ B_b} 1[y_i = 1]
@@ -25,8 +25,8 @@ use super::{Emitted, Input, Invalid, Method, Plan, Value};
 pub struct ClassSharesSpec {
     /// The binned feature.
     pub feature: String,
-    /// The bin edges e_0 < e_1 < … (at least two): bins [e_b, e_{b+1}), the first
-    /// extended down to −∞ and the last up to +∞.
+    /// The bin edges e_0 < e_1 < … < e_K (at least two): K + 1 bins [e_b, e_{b+1}),
+    /// the first extended down to −∞, the last [e_K, +∞).
     pub edges: Vec<f64>,
 }
 
@@ -92,7 +92,12 @@ impl Method for ClassSharesSpec {
         for (indicators, &edge) in bins.iter().zip(&self.edges) {
             let share = xai_core::t_interval(indicators, input.level);
             let p = share.estimate;
-            let entropy = xai_core::statistic::categorical_entropy([p, 1.0 - p].into_iter());
+            // An empty bin has no share and no entropy (NaN), not entropy 0; a pure
+            // bin's −0 is written as 0.
+            let entropy = match indicators.is_empty() {
+                true => f64::NAN,
+                false => xai_core::statistic::categorical_entropy([p, 1.0 - p].into_iter()) + 0.0,
+            };
             for (quantity, estimate) in [
                 ("class_share", share),
                 ("class_entropy", super::point(entropy, indicators.len())),
@@ -172,7 +177,28 @@ mod tests {
         assert_eq!(get("class_share", 0.0), (0.25, 4));
         assert!((get("class_entropy", 0.0).0 - h).abs() < 1e-15);
         assert_eq!(get("class_share", 10.0), (1.0, 2));
-        assert_eq!(get("class_entropy", 10.0).0, 0.0);
+        assert!(get("class_entropy", 10.0).0.to_bits() == 0f64.to_bits());
+    }
+
+    /// A bin without rows has no entropy (NaN), so it cannot pass for an informative
+    /// one.
+    #[test]
+    fn an_empty_bin_has_no_entropy() {
+        let x = Array2::from_shape_vec((2, 1), vec![1.0, 2.0]).unwrap();
+        let y = Target::Classes {
+            labels: array![0, 1],
+            n_classes: 2,
+        };
+        let data = xai_core::Dataset::new(x, y, vec!["g".into()]).unwrap();
+        let out = shares_in_two_bins(&data).unwrap();
+        let upper: Vec<f64> = out
+            .values
+            .iter()
+            .filter(|v| v.x == Some(10.0))
+            .map(|v| v.estimate.estimate)
+            .collect();
+        assert_eq!(upper.len(), 2);
+        assert!(upper.iter().all(|v| v.is_nan()), "{upper:?}");
     }
 
     #[test]
