@@ -34,6 +34,9 @@ enum Command {
         #[arg(long)]
         markdown: bool,
     },
+    /// List every kind an experiment file can name: methods, assertions (a check's
+    /// `assert:`) and plots.
+    Kinds,
     /// Run an experiment and write runs/<id>/<scale>/ (git-ignored; never results/).
     /// Finished cells are kept in <out>/cells/, so a run interrupted in any way and
     /// started again computes only the rest.
@@ -335,6 +338,12 @@ fn real_main() -> Result<bool, BenchError> {
     match cli.command {
         Command::List { markdown: true } => {
             print!("{}", xai_bench::catalog::readme_table(&root)?);
+            Ok(true)
+        }
+        Command::Kinds => {
+            for (section, names) in xai_bench::catalog::kinds() {
+                println!("{section}: {}", names.join(", "));
+            }
             Ok(true)
         }
         Command::List { markdown: false } => {

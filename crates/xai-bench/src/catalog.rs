@@ -1,4 +1,5 @@
-//! Finding the workspace and its experiments.
+//! Finding the workspace and its experiments, and the kinds an experiment file can
+//! name.
 
 use std::path::{Path, PathBuf};
 
@@ -69,4 +70,24 @@ pub fn readme_table(root: &Path) -> Result<String> {
         ));
     }
     Ok(out)
+}
+
+/// Every kind an experiment file can name, by where it is written: `methods:`,
+/// a check's `assert:` and `plots:`; each list is its registry's, so it cannot miss a
+/// kind (`cargo xtask kinds` prints it, and a test finds each in CONTRIBUTING.md).
+pub fn kinds() -> [(&'static str, &'static [&'static str]); 3] {
+    [
+        ("methods", crate::methods::MethodSpec::NAMES),
+        ("assert", crate::checks::Assertion::NAMES),
+        ("plots", crate::plots::PlotSpec::NAMES),
+    ]
+}
+
+/// The names of `names` that `doc` never writes as code (`` `name` ``).
+pub fn undocumented<'a>(doc: &str, names: &[&'a str]) -> Vec<&'a str> {
+    names
+        .iter()
+        .copied()
+        .filter(|n| !doc.contains(&format!("`{n}`")))
+        .collect()
 }

@@ -7,11 +7,10 @@ use std::path::{Path, PathBuf};
 
 use crate::catalog::{baseline_dir, run_dir};
 use crate::cells::{self, CellStore, RunKey, Shard};
-use crate::checks::{
-    NeededCurves, NeededRows, Outcome, outcomes_table, paper_checks, regression, write_outcomes,
-};
+use crate::checks::{Outcome, evaluate, outcomes_table, paper_values, regression, write_outcomes};
 use crate::error::{BenchError, Result, io_err};
 use crate::lock::RunLock;
+use crate::needed::{NeededCurves, NeededRows};
 use crate::outputs::write_tables;
 use crate::plan::{Experiment, Scale};
 use crate::run::{Counts, RunOutput, Store};
@@ -24,6 +23,15 @@ pub struct Report {
     pub outcomes: Vec<Outcome>,
     /// The directory written.
     pub dir: PathBuf,
+}
+
+/// Every paper check of `exp` on a run.
+pub fn paper_checks(exp: &Experiment, out: &RunOutput) -> Vec<Outcome> {
+    exp.spec
+        .checks
+        .iter()
+        .map(|c| evaluate(c, out, &exp.spec.tables, exp.spec.level))
+        .collect()
 }
 
 /// The runs of one command, kept for its other experiments that compute the same
@@ -125,10 +133,13 @@ pub fn write_run(exp: &Experiment, output: RunOutput, dir: &Path) -> Result<Repo
         std::fs::remove_dir_all(&staging).map_err(io_err(&staging))?;
     }
     write_tables(exp, &output, &staging)?;
-    crate::layout::write(&exp.spec, &output, &staging)?;
-    for plot in &exp.spec.plots {
-        crate::plots::draw(exp, plot, &output, &staging)?;
-    }
+    crate::layout::write(
+        &exp.spec.tables,
+        (&paper_values(&exp.spec.checks), &exp.spec.labels),
+        &output,
+        &staging,
+    )?;
+    crate::figures::draw(exp, &output, &staging)?;
     let outcomes = paper_checks(exp, &output);
     write_outcomes(&staging.join("checks.csv"), &outcomes)?;
     move_entries(&staging, dir)?;
@@ -377,7 +388,7 @@ pub fn check_committed(root: &Path, exp: &Experiment, scale: Scale) -> Result<Op
     let output = crate::committed::read(exp, scale, &dir)?;
     let mut outcomes = paper_checks(exp, &output);
     let checks_table = outcomes_table(&outcomes);
-    let exact = crate::spec::Tolerance { abs: 0.0, rel: 0.0 };
+    let exact = crate::checks::regression::Tolerance { abs: 0.0, rel: 0.0 };
     outcomes.push(regression::summary(&output, &dir, exact));
     outcomes.push(regression::checks(
         &checks_table,
@@ -460,7 +471,12 @@ pub fn bless_committed(root: &Path, exp: &Experiment, scale: Scale) -> Result<Op
     }
     let output = crate::committed::read(exp, scale, &dir)?;
     let outcomes = paper_checks(exp, &output);
-    crate::layout::write(&exp.spec, &output, &dir)?;
+    crate::layout::write(
+        &exp.spec.tables,
+        (&paper_values(&exp.spec.checks), &exp.spec.labels),
+        &output,
+        &dir,
+    )?;
     write_outcomes(&dir.join("checks.csv"), &outcomes)?;
     Ok(Some(Report {
         output,
@@ -480,7 +496,7 @@ pub fn trim_rows(exp: &Experiment, out: &RunOutput, dir: &Path, limit: u64) -> R
             .spec
             .checks
             .iter()
-            .flat_map(|c| c.assert.quantities())
+            .flat_map(|c| c.assert.kind().quantities())
             .collect();
         let rows: Vec<crate::table::TidyRow> = out
             .tidy

@@ -1,14 +1,62 @@
 //! Tables in a paper's layout (`tables:` of an experiment): our estimate beside the
 //! paper's value, cell by cell, as `<name>.csv` and `<name>.md`.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use serde::Deserialize;
+
 use crate::error::{BenchError, Result, io_err};
-use crate::run::RunOutput;
-use crate::select::{Row, summary_rows};
-use crate::spec::{Assertion, CheckSpec, ExperimentSpec, OneOrMany, Scalar, Selector, TableSpec};
+use crate::output::RunOutput;
+use crate::select::{OneOrMany, Row, Scalar, Selector, summary_rows};
 use crate::table::{CsvTable, write_table};
+
+/// A table in the paper's layout, written as `<name>.csv` and `<name>.md`: a row per
+/// combination of the `rows` keys' values, a column per entry of `columns`; a cell is
+/// our estimate and, in parentheses, the paper's value, taken from the `near` check
+/// that names that cell (its `where` gives every `rows` key; the most specific wins)
+/// or else from the column's `paper` values.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSpec {
+    /// File stem (`table1` → `table1.csv`, `table1.md`).
+    pub name: String,
+    /// Grid keys (or `model`, or `feature`) whose values make the rows, slowest first.
+    pub rows: Vec<String>,
+    /// The columns, left to right.
+    pub columns: Vec<ColumnSpec>,
+    /// Decimals of the Markdown cells (default 2, as molnar2023 Table 1).
+    #[serde(default = "default_decimals")]
+    pub decimals: usize,
+}
+
+fn default_decimals() -> usize {
+    2
+}
+
+/// A column of a [`TableSpec`]: one summary row per table row.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnSpec {
+    /// The column's header ("PD boot*").
+    pub header: String,
+    /// The quantity shown.
+    pub quantity: String,
+    /// The rows of the quantity it shows (with the table row's keys, exactly one).
+    #[serde(rename = "where", default)]
+    pub rows_where: Selector,
+    /// Show the sd over replicates beside the mean, "mean, sd s" (molnar2023 Table 2's
+    /// width columns, "mean (sd)").
+    #[serde(default)]
+    pub sd: bool,
+    /// The paper's values of cells no `near` check names, by the table row's key
+    /// values joined with ", " (icefi2022 App. C: 32 features × 5 columns shown beside
+    /// ours, of which only some are claims the run checks). A `near` check's value
+    /// takes precedence.
+    #[serde(default)]
+    pub paper: BTreeMap<String, f64>,
+}
 
 /// One cell: our estimate, its spread over replicates, the paper's value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,39 +79,41 @@ pub struct Filled {
     pub cells: Vec<Vec<Option<Cell>>>,
 }
 
-/// The paper's value for `row` of `quantity`: the `near` check among `checks` on
-/// `quantity` whose selector names every key of `keys` and selects `row`; the most
-/// specific one.
+/// A paper's number for the rows of `quantity` that `rows` selects (a `near` check's
+/// value, [`crate::checks::AssertionKind::paper_value`]).
+#[derive(Debug, Clone, Copy)]
+pub struct PaperValue<'a> {
+    /// The quantity.
+    pub quantity: &'a str,
+    /// The rows it is given for.
+    pub rows: &'a Selector,
+    /// The paper's number.
+    pub value: f64,
+}
+
+/// The paper's value for `row` of `quantity`: the one of `paper` on `quantity` whose
+/// selector names every key of `keys` and selects `row`; the most specific one.
 fn paper_value(
-    checks: &[CheckSpec],
+    paper: &[PaperValue<'_>],
     quantity: &str,
     keys: &[String],
     row: &Row<'_>,
 ) -> Option<f64> {
-    checks
+    paper
         .iter()
-        .filter_map(|c| match &c.assert {
-            Assertion::Near {
-                quantity: q,
-                rows,
-                value,
-                ..
-            } if q == quantity
-                && keys.iter().all(|k| rows.contains_key(k))
-                && row.matches(rows) =>
-            {
-                Some((rows.len(), *value))
-            }
-            _ => None,
+        .filter(|p| {
+            p.quantity == quantity
+                && keys.iter().all(|k| p.rows.contains_key(k))
+                && row.matches(p.rows)
         })
+        .map(|p| (p.rows.len(), p.value))
         .max_by_key(|&(specific, _)| specific)
         .map(|(_, v)| v)
 }
 
 /// Fills `table` from the run's summary; the paper's values from the column's
-/// `paper:` list, or where one of `checks` is a `near` check naming the cell, its
-/// value.
-pub fn fill(checks: &[CheckSpec], table: &TableSpec, out: &RunOutput) -> Result<Filled> {
+/// `paper:` list, or where one of `paper` names the cell, its value.
+pub fn fill(paper: &[PaperValue<'_>], table: &TableSpec, out: &RunOutput) -> Result<Filled> {
     // Row i of `summary_rows` is `out.summary[i]`, whose sd gives the se.
     let summary = summary_rows(out);
     let in_column = |r: &Row<'_>, c: usize| {
@@ -138,7 +188,7 @@ pub fn fill(checks: &[CheckSpec], table: &TableSpec, out: &RunOutput) -> Result<
                     ours: r.value.estimate,
                     sd,
                     se: sd / (out.replicates as f64).sqrt(),
-                    paper: paper_value(checks, &col.quantity, &table.rows, r)
+                    paper: paper_value(paper, &col.quantity, &table.rows, r)
                         .or_else(|| col.paper.get(&values.join(", ")).copied()),
                 }
             }));
@@ -148,11 +198,17 @@ pub fn fill(checks: &[CheckSpec], table: &TableSpec, out: &RunOutput) -> Result<
     Ok(Filled { rows, cells })
 }
 
-/// Writes every table of `spec` as `<name>.csv` (row keys, column, ours, se, paper)
-/// and `<name>.md` (the paper's layout, cells "ours (paper)").
-pub fn write(spec: &ExperimentSpec, out: &RunOutput, dir: &Path) -> Result<()> {
-    for table in &spec.tables {
-        let filled = fill(&spec.checks, table, out)?;
+/// Writes every table of `tables` as `<name>.csv` (row keys, column, ours, se,
+/// paper) and `<name>.md` (the paper's layout, cells "ours (paper)"; keys and values
+/// named by `labels`).
+pub fn write(
+    tables: &[TableSpec],
+    (paper, labels): (&[PaperValue<'_>], &BTreeMap<String, String>),
+    out: &RunOutput,
+    dir: &Path,
+) -> Result<()> {
+    for table in tables {
+        let filled = fill(paper, table, out)?;
         let csv_path = dir.join(format!("{}.csv", table.name));
         let mut csv = CsvTable {
             header: table
@@ -168,7 +224,7 @@ pub fn write(spec: &ExperimentSpec, out: &RunOutput, dir: &Path) -> Result<()> {
             table
                 .rows
                 .iter()
-                .map(|k| spec.labels.get(k).map_or(k.as_str(), String::as_str))
+                .map(|k| labels.get(k).map_or(k.as_str(), String::as_str))
                 .collect::<Vec<_>>()
                 .join(" | "),
             table
@@ -183,7 +239,7 @@ pub fn write(spec: &ExperimentSpec, out: &RunOutput, dir: &Path) -> Result<()> {
         for (values, line) in filled.rows.iter().zip(&filled.cells) {
             let shown: Vec<&str> = values
                 .iter()
-                .map(|v| spec.labels.get(v).map_or(v.as_str(), String::as_str))
+                .map(|v| labels.get(v).map_or(v.as_str(), String::as_str))
                 .collect();
             let mut md_cells = Vec::new();
             for (col, cell) in table.columns.iter().zip(line) {

@@ -8,15 +8,20 @@
 //! 1. foundations: [`error`], [`table`] (rows and CSV), [`workspace`], [`datasets`],
 //!    [`fetch`];
 //! 2. [`methods`]: each kind of method behind one trait, and its YAML settings;
-//! 3. [`spec`]: the experiment file format;
-//! 4. plan: [`plan`] (load, validate, expand variants), [`memory`], [`catalog`];
-//! 5. [`cells`] (finished cells on disk), [`lock`] (one run per cell directory) and
-//!    [`run`]: the runner;
-//! 6. [`outputs`], [`manifest`]: writing a run's tables; [`committed`]: reading a
-//!    committed baseline back;
-//! 7. [`checks`] (by family), [`plots`] (by kind) and [`layout`] (tables in a
-//!    paper's layout);
-//! 8. [`commands`], [`report`], [`slurm`] and [`bench`]: what the CLI does.
+//! 3. what a run produced and how it is read: [`output`] (the run's rows at a
+//!    scale), [`select`] (selectors and the rows they choose), [`layout`] (tables in
+//!    a paper's layout);
+//! 4. [`checks`] (each assertion kind behind one trait) and [`plots`] (each plot kind
+//!    behind one trait): they read a run and name no experiment file, so that
+//! 5. [`spec`], the experiment file format, can hold their registries as it holds the
+//!    methods';
+//! 6. plan: [`plan`] (load, validate, expand variants), [`memory`], [`catalog`];
+//! 7. [`cells`] (finished cells on disk), [`lock`] (one run per cell directory),
+//!    [`needed`] (the rows a run keeps for its checks and figures) and [`run`]: the
+//!    runner;
+//! 8. [`outputs`], [`manifest`]: writing a run's tables; [`committed`]: reading a
+//!    committed baseline back; [`figures`]: an experiment's figures;
+//! 9. [`commands`], [`report`], [`slurm`] and [`bench`]: what the CLI does.
 
 #![warn(missing_docs)]
 
@@ -30,11 +35,14 @@ pub mod data_files;
 pub mod datasets;
 pub mod error;
 pub mod fetch;
+pub mod figures;
 pub mod layout;
 pub mod lock;
 pub mod manifest;
 pub mod memory;
 pub mod methods;
+pub mod needed;
+pub mod output;
 pub mod outputs;
 pub mod plan;
 pub mod plots;

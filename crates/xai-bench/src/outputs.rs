@@ -17,7 +17,7 @@ pub fn write_tables(exp: &Experiment, out: &RunOutput, dir: &Path) -> Result<()>
         write_tidy(&dir.join("tidy.csv"), &out.keys, &out.tidy)?;
     } else if !out.tidy.is_empty() {
         // The per-replicate rows the run kept for its checks
-        // ([`crate::checks::NeededRows`]), so they can be evaluated again from the files.
+        // ([`crate::needed::NeededRows`]), so they can be evaluated again from the files.
         write_tidy(&dir.join("tidy_checked.csv"), &out.keys, &out.tidy)?;
     }
     write_summary(&dir.join("summary.csv"), &out.keys, &out.summary)?;

@@ -13,42 +13,9 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{BenchError, Result, io_err};
 use crate::methods::{MethodSpec, Plan};
-use crate::spec::{ExperimentSpec, Intervals, PlotSpec, Sampling, ScaleSpec};
+pub use crate::output::Scale;
+use crate::spec::{ExperimentSpec, Sampling, ScaleSpec};
 use crate::table::format_number;
-
-/// Run size: `smoke` (seconds), `ci` (under a minute), `paper` (the paper's size).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Scale {
-    /// Seconds; used by the integration tests.
-    Smoke,
-    /// Under a minute; used by `cargo xtask check`.
-    Ci,
-    /// The paper's size.
-    Paper,
-}
-
-impl Scale {
-    /// The scale's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Scale::Smoke => "smoke",
-            Scale::Ci => "ci",
-            Scale::Paper => "paper",
-        }
-    }
-
-    /// Parses `smoke`, `ci` or `paper`.
-    pub fn parse(s: &str) -> Result<Scale> {
-        match s {
-            "smoke" => Ok(Scale::Smoke),
-            "ci" => Ok(Scale::Ci),
-            "paper" => Ok(Scale::Paper),
-            other => Err(BenchError::Other(format!(
-                "unknown scale `{other}`; allowed: smoke, ci, paper"
-            ))),
-        }
-    }
-}
 
 /// One cell of the grid: its labels and its fully resolved spec.
 #[derive(Debug, Clone, PartialEq)]
@@ -426,16 +393,32 @@ impl Experiment {
     /// names, rows, feature kinds and target), checked again at run time with
     /// [`Experiment::check_against_data`].
     fn validate_with(&self, v: &Variant, loaded: Option<&xai_core::Dataset>) -> Result<()> {
+        let names = self.data_features(v, loaded)?;
+        self.validate_setup(v, loaded, names.as_deref())?;
+        let (quantities, curve_quantities) = self.validate_methods(v, loaded, names.as_deref())?;
+        self.validate_outputs(v, names.as_deref(), (&quantities, &curve_quantities))
+    }
+
+    /// The error at `field`'s line, naming the variant.
+    fn at_field(&self, v: &Variant, field: &str, msg: String) -> BenchError {
+        self.err(format!(
+            "{}{msg} (variant {})",
+            at_line(&self.text, field),
+            v.describe()
+        ))
+    }
+
+    /// The data's feature names where known before any work (a DGP's, or a loaded
+    /// dataset's), after checking the `data:` section's sizes and split.
+    fn data_features(
+        &self,
+        v: &Variant,
+        loaded: Option<&xai_core::Dataset>,
+    ) -> Result<Option<Vec<String>>> {
         let known = loaded.map(|d| (d.feature_names(), d.n_rows()));
         let s = &v.spec;
-        let fail = |field: &str, msg: String| {
-            Err(self.err(format!(
-                "{}{msg} (variant {})",
-                at_line(&self.text, field),
-                v.describe()
-            )))
-        };
-        let names = match (&s.data.dgp, &s.data.dataset) {
+        let fail = |field: &str, msg: String| Err(self.at_field(v, field, msg));
+        Ok(match (&s.data.dgp, &s.data.dataset) {
             (Some(dgp), None) => {
                 if s.data.n_train < 2 || s.data.n_test < 2 {
                     let field = if s.data.n_train < 2 {
@@ -486,7 +469,19 @@ impl Experiment {
                     "under `data:` give exactly one of `dgp:` (with n_train and n_test) or `dataset:`".into(),
                 );
             }
-        };
+        })
+    }
+
+    /// Checks the grid, scales, level, models and the data's options against the
+    /// models (missing cells, shifts, sampling).
+    fn validate_setup(
+        &self,
+        v: &Variant,
+        loaded: Option<&xai_core::Dataset>,
+        names: Option<&[String]>,
+    ) -> Result<()> {
+        let s = &v.spec;
+        let fail = |field: &str, msg: String| Err(self.at_field(v, field, msg));
         if let Some(k) = s.shared_streams.iter().find(|k| !s.grid.contains_key(*k)) {
             return fail(
                 "shared_streams",
@@ -506,7 +501,7 @@ impl Experiment {
         }
         let no_quantities: Vec<String> = Vec::new();
         let data_plan = Plan {
-            feature_names: names.as_deref(),
+            feature_names: names,
             n_train: None,
             n_test: None,
             models: &s.models,
@@ -517,7 +512,6 @@ impl Experiment {
         let known_feature = |f: &String| {
             crate::methods::known_features(&data_plan, [f]).or_else(|e| fail(&e.field, e.message))
         };
-        let two_features = names.as_ref().is_none_or(|n| n.len() == 2);
         if s.models.is_empty() {
             return fail("models", "list at least one model under `models:`".into());
         }
@@ -594,10 +588,27 @@ impl Experiment {
                     .into(),
             );
         }
+        Ok(())
+    }
+
+    /// Checks every method against what is known before it, and returns the
+    /// quantities and curve quantities the methods report.
+    fn validate_methods(
+        &self,
+        v: &Variant,
+        loaded: Option<&xai_core::Dataset>,
+        names: Option<&[String]>,
+    ) -> Result<(Vec<String>, Vec<String>)> {
+        let known = loaded.map(|d| (d.feature_names(), d.n_rows()));
+        let s = &v.spec;
+        let fail = |field: &str, msg: String| Err(self.at_field(v, field, msg));
         if s.methods.is_empty() {
             return fail(
                 "methods",
-                "list at least one method under `methods:` (pfi, ice, cid, impurity_importance, predictability, permutation_map, learner_inference)".into(),
+                format!(
+                    "list at least one method under `methods:` ({})",
+                    MethodSpec::NAMES.join(", ")
+                ),
             );
         }
         let sizes = replicate_sizes(s, known.map(|(_, rows)| rows));
@@ -605,7 +616,7 @@ impl Experiment {
         let mut curve_quantities: Vec<String> = Vec::new();
         for m in s.methods.iter().map(MethodSpec::method) {
             let plan = Plan {
-                feature_names: names.as_deref(),
+                feature_names: names,
                 n_train: sizes.map(|z| z.0),
                 n_test: sizes.map(|z| z.1),
                 models: &s.models,
@@ -644,50 +655,34 @@ impl Experiment {
             }
             curve_quantities.extend(m.curve_quantities());
         }
+        Ok((quantities, curve_quantities))
+    }
+
+    /// Checks the plots, tables and checks against the quantities and curves the
+    /// methods report.
+    fn validate_outputs(
+        &self,
+        v: &Variant,
+        names: Option<&[String]>,
+        (quantities, curve_quantities): (&[String], &[String]),
+    ) -> Result<()> {
+        let s = &v.spec;
+        let fail = |field: &str, msg: String| Err(self.at_field(v, field, msg));
         let in_grid = match s.grid.is_empty() {
             true => Vec::new(),
             false => self.grid_quantities()?,
         };
-        let known = |q: &String, field: &str| {
-            if quantities.contains(q) || in_grid.contains(q) {
-                Ok(())
-            } else {
-                fail(
-                    field,
-                    format!(
-                        "unknown quantity `{q}`; the methods report {}",
-                        quantities.join(", ")
-                    ),
-                )
-            }
-        };
-        let grid_or_model = |k: &String| {
-            if k == "model" || s.grid.contains_key(k) {
-                Ok(())
-            } else {
-                fail(
-                    k,
-                    format!(
-                        "`{k}` is neither a grid key nor `model`; plots colour and arrange by those"
-                    ),
-                )
-            }
-        };
-        // A curve quantity a plot draws must be kept by the method `how` names.
-        let kept = |q: &String, how: &str| {
-            if curve_quantities.contains(q) {
-                Ok(())
-            } else {
-                fail(
-                    q,
-                    format!(
-                        "`{q}` is not kept: set {how} (kept: {})",
-                        curve_quantities.join(", ")
-                    ),
-                )
-            }
-        };
-        for p in &s.plots {
+        let grid_labels = grid_labels(s);
+        let plot_plan = plot_plan(
+            s,
+            &grid_labels,
+            names,
+            (quantities, &in_grid, curve_quantities),
+        );
+        let at_field = |e: crate::methods::Invalid| fail(&e.field, e.message);
+        let known = |q: &String, field: &str| plot_plan.known(q, field).or_else(at_field);
+        let grid_or_model = |k: &String| plot_plan.grid_or_model(k).or_else(at_field);
+        for p in s.plots.iter().map(crate::plots::PlotSpec::kind) {
             if p.name() != s.figure_stem() && p.title().is_none() {
                 return fail(
                     p.name(),
@@ -720,237 +715,7 @@ impl Experiment {
                     );
                 }
             }
-            let panels = match p {
-                PlotSpec::Bars {
-                    quantities: qs,
-                    panels,
-                    order_by,
-                    top,
-                    ..
-                } => {
-                    for q in qs.iter().chain(order_by) {
-                        known(q, q)?;
-                    }
-                    if *top == Some(0) {
-                        return fail("top", "bars `top` must be at least 1".into());
-                    }
-                    panels
-                }
-                PlotSpec::Curves {
-                    pd,
-                    ice,
-                    color_by,
-                    panels,
-                    data,
-                    ..
-                } => {
-                    if let Some(d) = data {
-                        known_feature(&d.x)?;
-                        known_feature(&d.y)?;
-                    }
-                    known(pd, pd)?;
-                    if let Some(q) = ice {
-                        kept(q, "`curves:` on an `ice` method")?;
-                    }
-                    match color_by.as_deref() {
-                        Some("other") if !two_features => {
-                            return fail(
-                                "color_by",
-                                "`color_by: other` needs data with exactly two features".into(),
-                            );
-                        }
-                        Some("other") | Some("class") | None => {}
-                        Some(_) => color_by.iter().try_for_each(known_feature)?,
-                    }
-                    panels
-                }
-                PlotSpec::IceGrid {
-                    pd,
-                    ice,
-                    columns,
-                    near,
-                    ..
-                } => {
-                    known(pd, pd)?;
-                    kept(ice, "`curves:` on an `ice` method")?;
-                    if *columns == 0 {
-                        return fail("columns", "an ice_grid needs at least 1 column".into());
-                    }
-                    if near.is_some_and(|k| !(k > 0.0 && k.is_finite())) {
-                        return fail("near", "`near` is a positive number of sds".into());
-                    }
-                    &None
-                }
-                PlotSpec::Lines {
-                    y,
-                    color_by,
-                    rows,
-                    columns,
-                    hlines,
-                    ..
-                } => {
-                    for q in y.iter().flatten().chain(hlines.keys()) {
-                        known(q, q)?;
-                    }
-                    if let Some(entry) = y.iter().find(|e| e.is_empty() || e.len() > 3) {
-                        return fail(
-                            "y",
-                            format!(
-                                "each entry of `y` lists 1 to 3 quantities (line styles), not {}",
-                                entry.len()
-                            ),
-                        );
-                    }
-                    for k in std::iter::once(color_by).chain(rows).chain(columns) {
-                        grid_or_model(k)?;
-                    }
-                    &None
-                }
-                PlotSpec::Tradeoff {
-                    estimands,
-                    color_by,
-                    intervals,
-                    join,
-                    ..
-                } => {
-                    let suffixes: &[&str] = match intervals {
-                        Intervals::Both => &["", "_corrected"],
-                        Intervals::Corrected => &["_corrected"],
-                    };
-                    for e in estimands {
-                        for (kind, suffix) in ["width", "coverage"]
-                            .iter()
-                            .flat_map(|k| suffixes.iter().map(move |s| (k, s)))
-                        {
-                            known(&format!("{kind}_{e}{suffix}"), e)?;
-                        }
-                    }
-                    grid_or_model(color_by)?;
-                    if join != "corrected" {
-                        grid_or_model(join)?;
-                    }
-                    &None
-                }
-                PlotSpec::Scatter { x, y, .. } => {
-                    known_feature(x)?;
-                    known_feature(y)?;
-                    &None
-                }
-                PlotSpec::PixelMaps {
-                    quantities,
-                    panels,
-                    rows,
-                    ..
-                } => {
-                    for q in quantities {
-                        kept(q, "`keep:` on a `shapley` method")?;
-                    }
-                    if *rows == 0 {
-                        return fail("rows", "draw at least one image".into());
-                    }
-                    panels
-                }
-                PlotSpec::ShapSummary {
-                    quantity, panels, ..
-                }
-                | PlotSpec::ShapDependence {
-                    quantity, panels, ..
-                } => {
-                    kept(quantity, "`keep:` on a `shapley` method")?;
-                    if let PlotSpec::ShapDependence {
-                        feature, color_by, ..
-                    } = p
-                    {
-                        if let Some(c) = color_by {
-                            grid_or_model(c)?;
-                        }
-                        match feature {
-                            crate::spec::FeatureChoice::One(f) => known_feature(f)?,
-                            crate::spec::FeatureChoice::PerPanel(_) if panels.is_none() => {
-                                return fail(
-                                    "feature",
-                                    "a feature per panel needs `panels:`, the grid key of the panels"
-                                        .into(),
-                                );
-                            }
-                            crate::spec::FeatureChoice::PerPanel(_) => {}
-                        }
-                        if s.models.len() > 1 {
-                            return fail(
-                                "shap_dependence",
-                                "a dependence plot draws one model's values; this experiment has several"
-                                    .into(),
-                            );
-                        }
-                    }
-                    panels
-                }
-                PlotSpec::PdReplicates {
-                    pd,
-                    feature,
-                    panels,
-                    mean,
-                    show,
-                    ..
-                } => {
-                    known(pd, pd)?;
-                    known_feature(feature)?;
-                    if !s.tidy {
-                        return fail(
-                            "pd_replicates",
-                            "a pd_replicates plot draws each replicate's PD from the tidy rows; remove `tidy: false`".into(),
-                        );
-                    }
-                    let has_truth = s
-                        .data
-                        .dgp
-                        .as_ref()
-                        .is_some_and(|d| d.dgp().partial_dependence(0, &[0.5]).is_some());
-                    if !mean.is_empty() && !has_truth {
-                        return fail(
-                            "mean",
-                            "`mean` panels draw the true PD, which only a DGP with a closed form knows (`molnar_additive`, `molnar_sine`)".into(),
-                        );
-                    }
-                    let in_grid = |v: &String| {
-                        s.grid
-                            .get(panels)
-                            .is_some_and(|vals| vals.iter().any(|g| grid_label(g) == *v))
-                    };
-                    for (field, values) in [("mean", mean), ("show", show)] {
-                        if let Some(v) = values.iter().find(|v| !in_grid(v)) {
-                            return fail(
-                                field,
-                                format!(
-                                    "`{field}` names `{v}`, which is not a value of the grid key `{panels}`"
-                                ),
-                            );
-                        }
-                    }
-                    if !s.grid.contains_key(panels) {
-                        return fail(panels, format!("plot panels `{panels}` is not a grid key"));
-                    }
-                    &None
-                }
-                PlotSpec::PermutationMap { .. } => {
-                    if !s
-                        .methods
-                        .iter()
-                        .any(|m| matches!(m, MethodSpec::PermutationMap(_)))
-                    {
-                        return fail(
-                            "permutation_map",
-                            "a permutation_map plot draws the map of a `permutation_map` method; list one under `methods:`".into(),
-                        );
-                    }
-                    &None
-                }
-            };
-            if let Some(k) = panels
-                && !s.grid.contains_key(k)
-            {
-                return fail(k, format!("plot panels `{k}` is not a grid key"));
-            }
+            p.validate(&plot_plan).or_else(at_field)?;
         }
         for t in &s.tables {
             // A table may also have a row per feature (watson2023 Table 1).
@@ -962,37 +727,15 @@ impl Experiment {
             }
         }
         for c in &s.checks {
-            for q in c.assert.quantities() {
+            for q in c.assert.kind().quantities() {
                 if !curve_quantities.contains(q) {
                     known(q, q)?;
                 }
             }
-            if let crate::spec::Assertion::PaperCells {
-                table,
-                columns,
-                decimals,
-                significant,
-            } = &c.assert
-            {
-                let Some(t) = s.tables.iter().find(|t| &t.name == table) else {
-                    return fail(table, format!("paper_cells names no table `{table}`"));
-                };
-                if let Some(h) = columns
-                    .iter()
-                    .find(|h| !t.columns.iter().any(|c| &c.header == *h))
-                {
-                    return fail(h, format!("table `{table}` has no column `{h}`"));
-                }
-                if decimals.is_some() == significant.is_some() {
-                    return fail(
-                        table,
-                        "paper_cells needs the paper's print precision: `decimals: d` or \
-                         `significant: s`, one of them"
-                            .into(),
-                    );
-                }
+            if let Err(e) = c.assert.kind().validate(&s.tables) {
+                return fail(&e.field, e.message);
             }
-            if let Some(crate::spec::Deviation::PerScale(by)) = &c.expected_to_differ
+            if let Some(crate::checks::Deviation::PerScale(by)) = &c.expected_to_differ
                 && let Some(bad) = by.keys().find(|k| Scale::parse(k).is_err())
             {
                 return Err(self.err(format!(
@@ -1003,6 +746,40 @@ impl Experiment {
             }
         }
         Ok(())
+    }
+}
+
+/// The labels of each grid key's values, as plots name panels.
+fn grid_labels(spec: &ExperimentSpec) -> BTreeMap<String, Vec<String>> {
+    spec.grid
+        .iter()
+        .map(|(k, values)| (k.clone(), values.iter().map(grid_label).collect()))
+        .collect()
+}
+
+/// The plan `spec`'s plots are checked against: `features` of the data where known,
+/// the `quantities` and `curves` its methods report, `grid_quantities` a grid names,
+/// and `grid` from [`grid_labels`].
+fn plot_plan<'a>(
+    spec: &'a ExperimentSpec,
+    grid: &'a BTreeMap<String, Vec<String>>,
+    features: Option<&'a [String]>,
+    (quantities, grid_quantities, curves): (&'a [String], &'a [String], &'a [String]),
+) -> crate::plots::PlotPlan<'a> {
+    crate::plots::PlotPlan {
+        grid,
+        tidy: spec.tidy,
+        models: spec.models.len(),
+        methods: &spec.methods,
+        true_pd: spec
+            .data
+            .dgp
+            .as_ref()
+            .is_some_and(|d| d.dgp().partial_dependence(0, &[0.5]).is_some()),
+        features,
+        quantities,
+        grid_quantities,
+        curves,
     }
 }
 
@@ -1128,7 +905,8 @@ fn bundle(value: &Value) -> Option<(&str, &serde_json::Map<String, Value>)> {
 }
 
 /// A grid value's name in the output columns: a bundle's label or [`label`].
-fn grid_label(value: &Value) -> String {
+/// The label of a grid value: a registry entry's name, else its [`label`].
+pub fn grid_label(value: &Value) -> String {
     bundle(value).map_or_else(|| label(value), |(name, _)| name.to_string())
 }
 

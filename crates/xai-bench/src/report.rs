@@ -163,19 +163,18 @@ fn markdown_table(md: &str) -> String {
 /// the difference (ours − reference)/se. Empty when the experiment has no `near`
 /// check.
 fn reference_table(spec: &crate::spec::ExperimentSpec, dir: &Path) -> Result<String> {
-    use crate::spec::Assertion;
+    use crate::checks::Assertion;
     let near: Vec<_> = spec
         .checks
         .iter()
         .filter_map(|c| match &c.assert {
-            Assertion::Near {
-                quantity,
-                rows,
-                value,
-                tolerance,
-                plus_se,
-                plus_sd,
-            } => Some((quantity, rows, *value, *tolerance, (*plus_se, *plus_sd))),
+            Assertion::Near(n) => Some((
+                &n.quantity,
+                &n.rows,
+                n.value,
+                n.tolerance,
+                (n.plus_se, n.plus_sd),
+            )),
             _ => None,
         })
         .collect();
@@ -323,7 +322,7 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
             let img = out.join("img").join(id);
             std::fs::create_dir_all(&img).map_err(io_err(&img))?;
             for plot in &s.plots {
-                let file = format!("{}.png", plot.name());
+                let file = format!("{}.png", plot.kind().name());
                 let from = dir.join(&file);
                 if from.is_file() {
                     std::fs::copy(&from, img.join(&file)).map_err(io_err(&from))?;

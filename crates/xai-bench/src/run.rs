@@ -34,86 +34,10 @@ use crate::cells::{self, CellStore, Found, Shard, cell_name};
 use crate::error::{BenchError, Result};
 use crate::methods::permutation_map::EntropyMap;
 use crate::methods::{Input, MethodSpec, Value};
+pub use crate::output::{Counts, RunOutput};
 use crate::plan::{Experiment, Scale, Variant};
 use crate::spec::Sampling;
-use crate::table::{CurveRow, Summarizer, SummaryRow, TidyRow, summarize};
-
-/// What a run computed.
-#[derive(Debug, Clone)]
-pub struct RunOutput {
-    /// The scale run.
-    pub scale: Scale,
-    /// The grid keys (columns of the tables).
-    pub keys: Vec<String>,
-    /// One row per variant × replicate × model × quantity × feature × grid point.
-    pub tidy: Vec<TidyRow>,
-    /// The summary over replicates.
-    pub summary: Vec<SummaryRow>,
-    /// ICE curves of the sampled test rows (methods with `curves > 0`).
-    pub curves: Vec<CurveRow>,
-    /// Feature names of the data (of the first variant).
-    pub feature_names: Vec<String>,
-    /// The training sample of the first variant's first replicate (for data plots).
-    pub train_sample: Option<Dataset>,
-    /// The entropy maps of `permutation_map` methods (first variant, replicate and
-    /// model).
-    pub maps: Vec<EntropyMap>,
-    /// Number of variants.
-    pub variants: usize,
-    /// Replicates per variant.
-    pub replicates: usize,
-    /// Threads used.
-    pub threads: usize,
-    /// Wall time of the computation in seconds.
-    pub wall_seconds: f64,
-    /// CPU time of the computation in seconds, all threads
-    /// ([`crate::workspace::cpu_seconds`] of the
-    /// process; for a merge, the seconds its cells took in their shards); NaN where
-    /// the platform does not tell.
-    pub cpu_seconds: f64,
-    /// Cells computed by this invocation and read back from disk.
-    pub cells: Counts,
-}
-
-impl RunOutput {
-    /// The run as replicate `k` alone: its tidy rows, and as summary their own
-    /// estimates and intervals ([`crate::table::summarize`] of one replicate), for a
-    /// figure of one fit.
-    pub fn only_replicate(&self, k: usize, level: f64) -> RunOutput {
-        let tidy: Vec<TidyRow> = self
-            .tidy
-            .iter()
-            .filter(|r| r.replicate == k)
-            .cloned()
-            .collect();
-        RunOutput {
-            summary: summarize(&tidy, level),
-            tidy,
-            curves: self
-                .curves
-                .iter()
-                .filter(|c| c.replicate == k)
-                .cloned()
-                .collect(),
-            replicates: 1,
-            ..self.clone()
-        }
-    }
-}
-
-/// How many cells (variant × replicate) an invocation had, computed, and read back
-/// from disk (finished by an earlier, interrupted invocation or by shards).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Cells of this invocation (a shard's share, or all).
-    pub total: usize,
-    /// Computed now.
-    pub computed: usize,
-    /// Read back whole from disk.
-    pub resumed: usize,
-    /// Of the computed: found on disk but cut short or corrupt, so computed again.
-    pub unusable: usize,
-}
+use crate::table::{CurveRow, Summarizer, TidyRow};
 
 /// Where a run keeps its cells: whole cells found there are read back instead of
 /// computed, and each computed cell is written there as it finishes.

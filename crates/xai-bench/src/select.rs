@@ -3,9 +3,82 @@
 
 use xai_core::Estimate;
 
-use crate::run::RunOutput;
-use crate::spec::{CurveInterval, RowFilter, Scalar, Selector};
+use crate::output::RunOutput;
+use std::collections::BTreeMap;
+
 use crate::table::{CurveRow, TidyRow, format_number};
+use serde::Deserialize;
+
+/// A scalar in a selector: a name or a number.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    /// A number, matched against numeric columns.
+    Number(f64),
+    /// A text value.
+    Text(String),
+}
+
+/// One value or a list of values.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    /// A single value.
+    One(Scalar),
+    /// Any of these values.
+    Many(Vec<Scalar>),
+}
+
+impl OneOrMany {
+    /// The values as a list.
+    pub fn values(&self) -> Vec<Scalar> {
+        match self {
+            OneOrMany::One(v) => vec![v.clone()],
+            OneOrMany::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// Rows of the summary whose columns take the given values (`{feature: [X1, X2]}`).
+pub type Selector = BTreeMap<String, OneOrMany>;
+
+/// Curves (PD `*_pd` from the summary, or kept ICE curves `*_ice`) and an interval
+/// of the grid, as the curve-shape assertions take them.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurveInterval {
+    /// The quantity.
+    pub quantity: String,
+    /// The curves.
+    #[serde(rename = "where")]
+    pub rows: Selector,
+    /// ICE only: which rows' curves.
+    #[serde(default)]
+    pub rows_with: Option<RowFilter>,
+    /// Lower end.
+    pub lower: f64,
+    /// Upper end.
+    pub upper: f64,
+}
+
+/// Keeps the ICE curves of rows of class `class`, and/or rows whose original value
+/// of `feature` has |value| below `abs_below` and/or above `abs_above`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RowFilter {
+    /// The row's class.
+    #[serde(default)]
+    pub class: Option<usize>,
+    /// The feature whose original value is tested.
+    #[serde(default)]
+    pub feature: Option<String>,
+    /// Keep rows with |value| < this.
+    #[serde(default)]
+    pub abs_below: Option<f64>,
+    /// Keep rows with |value| > this.
+    #[serde(default)]
+    pub abs_above: Option<f64>,
+}
 
 /// A row's identifying columns (quantity, grid keys, model, feature, x) and value.
 pub struct Row<'a> {

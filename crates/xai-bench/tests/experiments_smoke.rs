@@ -66,8 +66,8 @@ fn every_experiment_runs_at_smoke_scale_deterministically() {
             assert!(!dir.join("tidy.csv").exists(), "{id}: tidy.csv written");
         }
         for plot in &exp.spec.plots {
-            files.push(format!("{}.svg", plot.name()));
-            files.push(format!("{}.png", plot.name()));
+            files.push(format!("{}.svg", plot.kind().name()));
+            files.push(format!("{}.png", plot.kind().name()));
         }
         for f in &files {
             let meta = std::fs::metadata(dir.join(f)).unwrap_or_else(|e| panic!("{id}: {f}: {e}"));

@@ -36,6 +36,7 @@ pub mod perturbed;
 pub mod pfi;
 pub mod predictability;
 pub mod predictions;
+pub mod registry;
 pub mod resample;
 pub mod rng;
 pub mod roc;

@@ -1,13 +1,17 @@
-//! Checks on curves (PD curves from the summary with their standard errors, or kept
-//! ICE curves): shape inside an interval of the grid, trends between two points, and
-//! comparisons of curves with each other and with the PD.
+//! Assertions on curves (PD curves `*_pd` from the summary with their standard errors,
+//! or kept ICE curves `*_ice`): shape inside an interval of the grid
+//! (`interior_peak`, `rises_towards_edges`, `argmax_within`), trends between two
+//! points (`trend`), variation (`varies`, `shapes_differ`), and comparisons of curves
+//! with each other (`similar_curves`) and with the PD (`below_pd_peak`).
 
+use serde::Deserialize;
 use xai_core::interpolate;
 
-use super::{Verdict, nan_max};
-use crate::run::RunOutput;
+use super::Direction;
+use super::{AssertionKind, Context, Reads, Verdict, at_least, nan_max};
+use crate::output::RunOutput;
 use crate::select::{Curve, argmax, argmin, curves, interval_curves, short};
-use crate::spec::{CurveInterval, Direction, RowFilter, Selector};
+use crate::select::{CurveInterval, RowFilter, Selector};
 
 /// No curves, or a curve with a NaN value: the shape cannot be judged, so the claim
 /// (and its negation) fails with a NaN measure.
@@ -56,9 +60,30 @@ fn each_curve(curves: &[Curve<'_>], test: impl Fn(&Curve<'_>) -> (bool, String))
     )
 }
 
+/// Every selected curve has a bump inside [lower, upper]: its maximum over the interval
+/// exceeds its values at both ends of the interval by more than the combined standard
+/// error (0 for ICE curves). Measured: the share of curves that pass.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(transparent)]
+pub struct InteriorPeak(pub CurveInterval);
+
+impl AssertionKind for InteriorPeak {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.0.quantity]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::curves(vec![(&self.0.quantity, &self.0.rows)])
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        interior_peak(ctx.out, &self.0)
+    }
+}
+
 /// Every curve's maximum over [lower, upper] exceeds its values at both ends of the
 /// interval by more than the combined standard error (grid point nearest each end).
-pub fn interior_peak(out: &RunOutput, ci: &CurveInterval) -> Verdict {
+fn interior_peak(out: &RunOutput, ci: &CurveInterval) -> Verdict {
     each_curve(&interval_curves(ci, out), |c| {
         let inside: Vec<usize> = (0..c.xs.len())
             .filter(|&i| c.xs[i] >= ci.lower && c.xs[i] <= ci.upper)
@@ -85,9 +110,30 @@ pub fn interior_peak(out: &RunOutput, ci: &CurveInterval) -> Verdict {
     })
 }
 
+/// On each side of [lower, upper] every selected curve's value at the grid end exceeds
+/// the curve's minimum on that side (for PD, by more than the combined standard error
+/// of the two points). Measured: the share of curves that pass.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(transparent)]
+pub struct RisesTowardsEdges(pub CurveInterval);
+
+impl AssertionKind for RisesTowardsEdges {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.0.quantity]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::curves(vec![(&self.0.quantity, &self.0.rows)])
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        rises_towards_edges(ctx.out, &self.0)
+    }
+}
+
 /// On each side of [lower, upper] the curve's value at the grid end exceeds its
 /// minimum on that side, by more than the combined standard error of the two points.
-pub fn rises_towards_edges(out: &RunOutput, ci: &CurveInterval) -> Verdict {
+fn rises_towards_edges(out: &RunOutput, ci: &CurveInterval) -> Verdict {
     each_curve(&interval_curves(ci, out), |c| {
         let side = |inside: &dyn Fn(f64) -> bool, edge: usize| {
             let idx: Vec<usize> = (0..c.xs.len()).filter(|&i| inside(c.xs[i])).collect();
@@ -106,8 +152,28 @@ pub fn rises_towards_edges(out: &RunOutput, ci: &CurveInterval) -> Verdict {
     })
 }
 
+/// Every selected curve reaches its maximum over the whole grid inside [lower, upper].
+/// Measured: the share of curves that pass.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(transparent)]
+pub struct ArgmaxWithin(pub CurveInterval);
+
+impl AssertionKind for ArgmaxWithin {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.0.quantity]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::curves(vec![(&self.0.quantity, &self.0.rows)])
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        argmax_within(ctx.out, &self.0)
+    }
+}
+
 /// Every curve reaches its maximum over the whole grid inside [lower, upper].
-pub fn argmax_within(out: &RunOutput, ci: &CurveInterval) -> Verdict {
+fn argmax_within(out: &RunOutput, ci: &CurveInterval) -> Verdict {
     each_curve(&interval_curves(ci, out), |c| {
         let at = c.xs[argmax(&c.ys)];
         (
@@ -138,9 +204,59 @@ fn follows(c: &Curve<'_>, from: f64, to: f64, direction: Direction, by: f64) -> 
     }
 }
 
+/// At least `share` of the selected curves move in `direction` from x = `from` to x =
+/// `to` (values interpolated) by more than `by` and, for PD, by more than the combined
+/// standard error. Measured: the share of curves that do.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trend {
+    /// The quantity.
+    pub quantity: String,
+    /// The curves.
+    #[serde(rename = "where")]
+    pub rows: Selector,
+    /// ICE only: which rows' curves.
+    #[serde(default)]
+    pub rows_with: Option<RowFilter>,
+    /// Start of the comparison.
+    pub from: f64,
+    /// End of the comparison.
+    pub to: f64,
+    /// `increasing` or `decreasing`.
+    pub direction: Direction,
+    /// Share of curves that must follow the trend (default 1).
+    #[serde(default = "super::default_share")]
+    pub share: f64,
+    /// The smallest move that counts (default 0): e.g. more than one tree's vote
+    /// of a forest's predicted probability, so that a curve stepping by one of 500
+    /// trees (0.002) does not count as rising (icefi2022 App. B).
+    #[serde(default)]
+    pub by: f64,
+}
+
+impl AssertionKind for Trend {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::curves(vec![(&self.quantity, &self.rows)])
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        trend(
+            ctx.out,
+            (&self.quantity, &self.rows, self.rows_with.as_ref()),
+            (self.from, self.to),
+            self.direction,
+            (self.share, self.by),
+        )
+    }
+}
+
 /// At least `share` of the selected curves (`quantity`, `sel`, `filter`) move in
 /// `direction` from `from` to `to` by more than `by`. Measured: the share that do.
-pub fn trend(
+fn trend(
     out: &RunOutput,
     (quantity, sel, filter): (&str, &Selector, Option<&RowFilter>),
     (from, to): (f64, f64),
@@ -155,7 +271,7 @@ pub fn trend(
         .iter()
         .filter(|c| follows(c, from, to, direction, by))
         .count();
-    let needed = super::scalar::at_least(share, list.len());
+    let needed = at_least(share, list.len());
     Verdict::new(
         k >= needed,
         k as f64 / list.len() as f64,
@@ -176,9 +292,39 @@ pub fn trend(
     )
 }
 
+/// Every selected curve varies: its range max − min exceeds `bound` and (for PD) the
+/// combined standard error of its highest and lowest points. Measured: the share of
+/// curves that do.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Varies {
+    /// The quantity.
+    pub quantity: String,
+    /// The curves.
+    #[serde(rename = "where")]
+    pub rows: Selector,
+    /// Smallest range that counts.
+    #[serde(default)]
+    pub bound: f64,
+}
+
+impl AssertionKind for Varies {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::curves(vec![(&self.quantity, &self.rows)])
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        varies(ctx.out, &self.quantity, &self.rows, self.bound)
+    }
+}
+
 /// Every selected curve's range max − min exceeds `bound` and the combined standard
 /// error of its highest and lowest points.
-pub fn varies(out: &RunOutput, quantity: &str, sel: &Selector, bound: f64) -> Verdict {
+fn varies(out: &RunOutput, quantity: &str, sel: &Selector, bound: f64) -> Verdict {
     each_curve(&curves(out, quantity, sel, None), |c| {
         let (hi, lo) = (argmax(&c.ys), argmin(&c.ys));
         let range = c.ys[hi] - c.ys[lo];
@@ -190,9 +336,38 @@ pub fn varies(out: &RunOutput, quantity: &str, sel: &Selector, bound: f64) -> Ve
     })
 }
 
+/// The selected ICE curves differ in shape, not only in level: after subtracting each
+/// curve's own mean, the standard deviation across curves exceeds `bound` at some
+/// grid point. Measured: the largest such spread.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapesDiffer {
+    /// The ICE quantity.
+    pub quantity: String,
+    /// The curves (one feature and model).
+    #[serde(rename = "where")]
+    pub rows: Selector,
+    /// Smallest spread that counts.
+    pub bound: f64,
+}
+
+impl AssertionKind for ShapesDiffer {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::curves(vec![(&self.quantity, &self.rows)])
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        shapes_differ(ctx.out, &self.quantity, &self.rows, self.bound)
+    }
+}
+
 /// The largest across-curve standard deviation of the centred curves (each minus its
 /// own mean) over the grid exceeds `bound`. Measured: that spread.
-pub fn shapes_differ(out: &RunOutput, quantity: &str, sel: &Selector, bound: f64) -> Verdict {
+fn shapes_differ(out: &RunOutput, quantity: &str, sel: &Selector, bound: f64) -> Verdict {
     let curves = curves(out, quantity, sel, None);
     if curves.len() < 2 || curves.iter().any(|c| c.ys.len() != curves[0].ys.len()) {
         return Verdict::no_rows(&format!(
@@ -225,9 +400,47 @@ pub fn shapes_differ(out: &RunOutput, quantity: &str, sel: &Selector, bound: f64
     )
 }
 
+/// Two PD curves agree point by point (matched grid index): max |a − b| ≤ tolerance ·
+/// (max a − min a). Measured: the largest max |a − b| / range.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimilarCurves {
+    /// The PD quantity.
+    pub quantity: String,
+    /// The first curve.
+    pub this: Selector,
+    /// The second curve.
+    pub that: Selector,
+    /// Relative tolerance.
+    pub tolerance: f64,
+}
+
+impl AssertionKind for SimilarCurves {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::curves(vec![
+            (&self.quantity, &self.this),
+            (&self.quantity, &self.that),
+        ])
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        similar_curves(
+            ctx.out,
+            &self.quantity,
+            &self.this,
+            &self.that,
+            self.tolerance,
+        )
+    }
+}
+
 /// Two sets of PD curves agree point by point: max |a − b| ≤ tolerance·(max a − min a)
 /// for each pair. Measured: the largest max |a − b| / range.
-pub fn similar_curves(
+fn similar_curves(
     out: &RunOutput,
     quantity: &str,
     this: &Selector,
@@ -271,11 +484,58 @@ pub fn similar_curves(
     Verdict::new(worst <= tolerance, worst, parts.join("; "))
 }
 
+/// Every selected ICE curve stays below the peak of the PD of its feature and model:
+/// its maximum, or with `at_own_value` its value at the row's own x (the row's
+/// unperturbed prediction); with `within`, both maxima are taken over that interval.
+/// Measured: the share of curves that do.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BelowPdPeak {
+    /// The ICE quantity.
+    pub quantity: String,
+    /// The PD quantity.
+    pub pd: String,
+    /// The curves.
+    #[serde(rename = "where")]
+    pub rows: Selector,
+    /// Which rows' curves.
+    #[serde(default)]
+    pub rows_with: Option<RowFilter>,
+    /// Compare the value at the row's own x instead of the curve's maximum.
+    #[serde(default)]
+    pub at_own_value: bool,
+    /// Compare both maxima over this interval only.
+    #[serde(default)]
+    pub within: Option<(f64, f64)>,
+}
+
+impl AssertionKind for BelowPdPeak {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity, &self.pd]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::curves(vec![(&self.quantity, &self.rows)])
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        below_pd_peak(
+            ctx.out,
+            &self.quantity,
+            &self.pd,
+            &self.rows,
+            self.rows_with.as_ref(),
+            self.at_own_value,
+            self.within,
+        )
+    }
+}
+
 /// Every selected ICE curve stays below the peak of the PD of its feature and model
 /// (same grid keys): its maximum, or with `at_own_value` its value at the row's own x;
 /// with `within`, the curve's maximum and the PD's peak are taken over that interval
 /// (the row's own value is compared wherever it lies).
-pub fn below_pd_peak(
+fn below_pd_peak(
     out: &RunOutput,
     quantity: &str,
     pd: &str,

@@ -1,26 +1,263 @@
-//! Checks of a run: the paper's claims ([`crate::spec::CheckSpec`]), evaluated by
-//! family ([`scalar`] estimates, [`ranking`], [`curve`] shapes, on rows chosen by
-//! [`crate::select`]), and the [`regression`] check against the committed baseline.
+//! Checks of a run: the paper's claims ([`CheckSpec`]), each an
+//! [`Assertion`] of one kind, and the [`regression`] check against the committed
+//! baseline.
 //!
-//! Every assertion yields a [`Verdict`]: whether it holds, one measured number (the
-//! quantity it is decided on, documented per kind) and the numbers behind it. The
+//! Every assertion kind is a settings struct in the file of its family ([`bounds`]:
+//! estimates against a bound; [`paired`]: rows against rows; [`monotone`] trends;
+//! [`ranking`]; [`curve`] shapes; [`paper_cells`]; [`not`]) implementing
+//! [`AssertionKind`], and one line of the [`Assertion`] registry. It reads rows chosen
+//! by [`crate::select`] and yields a [`Verdict`]: whether it holds, one measured number
+//! (the quantity it is decided on, documented per kind) and the numbers behind it. The
 //! measured number goes to `checks.csv`, so the regression check guards it too.
 
+pub mod bounds;
 pub mod curve;
+pub mod monotone;
+pub mod not;
+pub mod paired;
+pub mod paper_cells;
 pub mod ranking;
 pub mod regression;
-pub mod scalar;
 
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
+use serde::Deserialize;
+
 use crate::error::Result;
-use crate::plan::Experiment;
-use crate::run::RunOutput;
-use crate::spec::{Assertion, CheckSpec, ClaimKind, CurveInterval, Selector, TableSpec};
-use crate::table::{CsvTable, CurveRow, TidyRow, format_number, write_table};
+use crate::layout::{PaperValue, TableSpec};
+use crate::methods::Invalid;
+use crate::output::RunOutput;
+use crate::select::Selector;
+use crate::table::{CsvTable, format_number, write_table};
+
+xai_core::registry! {
+    /// The assertions a check can make on summary rows, as written under `assert:`.
+    /// Rows are compared within each combination of the columns the assertion does not
+    /// select on (each variant and model separately).
+    #[derive(Debug, Clone, PartialEq, Deserialize)]
+    pub enum Assertion: fn kind -> dyn AssertionKind {
+        /// Every `this` row exceeds every `than` row beyond Monte-Carlo error
+        /// ([`paired::Greater`]).
+        "greater" => Greater(paired::Greater),
+        /// Every selected row's estimate stays within a tolerance of its `from` row's
+        /// ([`paired::Unchanged`]).
+        "unchanged" => Unchanged(paired::Unchanged),
+        /// The spread over replicates of some rows is at most a factor of others'
+        /// ([`paired::Spread`]).
+        "spread" => Spread(paired::Spread),
+        /// Every selected row's interval lies above a bound ([`bounds::Positive`]).
+        "positive" => Positive(bounds::Positive),
+        /// Every selected row's interval lies below a bound ([`bounds::Below`]).
+        "below" => Below(bounds::Below),
+        /// The share of replicates whose own interval excludes 0
+        /// ([`bounds::ExcludesZero`]).
+        "excludes_zero" => ExcludesZero(bounds::ExcludesZero),
+        /// Every selected row's estimate lies near a paper's value ([`bounds::Near`]).
+        "near" => Near(bounds::Near),
+        /// Every selected row is negligible ([`bounds::Negligible`]).
+        "negligible" => Negligible(bounds::Negligible),
+        /// A trend along a grid key beyond Monte-Carlo error ([`monotone::Monotone`]).
+        "monotone" => Monotone(monotone::Monotone),
+        /// Some features rank above others in a share of the replicates
+        /// ([`ranking::RankedAbove`]).
+        "ranked_above" => RankedAbove(ranking::RankedAbove),
+        /// Every selected row is among the k largest ([`ranking::InTop`]).
+        "in_top" => InTop(ranking::InTop),
+        /// One quantity's ranking agrees better with a reference than another's
+        /// ([`ranking::RankAgreement`]).
+        "rank_agreement" => RankAgreement(ranking::RankAgreement),
+        /// A feature's place moves between two quantities' rankings
+        /// ([`ranking::RankMoves`]).
+        "rank_moves" => RankMoves(ranking::RankMoves),
+        /// A table's cells equal the paper's printed digits
+        /// ([`paper_cells::PaperCells`]).
+        "paper_cells" => PaperCells(paper_cells::PaperCells),
+        /// The inner assertion does not hold ([`not::Not`]).
+        "not" => Not(not::Not),
+        /// Every selected curve has a bump inside an interval ([`curve::InteriorPeak`]).
+        "interior_peak" => InteriorPeak(curve::InteriorPeak),
+        /// Every selected curve rises towards both grid ends
+        /// ([`curve::RisesTowardsEdges`]).
+        "rises_towards_edges" => RisesTowardsEdges(curve::RisesTowardsEdges),
+        /// Every selected curve peaks inside an interval ([`curve::ArgmaxWithin`]).
+        "argmax_within" => ArgmaxWithin(curve::ArgmaxWithin),
+        /// A share of the selected curves move one way between two points
+        /// ([`curve::Trend`]).
+        "trend" => Trend(curve::Trend),
+        /// Every selected curve varies ([`curve::Varies`]).
+        "varies" => Varies(curve::Varies),
+        /// ICE curves differ in shape, not only level ([`curve::ShapesDiffer`]).
+        "shapes_differ" => ShapesDiffer(curve::ShapesDiffer),
+        /// Two PD curves agree point by point ([`curve::SimilarCurves`]).
+        "similar_curves" => SimilarCurves(curve::SimilarCurves),
+        /// ICE curves stay below the PD's peak ([`curve::BelowPdPeak`]).
+        "below_pd_peak" => BelowPdPeak(curve::BelowPdPeak),
+    }
+}
+
+/// A claim of the paper and how it is checked.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckSpec {
+    /// The paper's claim in words.
+    pub claim: String,
+    /// Whose claim it is: the paper's own words (default), or derived from the
+    /// paper's numbers or reasoning (PAPERS.md's "\[derived\]").
+    #[serde(default)]
+    pub kind: ClaimKind,
+    /// The assertion that tests it.
+    pub assert: Assertion,
+    /// Why this claim is known not to reproduce, with the measured numbers: a failure
+    /// is then reported as a known deviation, not fatal, and a pass fails as a stale
+    /// marker (remove the marker once its cause is fixed). One reason for every scale,
+    /// or reasons per scale ([`Deviation::PerScale`]).
+    #[serde(default)]
+    pub expected_to_differ: Option<Deviation>,
+}
+
+/// The paper's numbers the checks give ([`AssertionKind::paper_value`]), which
+/// tables show beside ours.
+pub fn paper_values(checks: &[CheckSpec]) -> Vec<PaperValue<'_>> {
+    checks
+        .iter()
+        .filter_map(|c| c.assert.kind().paper_value())
+        .collect()
+}
+
+/// Whose claim a check tests, as the report and `checks.csv` show it. A statement
+/// that holds by construction of the method (an identity) is neither: it belongs in
+/// a unit test.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimKind {
+    /// A claim the paper makes in its text, figure or table.
+    #[default]
+    Paper,
+    /// A claim derived from the paper (its numbers, its reasoning, or what its figure
+    /// shows without saying), tagged \[derived\] in PAPERS.md.
+    Derived,
+}
+
+impl ClaimKind {
+    /// "paper" or "derived", as `checks.csv` writes it.
+    pub fn label(self) -> &'static str {
+        match self {
+            ClaimKind::Paper => "paper",
+            ClaimKind::Derived => "derived",
+        }
+    }
+}
+
+/// An `expected_to_differ` marker: `"reason"` at every scale, or
+/// `{ paper: "reason", ... }` at the scales it names only (a claim can fail at ci
+/// scale for lack of replicates and hold at the paper's, or the reverse, where the
+/// paper's Monte-Carlo error is small enough to show a real difference).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Deviation {
+    /// The same reason at every scale.
+    Everywhere(String),
+    /// A reason per scale name (`smoke`, `ci`, `paper`); elsewhere the claim must hold.
+    PerScale(BTreeMap<String, String>),
+}
+
+impl Deviation {
+    /// The reason at the scale named `scale`, if the claim is expected to differ there.
+    pub fn at(&self, scale: &str) -> Option<&str> {
+        match self {
+            Deviation::Everywhere(why) => Some(why),
+            Deviation::PerScale(by) => by.get(scale).map(String::as_str),
+        }
+    }
+}
+
+/// Direction of a monotone trend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Each value below the previous one.
+    Decreasing,
+    /// Each value above the previous one.
+    Increasing,
+}
+
+/// A share of 1 (every group or curve), the default of assertions' `share`.
+pub(crate) fn default_share() -> f64 {
+    1.0
+}
+
+/// What an assertion reads besides its own settings.
+pub struct Context<'a> {
+    /// The run.
+    pub out: &'a RunOutput,
+    /// The experiment's tables (the cells [`paper_cells::PaperCells`] compares).
+    pub tables: &'a [TableSpec],
+    /// The confidence level of intervals.
+    pub level: f64,
+}
+
+/// The rows of a run an assertion reads beyond the summary: what a run that keeps no
+/// `tidy.csv` (or a paper-scale baseline that trims `ice.csv`) must still keep for it.
+#[derive(Debug, Default)]
+pub struct Reads<'a> {
+    /// (quantity, selector) pairs whose per-replicate rows it reads.
+    pub per_replicate: Vec<(&'a String, &'a Selector)>,
+    /// (quantity, selector) pairs whose curves (kept ICE curves) it reads.
+    pub curves: Vec<(&'a String, &'a Selector)>,
+}
+
+impl<'a> Reads<'a> {
+    /// The summary alone.
+    pub fn summary() -> Self {
+        Self::default()
+    }
+
+    /// The per-replicate rows of these (quantity, selector) pairs.
+    pub fn per_replicate(pairs: Vec<(&'a String, &'a Selector)>) -> Self {
+        Self {
+            per_replicate: pairs,
+            curves: Vec::new(),
+        }
+    }
+
+    /// The curves of these (quantity, selector) pairs.
+    pub fn curves(pairs: Vec<(&'a String, &'a Selector)>) -> Self {
+        Self {
+            per_replicate: Vec::new(),
+            curves: pairs,
+        }
+    }
+}
+
+/// A kind of assertion: what it reads of a run and how it decides.
+pub trait AssertionKind: Send + Sync {
+    /// The quantities it reads, checked at load against those the methods report
+    /// (curve quantities against the kept curves).
+    fn quantities(&self) -> Vec<&String>;
+
+    /// The rows it reads beyond the summary. Every kind states it (no default): a
+    /// kind that reads per-replicate rows it does not declare would decide on
+    /// nothing in a run that keeps only the rows its checks read.
+    fn reads(&self) -> Reads<'_>;
+
+    /// The paper's number it compares with, for the cells a table shows beside ours
+    /// (a `near` check's value); `None` for a kind that gives none.
+    fn paper_value(&self) -> Option<PaperValue<'_>> {
+        None
+    }
+
+    /// Checks its settings against the experiment's tables, at load.
+    fn validate(&self, _tables: &[TableSpec]) -> std::result::Result<(), Invalid> {
+        Ok(())
+    }
+
+    /// Evaluates it on a run.
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict;
+}
 
 /// Verdict of one check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,184 +350,15 @@ pub fn nan_max(a: f64, b: f64) -> f64 {
     }
 }
 
-/// Evaluates one assertion on a run; `tables` are the experiment's tables (the cells
-/// [`Assertion::PaperCells`] compares).
+/// The count `share` of `n` asks for: ⌈share·n⌉, with a 1e-9 allowance so that a
+/// share written in decimals (0.56 of 25 = 14) does not round up by float error.
+pub fn at_least(share: f64, n: usize) -> usize {
+    (share * n as f64 - 1e-9).ceil().max(0.0) as usize
+}
+
+/// Evaluates one assertion on a run; `tables` are the experiment's tables.
 pub fn verdict(a: &Assertion, out: &RunOutput, tables: &[TableSpec], level: f64) -> Verdict {
-    use Assertion as A;
-    match a {
-        A::Greater {
-            quantity,
-            this,
-            than,
-            than_quantity,
-            at_least,
-            widths,
-            pooled,
-        } => scalar::greater(
-            out,
-            (quantity, than_quantity.as_deref()),
-            (this, than),
-            scalar::Compare {
-                at_least: *at_least,
-                widths: *widths,
-                pooled: *pooled,
-            },
-            level,
-        ),
-        A::Unchanged {
-            quantity,
-            rows,
-            from,
-            tolerance,
-            plus_se,
-        } => scalar::unchanged(out, quantity, (rows, from), *tolerance, *plus_se),
-        A::Positive {
-            quantity,
-            rows,
-            above,
-            each_replicate: false,
-        } => scalar::positive(out, quantity, rows, *above),
-        A::Positive {
-            quantity,
-            rows,
-            above,
-            each_replicate: true,
-        } => scalar::positive_in_each_replicate(out, quantity, rows, *above),
-        A::Below {
-            quantity,
-            rows,
-            bound,
-        } => scalar::below(out, quantity, rows, *bound),
-        A::ExcludesZero {
-            quantity,
-            rows,
-            at_least,
-            at_most,
-        } => scalar::excludes_zero(out, quantity, rows, (*at_least, *at_most)),
-        A::Near {
-            quantity,
-            rows,
-            value,
-            tolerance,
-            plus_se,
-            plus_sd,
-        } => scalar::near(
-            out,
-            quantity,
-            rows,
-            *value,
-            *tolerance,
-            (*plus_se, *plus_sd),
-        ),
-        A::Negligible {
-            quantity,
-            rows,
-            bound,
-        } => scalar::negligible(out, quantity, rows, *bound),
-        A::Spread {
-            quantity,
-            this,
-            than,
-            factor,
-        } => scalar::spread(out, quantity, (this, than), *factor),
-        A::Monotone {
-            quantities,
-            rows,
-            along,
-            direction,
-            share,
-        } => scalar::monotone(out, quantities, rows, (along, *direction, *share), level),
-        A::RankedAbove {
-            quantity,
-            this,
-            than,
-            share,
-        } => ranking::ranked_above(out, quantity, this, than, *share),
-        A::InTop { quantity, rows, k } => ranking::in_top(out, quantity, rows, *k),
-        A::RankAgreement {
-            quantity,
-            than_quantity,
-            reference,
-        } => ranking::rank_agreement(out, quantity, than_quantity, reference),
-        A::RankMoves {
-            quantity,
-            from_quantity,
-            rows,
-            direction,
-        } => ranking::rank_moves(out, quantity, from_quantity, rows, *direction),
-        A::PaperCells {
-            table,
-            columns,
-            decimals,
-            significant,
-        } => match tables.iter().find(|t| &t.name == table) {
-            Some(t) => scalar::paper_cells(out, t, columns, (*decimals, *significant)),
-            None => Verdict::no_rows(&format!("no table `{table}`")),
-        },
-        A::Not(inner) => {
-            let v = verdict(inner, out, tables, level);
-            Verdict::new(
-                !v.holds && !v.measured.is_nan(),
-                v.measured,
-                format!(
-                    "the negated assertion {}: {}",
-                    if v.holds { "holds" } else { "fails" },
-                    v.detail
-                ),
-            )
-        }
-        A::InteriorPeak(ci) => curve::interior_peak(out, ci),
-        A::RisesTowardsEdges(ci) => curve::rises_towards_edges(out, ci),
-        A::ArgmaxWithin(ci) => curve::argmax_within(out, ci),
-        A::Trend {
-            quantity,
-            rows,
-            rows_with,
-            from,
-            to,
-            direction,
-            share,
-            by,
-        } => curve::trend(
-            out,
-            (quantity, rows, rows_with.as_ref()),
-            (*from, *to),
-            *direction,
-            (*share, *by),
-        ),
-        A::Varies {
-            quantity,
-            rows,
-            bound,
-        } => curve::varies(out, quantity, rows, *bound),
-        A::ShapesDiffer {
-            quantity,
-            rows,
-            bound,
-        } => curve::shapes_differ(out, quantity, rows, *bound),
-        A::SimilarCurves {
-            quantity,
-            this,
-            that,
-            tolerance,
-        } => curve::similar_curves(out, quantity, this, that, *tolerance),
-        A::BelowPdPeak {
-            quantity,
-            pd,
-            rows,
-            rows_with,
-            at_own_value,
-            within,
-        } => curve::below_pd_peak(
-            out,
-            quantity,
-            pd,
-            rows,
-            rows_with.as_ref(),
-            *at_own_value,
-            *within,
-        ),
-    }
+    a.kind().verdict(&Context { out, tables, level })
 }
 
 /// Evaluates one paper check: its assertion's verdict, read against its
@@ -323,152 +391,6 @@ pub fn evaluate(check: &CheckSpec, out: &RunOutput, tables: &[TableSpec], level:
         measured: v.measured,
         detail,
     }
-}
-
-/// The selector of every row.
-static EVERY_ROW: Selector = Selector::new();
-
-/// The (quantity, selector) pairs whose per-replicate rows an assertion reads: the
-/// paired comparisons (`greater`), the share of intervals excluding zero
-/// (`excludes_zero`) and the per-replicate ranking (`ranked_above`), through `not`;
-/// every other assertion reads the summary or the kept curves.
-fn per_replicate_selections(a: &Assertion) -> Vec<(&String, &Selector)> {
-    match a {
-        Assertion::Greater {
-            quantity,
-            this,
-            than,
-            than_quantity,
-            ..
-        } => vec![
-            (quantity, this),
-            (than_quantity.as_ref().unwrap_or(quantity), than),
-        ],
-        // Every row of the quantity: a NaN anywhere in it voids the ranking.
-        Assertion::RankedAbove { quantity, .. } => vec![(quantity, &EVERY_ROW)],
-        Assertion::ExcludesZero { quantity, rows, .. }
-        | Assertion::Positive {
-            quantity,
-            rows,
-            each_replicate: true,
-            ..
-        } => vec![(quantity, rows)],
-        Assertion::Not(inner) => per_replicate_selections(inner),
-        _ => Vec::new(),
-    }
-}
-
-/// The (quantity, selector) pairs whose curves a curve assertion reads (kept ICE
-/// curves where the quantity is an `*_ice`), through `not`.
-fn curve_selections(a: &Assertion) -> Vec<(&String, &Selector)> {
-    match a {
-        Assertion::Trend { quantity, rows, .. }
-        | Assertion::Varies { quantity, rows, .. }
-        | Assertion::ShapesDiffer { quantity, rows, .. }
-        | Assertion::BelowPdPeak { quantity, rows, .. }
-        | Assertion::InteriorPeak(CurveInterval { quantity, rows, .. })
-        | Assertion::ArgmaxWithin(CurveInterval { quantity, rows, .. })
-        | Assertion::RisesTowardsEdges(CurveInterval { quantity, rows, .. }) => {
-            vec![(quantity, rows)]
-        }
-        Assertion::SimilarCurves {
-            quantity,
-            this,
-            that,
-            ..
-        } => vec![(quantity, this), (quantity, that)],
-        Assertion::Monotone {
-            quantities, rows, ..
-        } => quantities.iter().map(|q| (q, rows)).collect(),
-        Assertion::Not(inner) => curve_selections(inner),
-        _ => Vec::new(),
-    }
-}
-
-/// The kept ICE curves the checks of `exp` read ([`curve_selections`]): what a
-/// paper-scale baseline keeps of an `ice.csv` too large to commit whole.
-pub struct NeededCurves {
-    selections: Vec<(String, Selector)>,
-}
-
-impl NeededCurves {
-    /// What the checks of `exp` read.
-    pub fn of(exp: &Experiment) -> NeededCurves {
-        NeededCurves {
-            selections: exp
-                .spec
-                .checks
-                .iter()
-                .flat_map(|c| curve_selections(&c.assert))
-                .map(|(q, sel)| (q.clone(), sel.clone()))
-                .collect(),
-        }
-    }
-
-    /// Whether the curve (of a run with grid keys `keys`) is read.
-    pub fn keeps(&self, keys: &[String], c: &CurveRow) -> bool {
-        let cols = crate::select::curve_columns(keys, c);
-        self.selections
-            .iter()
-            .any(|(q, sel)| *q == c.quantity && crate::select::selected(&cols, sel))
-    }
-}
-
-/// The per-replicate rows the experiments `exps` (sharing one run) read: the rows
-/// their checks select ([`per_replicate_selections`]) and every row of a replicate
-/// a figure draws alone (`replicate: k`). What a run that writes no `tidy.csv`
-/// keeps ([`crate::run::KeepRow`]), so the checks decide on what they would decide
-/// on with every row, while the run holds a few rows per cell instead of all.
-pub struct NeededRows {
-    selections: Vec<(String, Selector)>,
-    replicates: Vec<usize>,
-}
-
-impl NeededRows {
-    /// What the checks and figures of `exps` read.
-    pub fn of<'e>(exps: impl IntoIterator<Item = &'e Experiment>) -> NeededRows {
-        let mut needed = NeededRows {
-            selections: Vec::new(),
-            replicates: Vec::new(),
-        };
-        for exp in exps {
-            for c in &exp.spec.checks {
-                for (q, sel) in per_replicate_selections(&c.assert) {
-                    needed.selections.push((q.clone(), sel.clone()));
-                }
-            }
-            needed
-                .replicates
-                .extend(exp.spec.plots.iter().filter_map(|p| p.replicate()));
-        }
-        needed
-    }
-
-    /// Whether the row of grid keys `keys` is read.
-    pub fn keeps(&self, keys: &[String], row: &TidyRow) -> bool {
-        if self.replicates.contains(&row.replicate) {
-            return true;
-        }
-        let mut wanted = self
-            .selections
-            .iter()
-            .filter(|(q, _)| *q == row.quantity)
-            .peekable();
-        if wanted.peek().is_none() {
-            return false;
-        }
-        let row = crate::select::tidy_row(keys, row);
-        wanted.any(|(_, sel)| row.matches(sel))
-    }
-}
-
-/// Every paper check of `exp` on a run.
-pub fn paper_checks(exp: &Experiment, out: &RunOutput) -> Vec<Outcome> {
-    exp.spec
-        .checks
-        .iter()
-        .map(|c| evaluate(c, out, &exp.spec.tables, exp.spec.level))
-        .collect()
 }
 
 /// How many checks passed, are known deviations, and failed (stale markers count as

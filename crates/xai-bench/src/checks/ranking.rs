@@ -1,11 +1,24 @@
-//! Checks on rankings: the share of replicates in which some features rank above
-//! others (`ranked_above`), places in the mean ranking (`in_top`), and agreement with
-//! a reference ranking by Spearman's correlation (`rank_agreement`).
+//! Assertions on rankings: the share of replicates in which some features rank above
+//! others (`ranked_above`), places in the mean ranking (`in_top`), agreement with a
+//! reference ranking by Spearman's correlation (`rank_agreement`), and a feature's
+//! place under two quantities (`rank_moves`).
 
-use super::{Verdict, nan_min};
-use crate::run::RunOutput;
+use serde::Deserialize;
+
+use super::{AssertionKind, Context, Reads, Verdict, nan_min};
+use crate::output::RunOutput;
+use crate::select::Selector;
 use crate::select::{Row, grouped, of_quantity, short, summary_rows, tidy_rows};
-use crate::spec::{RankDirection, Selector};
+
+/// Direction of a change of rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankDirection {
+    /// To a higher place (a smaller rank number).
+    Up,
+    /// To a lower place (a larger rank number).
+    Down,
+}
 
 /// The place of `r` among `group` (1 + the number of rows with a larger estimate).
 fn place(group: &[&Row<'_>], r: &Row<'_>) -> usize {
@@ -23,16 +36,44 @@ fn nan_ranking(rows: &[&Row<'_>]) -> Option<Verdict> {
         .map(|r| Verdict::no_rows(&format!("{} has no estimate (NaN): no ranking", r.show())))
 }
 
+/// In at least `share` of the replicates (e.g. shuffle splits) that have both `this`
+/// and `than` rows, every `this` row exceeds every `than` row of the same replicate
+/// and context.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RankedAbove {
+    /// The quantity.
+    pub quantity: String,
+    /// The rows expected to rank higher.
+    pub this: Selector,
+    /// The rows expected to rank lower.
+    pub than: Selector,
+    /// Share of replicates required: at least share·(replicates).
+    pub share: f64,
+}
+
+/// The selector of every row.
+static EVERY_ROW: Selector = Selector::new();
+
+impl AssertionKind for RankedAbove {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity]
+    }
+
+    /// Every row of the quantity: a NaN anywhere in it voids the ranking.
+    fn reads(&self) -> Reads<'_> {
+        Reads::per_replicate(vec![(&self.quantity, &EVERY_ROW)])
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        ranked_above(ctx.out, &self.quantity, &self.this, &self.than, self.share)
+    }
+}
+
 /// Per replicate and context: min over `this` > max over `than`; holds when, in every
 /// context, at least `share` of the replicates order so. Measured: the smallest share
 /// of replicates ordered as claimed.
-pub fn ranked_above(
-    out: &RunOutput,
-    q: &str,
-    this: &Selector,
-    than: &Selector,
-    share: f64,
-) -> Verdict {
+fn ranked_above(out: &RunOutput, q: &str, this: &Selector, than: &Selector, share: f64) -> Verdict {
     let tidy = tidy_rows(out);
     let skip: Vec<&str> = this
         .keys()
@@ -86,9 +127,37 @@ pub fn ranked_above(
     Verdict::new(ok, measured, detail)
 }
 
+/// Every selected row's estimate is among the `k` largest estimates of its quantity
+/// in its context (model and grid values), over all features.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InTop {
+    /// The quantity.
+    pub quantity: String,
+    /// The rows.
+    #[serde(rename = "where")]
+    pub rows: Selector,
+    /// How many top places count.
+    pub k: usize,
+}
+
+impl AssertionKind for InTop {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::summary()
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        in_top(ctx.out, &self.quantity, &self.rows, self.k)
+    }
+}
+
 /// Every selected row ranks within the top `k` of its context (1 + the number of
 /// rows of the context with a larger estimate). Measured: the worst rank.
-pub fn in_top(out: &RunOutput, q: &str, sel: &Selector, k: usize) -> Verdict {
+fn in_top(out: &RunOutput, q: &str, sel: &Selector, k: usize) -> Verdict {
     let summary = summary_rows(out);
     let rows = of_quantity(&summary, q);
     if let Some(v) = nan_ranking(&rows) {
@@ -117,11 +186,49 @@ pub fn in_top(out: &RunOutput, q: &str, sel: &Selector, k: usize) -> Verdict {
     )
 }
 
+/// Every selected row ranks higher (`up`, nearer 1) or lower (`down`) among the
+/// features of its context under `quantity` than under `from_quantity` (ranks of the
+/// mean over replicates, 1 = largest; e.g. "CID lowers Itching's rank relative to
+/// PFI", cid2021 §3.2).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RankMoves {
+    /// The quantity whose ranking is compared.
+    pub quantity: String,
+    /// The quantity whose ranking it is compared with.
+    pub from_quantity: String,
+    /// The rows (features).
+    #[serde(rename = "where")]
+    pub rows: Selector,
+    /// `up` or `down`.
+    pub direction: RankDirection,
+}
+
+impl AssertionKind for RankMoves {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity, &self.from_quantity]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::summary()
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        rank_moves(
+            ctx.out,
+            &self.quantity,
+            &self.from_quantity,
+            &self.rows,
+            self.direction,
+        )
+    }
+}
+
 /// Every selected row's rank (1 = largest mean, among the features of its context)
 /// under `q` is above (`up`) or below (`down`) its rank under `from`. Measured: the
 /// smallest move in the claimed direction, in places (negative when a row moved the
 /// other way).
-pub fn rank_moves(
+fn rank_moves(
     out: &RunOutput,
     q: &str,
     from: &str,
@@ -212,9 +319,42 @@ pub fn spearman(a: &[f64], b: &[f64]) -> f64 {
     cov / (va * vb).sqrt()
 }
 
+/// Spearman's rank correlation over features between the estimates of `quantity` and
+/// of `reference` exceeds that between `than_quantity` and `reference`, in every
+/// context (model and grid values).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RankAgreement {
+    /// The quantity expected to agree better with the reference.
+    pub quantity: String,
+    /// The quantity expected to agree less.
+    pub than_quantity: String,
+    /// The reference ranking.
+    pub reference: String,
+}
+
+impl AssertionKind for RankAgreement {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity, &self.than_quantity, &self.reference]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::summary()
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        rank_agreement(
+            ctx.out,
+            &self.quantity,
+            &self.than_quantity,
+            &self.reference,
+        )
+    }
+}
+
 /// Spearman(q, reference) > Spearman(than, reference) over the features of each
 /// context. Measured: the smallest difference of the two correlations.
-pub fn rank_agreement(out: &RunOutput, q: &str, than: &str, reference: &str) -> Verdict {
+fn rank_agreement(out: &RunOutput, q: &str, than: &str, reference: &str) -> Verdict {
     let summary = summary_rows(out);
     let all: Vec<&Row<'_>> = summary.iter().collect();
     let read: Vec<&Row<'_>> = [q, than, reference]

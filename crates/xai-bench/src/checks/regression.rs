@@ -3,11 +3,34 @@
 
 use std::path::Path;
 
+use serde::Deserialize;
+
 use super::{Outcome, Status};
-use crate::plan::Scale;
-use crate::run::RunOutput;
-use crate::spec::Tolerance;
+
+use crate::output::{RunOutput, Scale};
 use crate::table::{CsvTable, read_csv, summary_table};
+
+/// Tolerance of the regression check: |new − old| ≤ abs + rel·|old| for every number.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Tolerance {
+    /// Absolute part.
+    pub abs: f64,
+    /// Relative part.
+    pub rel: f64,
+}
+
+impl Default for Tolerance {
+    /// Same code, seed and scale give the same numbers up to floating-point
+    /// differences between machines (SIMD paths of the linear algebra), far below any
+    /// Monte-Carlo error.
+    fn default() -> Self {
+        Self {
+            abs: 1e-6,
+            rel: 1e-6,
+        }
+    }
+}
 
 /// The numeric columns of `summary.csv`, compared within the tolerance; every other
 /// column must be equal.

@@ -4,7 +4,7 @@
 use xai_core::Estimate;
 
 use super::*;
-use crate::plan::Scale;
+use crate::output::Scale;
 use crate::table::{CurveRow, TidyRow, summarize};
 
 /// A tidy row: grid labels, replicate, quantity, feature, grid point, value.
@@ -103,9 +103,9 @@ fn ice_run(curves: &[(Vec<f64>, f64, usize)], pd: &[f64]) -> RunOutput {
 fn check(yaml: &str, marker: Option<&str>, out: &RunOutput) -> Outcome {
     let spec = CheckSpec {
         claim: "c".into(),
-        kind: crate::spec::ClaimKind::Paper,
+        kind: ClaimKind::Paper,
         assert: serde_saphyr::from_str(yaml).unwrap(),
-        expected_to_differ: marker.map(|m| crate::spec::Deviation::Everywhere(m.into())),
+        expected_to_differ: marker.map(|m| Deviation::Everywhere(m.into())),
     };
     evaluate(&spec, out, &[], 0.95)
 }
@@ -739,7 +739,7 @@ fn a_marked_claim_is_a_known_deviation_while_it_fails_and_stale_once_it_passes()
 
 #[test]
 fn the_checks_regression_fails_on_a_moved_measure_or_a_changed_status() {
-    use crate::spec::Tolerance;
+    use crate::checks::regression::Tolerance;
     let dir = std::env::temp_dir().join(format!("xai-checks-regression-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = scalar_run(&[vec![("q", "A", 1.0)], vec![("q", "A", 1.1)]]);
@@ -839,12 +839,12 @@ fn a_marker_per_scale_applies_at_the_scales_it_names_only() {
     let mut out = scalar_run(&[vec![("q", "A", 1.0)], vec![("q", "A", 1.1)]]);
     let fails = "near: { quantity: q, where: { feature: A }, value: 2.0, tolerance: 0.1 }";
     let holds = "near: { quantity: q, where: { feature: A }, value: 1.0, tolerance: 0.1 }";
-    let at_paper: crate::spec::Deviation =
+    let at_paper: Deviation =
         serde_saphyr::from_str("{ paper: \"measured 1.05 at paper scale\" }").unwrap();
     let outcome = |yaml: &str, out: &RunOutput| {
         let spec = CheckSpec {
             claim: "c".into(),
-            kind: crate::spec::ClaimKind::Paper,
+            kind: ClaimKind::Paper,
             assert: serde_saphyr::from_str(yaml).unwrap(),
             expected_to_differ: Some(at_paper.clone()),
         };

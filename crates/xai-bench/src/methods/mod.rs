@@ -3,7 +3,7 @@
 //! experiment files name (`methods: [{pfi: ...}, {cid: ...}]`).
 //!
 //! Adding a method: a file here whose settings struct implements [`Method`], and one
-//! variant of [`MethodSpec`] with its arm in [`MethodSpec::method`].
+//! line of the [`MethodSpec`] registry.
 //!
 //! A method reads one replicate ([`Input`]: training and test rows, the model fitted
 //! on the training rows if it asks for one, the rows emitted by the methods listed
@@ -34,67 +34,45 @@ use xai_models::LearnerSpec;
 
 use crate::table::CurveRow;
 
-/// A method and its settings, as written under `methods:`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum MethodSpec {
-    /// Perturbation × statistics × mean difference ([`pfi`]).
-    Pfi(pfi::PfiSpec),
-    /// Grid × statistics × per-row curves and their mean ([`ice`]).
-    Ice(ice::IceSpec),
-    /// The covered-information correction of earlier PFIs ([`cid`]).
-    Cid(cid::CidSpec),
-    /// Impurity (MDI, "Gini") importance of tree ensembles ([`impurity`]).
-    ImpurityImportance(impurity::ImpuritySpec),
-    /// Cross-validated predictability of each feature ([`predictability`]).
-    Predictability(predictability::PredictabilitySpec),
-    /// The entropy map of a permutation, for a figure ([`permutation_map`]).
-    PermutationMap(permutation_map::PermutationMapSpec),
-    /// A model-based explanation averaged over refits ([`learner_inference`]).
-    LearnerInference(learner_inference::LearnerInferenceSpec),
-    /// The mean of a per-row statistic on the test rows, e.g. the Brier score
-    /// ([`score`]).
-    Score(score::ScoreSpec),
-    /// Shapley values of the test rows, their summaries and split-conformal
-    /// intervals ([`shapley`]).
-    Shapley(shapley::ShapleySpec),
-    /// The slopes of a linear model, per feature ([`coefficients`]).
-    Coefficients(coefficients::CoefficientsSpec),
-    /// Earlier per-feature quantities as shares of 100 ([`across_features`]).
-    Normalise(across_features::NormaliseSpec),
-    /// Pearson's correlation over features of earlier quantities
-    /// ([`across_features`]).
-    Correlation(across_features::CorrelationSpec),
-    /// The per-feature difference of two earlier quantities ([`across_features`]).
-    Difference(across_features::DifferenceSpec),
-    /// The share of test values outside the training range, per feature
-    /// ([`support`]).
-    Support(support::SupportSpec),
-    /// The class shares and label entropy of the training rows in bins of a feature
-    /// ([`class_shares`]).
-    ClassShares(class_shares::ClassSharesSpec),
-}
-
-impl MethodSpec {
-    /// The implementation behind the YAML entry.
-    pub fn method(&self) -> &dyn Method {
-        match self {
-            MethodSpec::Pfi(m) => m,
-            MethodSpec::Ice(m) => m,
-            MethodSpec::Cid(m) => m,
-            MethodSpec::ImpurityImportance(m) => m,
-            MethodSpec::Predictability(m) => m,
-            MethodSpec::PermutationMap(m) => m,
-            MethodSpec::LearnerInference(m) => m,
-            MethodSpec::Score(m) => m,
-            MethodSpec::Shapley(m) => m,
-            MethodSpec::Coefficients(m) => m,
-            MethodSpec::Normalise(m) => m,
-            MethodSpec::Correlation(m) => m,
-            MethodSpec::Difference(m) => m,
-            MethodSpec::Support(m) => m,
-            MethodSpec::ClassShares(m) => m,
-        }
+xai_core::registry! {
+    /// A method and its settings, as written under `methods:`.
+    #[derive(Debug, Clone, PartialEq, Deserialize)]
+    pub enum MethodSpec: fn method -> dyn Method {
+        /// Perturbation × statistics × mean difference ([`pfi`]).
+        "pfi" => Pfi(pfi::PfiSpec),
+        /// Grid × statistics × per-row curves and their mean ([`ice`]).
+        "ice" => Ice(ice::IceSpec),
+        /// The covered-information correction of earlier PFIs ([`cid`]).
+        "cid" => Cid(cid::CidSpec),
+        /// Impurity (MDI, "Gini") importance of tree ensembles ([`impurity`]).
+        "impurity_importance" => ImpurityImportance(impurity::ImpuritySpec),
+        /// Cross-validated predictability of each feature ([`predictability`]).
+        "predictability" => Predictability(predictability::PredictabilitySpec),
+        /// The entropy map of a permutation, for a figure ([`permutation_map`]).
+        "permutation_map" => PermutationMap(permutation_map::PermutationMapSpec),
+        /// A model-based explanation averaged over refits ([`learner_inference`]).
+        "learner_inference" => LearnerInference(learner_inference::LearnerInferenceSpec),
+        /// The mean of a per-row statistic on the test rows, e.g. the Brier score
+        /// ([`score`]).
+        "score" => Score(score::ScoreSpec),
+        /// Shapley values of the test rows, their summaries and split-conformal
+        /// intervals ([`shapley`]).
+        "shapley" => Shapley(shapley::ShapleySpec),
+        /// The slopes of a linear model, per feature ([`coefficients`]).
+        "coefficients" => Coefficients(coefficients::CoefficientsSpec),
+        /// Earlier per-feature quantities as shares of 100 ([`across_features`]).
+        "normalise" => Normalise(across_features::NormaliseSpec),
+        /// Pearson's correlation over features of earlier quantities
+        /// ([`across_features`]).
+        "correlation" => Correlation(across_features::CorrelationSpec),
+        /// The per-feature difference of two earlier quantities ([`across_features`]).
+        "difference" => Difference(across_features::DifferenceSpec),
+        /// The share of test values outside the training range, per feature
+        /// ([`support`]).
+        "support" => Support(support::SupportSpec),
+        /// The class shares and label entropy of the training rows in bins of a feature
+        /// ([`class_shares`]).
+        "class_shares" => ClassShares(class_shares::ClassSharesSpec),
     }
 }
 

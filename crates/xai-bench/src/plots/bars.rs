@@ -1,16 +1,13 @@
 //! Bars per feature with interval whiskers: one row of panels per quantity, one
 //! column per model and value of a grid key.
 
-use std::path::Path;
-
+use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan};
+use crate::methods::Invalid;
+use crate::output::RunOutput;
+use crate::table::SummaryRow;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-
-use super::COLORS;
-use crate::error::{BenchError, Result};
-use crate::run::RunOutput;
-use crate::table::SummaryRow;
 
 /// One panel: a title and its summary rows.
 struct Panel<'a> {
@@ -51,85 +48,132 @@ pub fn feature_order(out: &RunOutput, quantity: Option<&str>) -> Vec<String> {
     panel.iter().map(|r| r.feature.clone()).collect()
 }
 
-/// Draws the bar figure `name` into `dir` (SVG and PNG).
-#[allow(clippy::too_many_arguments)]
-pub fn draw(
-    title: &str,
-    name: &str,
-    quantities: &[String],
-    panels: &Option<String>,
-    order: &BarOrder,
-    names: &super::labels::Names,
-    out: &RunOutput,
-    dir: &Path,
-) -> Result<()> {
-    let panel_col = panels
-        .as_ref()
-        .and_then(|k| out.keys.iter().position(|c| c == k));
-    let mut list: Vec<Panel<'_>> = Vec::new();
-    for r in out
-        .summary
-        .iter()
-        .filter(|r| quantities.contains(&r.quantity))
-    {
-        let setting = panel_col
-            .zip(panels.as_deref())
-            .map(|(c, k)| (k, r.labels[c].as_str()));
-        let title = names.panel(&r.model, &r.quantity, setting);
-        match list.iter_mut().find(|p| p.title == title) {
-            Some(p) => p.rows.push(r),
-            None => list.push(Panel {
-                title,
-                rows: vec![r],
-            }),
-        }
+plot_settings! {
+    /// Bars per feature with interval whiskers: one row of panels per quantity, one column
+    /// per model and value of `panels` (a grid key).
+    pub struct Bars {
+        /// Quantities drawn side by side.
+        pub quantities: Vec<String>,
+        /// Grid key whose values get a panel each.
+        #[serde(default)]
+        pub panels: Option<String>,
+        /// Order the features by this quantity's estimate, largest first (as in the
+        /// first panel).
+        #[serde(default)]
+        pub order_by: Option<String>,
+        /// Order each panel's features by its own estimates, largest first (a ranking
+        /// per quantity, as cid2021 Fig. 2-3 draw them); overrides `order_by`.
+        #[serde(default)]
+        pub rank: bool,
+        /// Draw only the first `top` features of each panel's order.
+        #[serde(default)]
+        pub top: Option<usize>,
+        /// One y-range for all quantities (rows of panels), so their sizes compare
+        /// (e.g. a conditional PFI beside the marginal one).
+        #[serde(default)]
+        pub shared_y: bool,
+        /// All quantities side by side in one row (cid2021 Fig. 2-3 draw their
+        /// rankings so) instead of one row of panels per quantity.
+        #[serde(default)]
+        pub side_by_side: bool,
+        /// Horizontal bars with the feature names on the y-axis, largest on top (the
+        /// ranking panels of cid2021 Fig. 2-3).
+        #[serde(default)]
+        pub horizontal: bool,
+        /// Draw replicate k's own estimates and intervals (one fit, as a paper's
+        /// figure shows one) instead of the mean over replicates with the interval
+        /// over replicates; needs the tidy rows.
+        #[serde(default)]
+        pub replicate: Option<usize>,
     }
-    // Wide enough that the longest feature name fits under its bar (7 px a character).
-    let shown: Vec<&str> = list
-        .iter()
-        .flat_map(|p| p.rows.iter().map(|r| names.feature(&r.feature)))
-        .fold(Vec::new(), |mut seen, f| {
-            if !seen.contains(&f) {
-                seen.push(f);
+}
+
+impl Bars {
+    /// The panels (a title and its summary rows each) and the order of their bars.
+    fn panels<'a>(&self, fig: &Figure<'a>) -> (Vec<Panel<'a>>, BarOrder) {
+        let order = BarOrder {
+            features: feature_order(fig.out, self.order_by.as_deref()),
+            rank: self.rank,
+            top: self.top,
+            shared_y: self.shared_y,
+            side_by_side: self.side_by_side,
+            horizontal: self.horizontal,
+        };
+        let (out, panels) = (fig.out, &self.panels);
+        let panel_col = panels
+            .as_ref()
+            .and_then(|k| out.keys.iter().position(|c| c == k));
+        let mut list: Vec<Panel<'_>> = Vec::new();
+        for r in out
+            .summary
+            .iter()
+            .filter(|r| self.quantities.contains(&r.quantity))
+        {
+            let setting = panel_col
+                .zip(panels.as_deref())
+                .map(|(c, k)| (k, r.labels[c].as_str()));
+            let title = fig.names.panel(&r.model, &r.quantity, setting);
+            match list.iter_mut().find(|p| p.title == title) {
+                Some(p) => p.rows.push(r),
+                None => list.push(Panel {
+                    title,
+                    rows: vec![r],
+                }),
             }
-            seen
-        });
-    let longest = shown.iter().map(|f| f.chars().count()).max().unwrap_or(0) as u32;
-    let bars_per_panel = order.top.unwrap_or(usize::MAX).min(shown.len()) as u32;
-    let (panel_width, panel_height) = match order.horizontal {
-        true => (7 * longest + 400, 26 * bars_per_panel + 110),
-        false => (440.max(bars_per_panel * (7 * longest + 12) + 90), 300),
-    };
-    let layout = Layout::of(&list, quantities, order.side_by_side);
-    let (cols, rows) = (layout.cols, layout.rows);
-    let size = (
-        (panel_width * cols as u32 + 40).max(10 * title.chars().count() as u32 + 40),
-        panel_height * rows as u32 + 50,
-    );
-    let svg = dir.join(format!("{name}.svg"));
-    let png = dir.join(format!("{name}.png"));
-    let err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |message: String| BenchError::Plot { path, message }
-    };
-    bars(
-        SVGBackend::new(&svg, size).into_drawing_area(),
-        title,
-        &list,
-        quantities,
-        order,
-        names,
-    )
-    .map_err(err(&svg))?;
-    bars(
-        super::raster::Raster::new(&png, size).into_drawing_area(),
-        title,
-        &list,
-        quantities,
-        order,
-        names,
-    )
-    .map_err(err(&png))
+        }
+        (list, order)
+    }
+}
+
+impl PlotKind for Bars {
+    fn replicate(&self) -> Option<usize> {
+        self.replicate
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> std::result::Result<(), Invalid> {
+        for q in self.quantities.iter().chain(&self.order_by) {
+            plan.known(q, q)?;
+        }
+        if self.top == Some(0) {
+            return Err(Invalid::new("top", "bars `top` must be at least 1"));
+        }
+        plan.panels(&self.panels)
+    }
+
+    /// Wide enough that the longest feature name fits under its bar (7 px a
+    /// character), and the title across the figure.
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        let (list, order) = self.panels(fig);
+        let shown: Vec<&str> = list
+            .iter()
+            .flat_map(|p| p.rows.iter().map(|r| fig.names.feature(&r.feature)))
+            .fold(Vec::new(), |mut seen, f| {
+                if !seen.contains(&f) {
+                    seen.push(f);
+                }
+                seen
+            });
+        let longest = shown.iter().map(|f| f.chars().count()).max().unwrap_or(0) as u32;
+        let bars_per_panel = order.top.unwrap_or(usize::MAX).min(shown.len()) as u32;
+        let (panel_width, panel_height) = match order.horizontal {
+            true => (7 * longest + 400, 26 * bars_per_panel + 110),
+            false => (440.max(bars_per_panel * (7 * longest + 12) + 90), 300),
+        };
+        let layout = Layout::of(&list, &self.quantities, order.side_by_side);
+        (
+            (panel_width * layout.cols as u32 + 40).max(10 * fig.title.chars().count() as u32 + 40),
+            panel_height * layout.rows as u32 + 50,
+        )
+    }
+
+    fn title_px(&self) -> u32 {
+        20
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> std::result::Result<(), String> {
+        let (list, order) = self.panels(fig);
+        crate::on_canvas!(canvas, root => bars(root, &list, &self.quantities, &order, fig.names))
+    }
 }
 
 /// Where each (quantity, panel) cell with rows goes: a panel without rows of a
@@ -197,16 +241,13 @@ fn whisker(
 /// row, or one range for all rows with `shared_y`), one column per panel (model × grid
 /// value); bars per feature with whiskers from the interval.
 fn bars<DB: DrawingBackend>(
-    root: DrawingArea<DB, Shift>,
-    title: &str,
+    root: &DrawingArea<DB, Shift>,
     panels: &[Panel<'_>],
     quantities: &[String],
     order: &BarOrder,
     names: &super::labels::Names,
 ) -> std::result::Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(e)?;
-    let root = super::titled(root, title, 20)?;
     let layout = Layout::of(panels, quantities, order.side_by_side);
     let areas = root.split_evenly((layout.rows, layout.cols));
     for (qi, q) in quantities.iter().enumerate() {
@@ -357,7 +398,7 @@ fn bars<DB: DrawingBackend>(
                 .map_err(e)?;
         }
     }
-    root.present().map_err(e)
+    Ok(())
 }
 
 #[cfg(test)]

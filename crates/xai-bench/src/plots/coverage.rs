@@ -6,11 +6,160 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
 use super::labels::{Names, axis_label, learner_estimand, x_axis_label};
-use super::{COLORS, axes, chart_on, legend_at, range};
-use crate::run::RunOutput;
+use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, legend_at, range};
+use crate::methods::Invalid;
+use crate::output::RunOutput;
+use crate::select::Selector;
 use crate::select::{Row, summary_rows};
-use crate::spec::{Intervals, PlotSpec, Selector};
+
+plot_settings! {
+    /// Summaries of a coverage study against the number of refits m (the rows' x): one
+    /// panel per entry of `y` and per value of `rows` × `columns` (grid keys or `model`),
+    /// in each a line per value of `color_by` for every quantity of the entry (solid, then
+    /// dashed: the uncorrected and the corrected interval), and dashed horizontal lines at
+    /// `hlines` (quantity → value; the nominal level). molnar2023 Fig. 5 and Figs.
+    /// I.7–I.14.
+    pub struct Lines {
+        /// Per panel column, the quantities drawn in it (at most three line styles).
+        pub y: Vec<Vec<String>>,
+        /// The rows drawn (grid keys, `model`).
+        #[serde(default, rename = "where")]
+        pub rows_where: Selector,
+        /// Grid key (or `model`) whose values get a colour each.
+        pub color_by: String,
+        /// Grid key (or `model`) whose values get a row of panels each.
+        #[serde(default)]
+        pub rows: Option<String>,
+        /// Grid key (or `model`) whose values get a column of panels each (within
+        /// each entry of `y`).
+        #[serde(default)]
+        pub columns: Option<String>,
+        /// Horizontal dashed lines: quantity → value, drawn in that quantity's panels.
+        #[serde(default)]
+        pub hlines: BTreeMap<String, f64>,
+        /// A dashed line y = x: chance on a ROC curve (watson2023 Fig. 3b).
+        #[serde(default)]
+        pub diagonal: bool,
+    }
+}
+
+impl PlotKind for Lines {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        for q in self.y.iter().flatten().chain(self.hlines.keys()) {
+            plan.known(q, q)?;
+        }
+        if let Some(entry) = self.y.iter().find(|e| e.is_empty() || e.len() > 3) {
+            return Err(Invalid::new(
+                "y",
+                format!(
+                    "each entry of `y` lists 1 to 3 quantities (line styles), not {}",
+                    entry.len()
+                ),
+            ));
+        }
+        for k in std::iter::once(&self.color_by)
+            .chain(&self.rows)
+            .chain(&self.columns)
+        {
+            plan.grid_or_model(k)?;
+        }
+        Ok(())
+    }
+
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        let (layout, entries) = lines_layout(self, fig.out);
+        let cols = (entries * layout.columns.len()).max(1) as u32;
+        (
+            PANEL.0 * cols,
+            PANEL.1 * layout.rows.len().max(1) as u32 + 40,
+        )
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        crate::on_canvas!(canvas, root => draw_lines(root, self, fig.out, fig.names))
+    }
+}
+
+plot_settings! {
+    /// Mean interval width against coverage at one m (molnar2023 Fig. 4): a panel per
+    /// estimand `q` (x = `width_<q>`, y = `coverage_<q>`, and `_corrected` for the
+    /// Nadeau–Bengio-corrected interval), a point per cell coloured by `color_by` (a circle
+    /// uncorrected, a triangle corrected), with a grey segment joining the points of a
+    /// cell that differ only in `join`, and a dashed line at the level.
+    pub struct Tradeoff {
+        /// The estimands (`prediction_pd`, `loss_pfi`): one panel each.
+        pub estimands: Vec<String>,
+        /// The rows drawn (grid keys, `model`, `x` = m).
+        #[serde(rename = "where")]
+        pub rows_where: Selector,
+        /// Grid key (or `model`) whose values get a colour each.
+        pub color_by: String,
+        /// Which intervals: `both` (uncorrected and corrected), or `corrected` only.
+        pub intervals: Intervals,
+        /// Points that differ only in this are joined: `corrected` (an interval and
+        /// its corrected version) or a grid key (e.g. `resampling`).
+        pub join: String,
+    }
+}
+
+impl Tradeoff {
+    /// The suffixes of the intervals drawn: "" for the uncorrected, `_corrected`.
+    fn suffixes(&self) -> &'static [&'static str] {
+        match self.intervals {
+            Intervals::Both => &["", CORRECTED],
+            Intervals::Corrected => &[CORRECTED],
+        }
+    }
+}
+
+impl PlotKind for Tradeoff {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        for e in &self.estimands {
+            for (kind, suffix) in ["width", "coverage"]
+                .iter()
+                .flat_map(|k| self.suffixes().iter().map(move |s| (k, s)))
+            {
+                plan.known(&format!("{kind}_{e}{suffix}"), e)?;
+            }
+        }
+        plan.grid_or_model(&self.color_by)?;
+        if self.join != "corrected" {
+            plan.grid_or_model(&self.join)?;
+        }
+        Ok(())
+    }
+
+    fn size(&self, _fig: &Figure<'_>) -> (u32, u32) {
+        (PANEL.0 * self.estimands.len().max(1) as u32, PANEL.1 + 40)
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        crate::on_canvas!(canvas, root => draw_tradeoff(root, self, fig.out, fig.names))
+    }
+}
+
+/// The intervals a `tradeoff` plot draws ([`crate::plots::coverage::Tradeoff`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Intervals {
+    /// The uncorrected interval and its corrected version.
+    Both,
+    /// The corrected interval only.
+    Corrected,
+}
 
 /// The pixel size of one panel.
 const PANEL: (u32, u32) = (470, 370);
@@ -75,18 +224,15 @@ struct LinesLayout {
     colors: Vec<String>,
 }
 
-fn lines_layout(plot: &PlotSpec, out: &RunOutput) -> (LinesLayout, usize) {
-    let PlotSpec::Lines {
+fn lines_layout(plot: &Lines, out: &RunOutput) -> (LinesLayout, usize) {
+    let Lines {
         y,
         rows_where,
         color_by,
         rows,
         columns,
         ..
-    } = plot
-    else {
-        unreachable!("a lines plot")
-    };
+    } = plot;
     let all: Vec<String> = y.iter().flatten().cloned().collect();
     let selected = rows_of(out, &all, rows_where);
     (
@@ -97,24 +243,6 @@ fn lines_layout(plot: &PlotSpec, out: &RunOutput) -> (LinesLayout, usize) {
         },
         y.len(),
     )
-}
-
-/// The pixel size of a coverage figure.
-pub(super) fn size(plot: &PlotSpec, out: &RunOutput) -> (u32, u32) {
-    match plot {
-        PlotSpec::Lines { .. } => {
-            let (layout, entries) = lines_layout(plot, out);
-            let cols = (entries * layout.columns.len()).max(1) as u32;
-            (
-                PANEL.0 * cols,
-                PANEL.1 * layout.rows.len().max(1) as u32 + 40,
-            )
-        }
-        PlotSpec::Tradeoff { estimands, .. } => {
-            (PANEL.0 * estimands.len().max(1) as u32, PANEL.1 + 40)
-        }
-        _ => unreachable!("a coverage figure"),
-    }
 }
 
 /// A dashed line of `style` through `points`: dashes for style 1, dots for style 2,
@@ -142,13 +270,13 @@ fn styled_line<DB: DrawingBackend>(
 }
 
 /// Draws a `lines` figure (coverage or width against m) into `root`.
-pub(super) fn draw_lines<DB: DrawingBackend>(
+fn draw_lines<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    plot: &PlotSpec,
+    plot: &Lines,
     out: &RunOutput,
     names: &Names,
 ) -> Result<(), String> {
-    let PlotSpec::Lines {
+    let Lines {
         y,
         rows_where,
         color_by,
@@ -157,10 +285,7 @@ pub(super) fn draw_lines<DB: DrawingBackend>(
         hlines,
         diagonal,
         ..
-    } = plot
-    else {
-        unreachable!("a lines plot")
-    };
+    } = plot;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (layout, _) = lines_layout(plot, out);
     let (rows_key, cols_key) = (rows.as_deref(), columns.as_deref());
@@ -300,28 +425,21 @@ struct Point {
 }
 
 /// Draws a `tradeoff` figure (width against coverage) into `root`.
-pub(super) fn draw_tradeoff<DB: DrawingBackend>(
+fn draw_tradeoff<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    plot: &PlotSpec,
+    plot: &Tradeoff,
     out: &RunOutput,
     names: &Names,
 ) -> Result<(), String> {
-    let PlotSpec::Tradeoff {
+    let Tradeoff {
         estimands,
         rows_where,
         color_by,
-        intervals,
         join,
         ..
-    } = plot
-    else {
-        unreachable!("a tradeoff plot")
-    };
+    } = plot;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let suffixes: &[&str] = match intervals {
-        Intervals::Both => &["", CORRECTED],
-        Intervals::Corrected => &[CORRECTED],
-    };
+    let suffixes = plot.suffixes();
     let areas = root.split_evenly((1, estimands.len().max(1)));
     let mut colors: Vec<String> = Vec::new();
     for (area, estimand) in areas.iter().zip(estimands) {

@@ -6,11 +6,94 @@ use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
 
 use super::labels::Names;
-use super::{COLORS, chart_on, class_color, draw_vlines, legend, range};
-use crate::run::RunOutput;
-use crate::spec::PlotSpec;
+use super::scatter::ScatterPanel;
+use super::{
+    COLORS, Canvas, Figure, PlotKind, PlotPlan, chart_on, class_color, draw_vlines, legend, range,
+};
+use crate::methods::Invalid;
+use crate::output::RunOutput;
 use crate::table::SummaryRow;
 use xai_core::interpolate;
+
+plot_settings! {
+    /// Partial-dependence curves with their interval bands, one panel per model (and
+    /// value of `panels`) holding every feature; or, with `ice`, one panel per feature
+    /// with the sampled rows' ICE curves (coloured by `color_by`, a dot at each row's own
+    /// value) and the PD in black.
+    pub struct Curves {
+        /// The PD quantity (`entropy_pd`, ...).
+        pub pd: String,
+        /// The ICE quantity of the sampled rows (`entropy_ice`, ...), if drawn.
+        #[serde(default)]
+        pub ice: Option<String>,
+        /// Feature whose original value colours each ICE curve; `other` (two-feature
+        /// data only) colours each panel by the feature it does not vary; `class`
+        /// colours by the row's class (red = class 1, blue = class 0).
+        #[serde(default)]
+        pub color_by: Option<String>,
+        /// Vertical dotted lines at these x values.
+        #[serde(default)]
+        pub vlines: Vec<f64>,
+        /// Mark each ICE row's own value by a rug tick at the bottom instead of a dot.
+        #[serde(default)]
+        pub rug: bool,
+        /// Add a panel with the training-set histogram of the feature by class.
+        #[serde(default)]
+        pub histogram: bool,
+        /// Draw at most this many of the kept ICE curves per panel (the first in
+        /// replicate and row order; checks still read them all).
+        #[serde(default)]
+        pub max_curves: Option<usize>,
+        /// Draw the training sample on the left, as a `scatter` plot would (wood2024
+        /// Fig. 6: the data beside its Entropy-PDP).
+        #[serde(default)]
+        pub data: Option<ScatterPanel>,
+        /// Grid key whose values get a panel each.
+        #[serde(default)]
+        pub panels: Option<String>,
+        /// Draw replicate k's own estimates and intervals (one fit, as a paper's
+        /// figure shows one) instead of the mean over replicates with the interval
+        /// over replicates; needs the tidy rows.
+        #[serde(default)]
+        pub replicate: Option<usize>,
+    }
+}
+
+impl PlotKind for Curves {
+    fn replicate(&self) -> Option<usize> {
+        self.replicate
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        if let Some(d) = &self.data {
+            plan.feature(&d.x)?;
+            plan.feature(&d.y)?;
+        }
+        plan.known(&self.pd, &self.pd)?;
+        if let Some(q) = &self.ice {
+            plan.kept(q, "`curves:` on an `ice` method")?;
+        }
+        match self.color_by.as_deref() {
+            Some("other") if !plan.two_features() => {
+                return Err(Invalid::new(
+                    "color_by",
+                    "`color_by: other` needs data with exactly two features",
+                ));
+            }
+            Some("other") | Some("class") | None => {}
+            Some(_) => self.color_by.iter().try_for_each(|f| plan.feature(f))?,
+        }
+        plan.panels(&self.panels)
+    }
+
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        size(self, fig.out, fig.names)
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        crate::on_canvas!(canvas, root => draw(root, self, fig.out, fig.names))
+    }
+}
 
 /// A panel of PD curves: title, and per feature its summary rows in grid order.
 struct PdPanel<'a> {
@@ -57,18 +140,15 @@ fn pd_panels<'a>(
 
 /// The pixel size of a `curves` figure: one 520-px column per panel (PD), or per
 /// ICE panel plus one per feature with histograms.
-pub(super) fn size(plot: &PlotSpec, out: &RunOutput, names: &Names) -> (u32, u32) {
-    let PlotSpec::Curves {
+fn size(plot: &Curves, out: &RunOutput, names: &Names) -> (u32, u32) {
+    let Curves {
         pd,
         ice,
         panels,
         histogram,
         data,
         ..
-    } = plot
-    else {
-        return (560, 560);
-    };
+    } = plot;
     let p = pd_panels(out, pd, panels, names);
     let cells: usize = p.iter().map(|p| p.features.len()).sum();
     let cols = match (ice.is_some(), histogram) {
@@ -91,14 +171,14 @@ fn ice_columns(panels: &[PdPanel<'_>]) -> Vec<String> {
 }
 
 /// Draws a `curves` figure: PD bands, or ICE panels (with a class histogram).
-pub fn draw<DB: DrawingBackend>(
+fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    plot: &PlotSpec,
+    plot: &Curves,
     out: &RunOutput,
     names: &Names,
 ) -> Result<(), String> {
-    match plot {
-        PlotSpec::Curves {
+    {
+        let Curves {
             pd,
             ice,
             color_by,
@@ -109,7 +189,8 @@ pub fn draw<DB: DrawingBackend>(
             data,
             max_curves,
             ..
-        } => {
+        } = plot;
+        {
             let list = pd_panels(out, pd, panels, names);
             // The training sample on the left, one column of the figure's width.
             let (w, _) = root.dim_in_pixel();
@@ -166,7 +247,6 @@ pub fn draw<DB: DrawingBackend>(
                 }
             }
         }
-        _ => return Err("not a curves plot".into()),
     }
     Ok(())
 }

@@ -8,8 +8,9 @@ use plotters::prelude::*;
 use xai_core::interpolate;
 
 use super::labels::Names;
-use super::{range, tick};
-use crate::run::RunOutput;
+use super::{Canvas, Figure, PlotKind, PlotPlan, range, tick};
+use crate::methods::Invalid;
+use crate::output::RunOutput;
 use crate::table::{CurveRow, SummaryRow};
 
 /// The PD's colour (the authors' gold).
@@ -19,18 +20,83 @@ const GREEN: RGBColor = RGBColor(44, 160, 44);
 /// Pixels per panel.
 const PANEL: (u32, u32) = (360, 250);
 
-/// What an `ice_grid` plot draws (see [`crate::spec::PlotSpec::IceGrid`]).
-pub struct Style<'a> {
+plot_settings! {
+    /// One small panel per feature in a grid of `columns` columns (icefi2022 App. A and
+    /// B): the kept ICE curves of one replicate (the first) and the PD in gold, each row's
+    /// own value marked by a green dot. With `near: k`, a feature with more than 10 grid
+    /// values draws each curve dashed grey and its part within ±k·σ of the row's own value
+    /// solid black (σ the population sd of the feature over the first replicate's
+    /// training rows); with `centred`, every curve and the PD minus its value at the
+    /// smallest grid value (c-ICE).
+    pub struct IceGrid {
+        /// The PD quantity (`prediction_pd`).
+        pub pd: String,
+        /// The ICE quantity of the kept rows (`prediction_ice`).
+        pub ice: String,
+        /// Panels per row of the grid (default 4).
+        #[serde(default = "four")]
+        pub columns: usize,
+        /// Half-width, in sds of the feature, of the solid part of each curve.
+        #[serde(default)]
+        pub near: Option<f64>,
+        /// Centre every curve at the smallest grid value.
+        #[serde(default)]
+        pub centred: bool,
+    }
+}
+
+fn four() -> usize {
+    4
+}
+
+impl PlotKind for IceGrid {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        plan.known(&self.pd, &self.pd)?;
+        plan.kept(&self.ice, "`curves:` on an `ice` method")?;
+        if self.columns == 0 {
+            return Err(Invalid::new(
+                "columns",
+                "an ice_grid needs at least 1 column",
+            ));
+        }
+        if self.near.is_some_and(|k| !(k > 0.0 && k.is_finite())) {
+            return Err(Invalid::new("near", "`near` is a positive number of sds"));
+        }
+        Ok(())
+    }
+
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        size(fig.out, &self.pd, self.columns)
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        let style = Style {
+            pd: &self.pd,
+            ice: &self.ice,
+            columns: self.columns,
+            near: self.near,
+            centred: self.centred,
+        };
+        crate::on_canvas!(canvas, root => draw(root, fig.out, style, fig.names))
+    }
+}
+
+/// What an `ice_grid` plot draws (see [`IceGrid`]).
+struct Style<'a> {
     /// The PD quantity.
-    pub pd: &'a str,
+    pd: &'a str,
     /// The ICE quantity.
-    pub ice: &'a str,
+    ice: &'a str,
     /// Panels per row.
-    pub columns: usize,
+    columns: usize,
     /// Half-width in sds of the solid part of a curve (features with > 10 values).
-    pub near: Option<f64>,
+    near: Option<f64>,
     /// Subtract each curve's value at the smallest grid value.
-    pub centred: bool,
+    centred: bool,
 }
 
 /// Features with more grid values than this count as continuous (solid only near
@@ -59,7 +125,7 @@ fn panels<'a>(out: &'a RunOutput, pd: &str) -> Vec<(&'a str, Vec<&'a SummaryRow>
 }
 
 /// The pixel size: `columns` panels per row, as many rows as needed.
-pub fn size(out: &RunOutput, pd: &str, columns: usize) -> (u32, u32) {
+fn size(out: &RunOutput, pd: &str, columns: usize) -> (u32, u32) {
     let n = panels(out, pd).len().max(1);
     let columns = columns.clamp(1, n);
     let rows = n.div_ceil(columns);
@@ -67,7 +133,7 @@ pub fn size(out: &RunOutput, pd: &str, columns: usize) -> (u32, u32) {
 }
 
 /// Draws the grid.
-pub fn draw<DB: DrawingBackend>(
+fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     out: &RunOutput,
     style: Style<'_>,

@@ -4,11 +4,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::datasets::{FeatureName, Registry};
-use crate::error::Result;
-use crate::spec::ExperimentSpec;
+use crate::datasets::FeatureName;
 
 /// The names of an experiment's models, grid values and features in figures.
+#[derive(Debug, Clone)]
 pub struct Names {
     models: BTreeMap<String, String>,
     labels: BTreeMap<String, String>,
@@ -20,61 +19,24 @@ pub struct Names {
 }
 
 impl Names {
-    /// The names of `spec`'s models (its `labels:`, else the learner's name, with the
-    /// key when two models share a learner), its `labels:` for grid values, and the
-    /// column names of its datasets (`data.dataset` and those a grid value sets) from
-    /// the registry at `data/datasets.yaml`.
-    pub fn of(spec: &ExperimentSpec) -> Result<Self> {
-        let models = spec
-            .models
-            .iter()
-            .map(|(key, learner)| {
-                let shared = spec
-                    .models
-                    .values()
-                    .filter(|l| l.name() == learner.name())
-                    .count()
-                    > 1;
-                let name = match spec.labels.get(key) {
-                    Some(l) => l.clone(),
-                    None if shared => format!("{} ({key})", learner.describe()),
-                    None => learner.describe().to_string(),
-                };
-                (key.clone(), name)
-            })
-            .collect();
-        // The datasets named by `data.dataset` and by the grid's `dataset.name` sets
-        // (one dataset per panel, watson2023 Fig. 2).
-        let mut datasets: Vec<&str> = spec.data.dataset.iter().map(|d| d.name.as_str()).collect();
-        datasets.extend(
-            spec.grid
-                .values()
-                .flatten()
-                .filter_map(|v| v.get("set")?.as_object())
-                .flat_map(|set| set.iter())
-                .filter(|(field, _)| field.ends_with("dataset.name"))
-                .filter_map(|(_, name)| name.as_str()),
-        );
-        let mut features = BTreeMap::new();
-        if !datasets.is_empty() {
-            let root = crate::workspace::workspace_root();
-            let registry = Registry::load(&root.join("data").join("datasets.yaml"))?;
-            for name in datasets {
-                features.extend(registry.get(name)?.features.clone());
-            }
-        }
-        Ok(Self {
+    /// Names from `models` (model key → its name), `labels` (a grid value → its
+    /// words), `features` (a dataset column → its name and unit), the quantities that
+    /// `model_free` depend on the data alone, and the confidence `level` of bands.
+    pub fn new(
+        models: BTreeMap<String, String>,
+        labels: BTreeMap<String, String>,
+        features: BTreeMap<String, FeatureName>,
+        model_free: BTreeSet<String>,
+        level: f64,
+    ) -> Self {
+        Self {
             models,
-            labels: spec.labels.clone(),
+            labels,
             features,
-            model_free: spec
-                .methods
-                .iter()
-                .flat_map(|m| m.method().model_free())
-                .collect(),
-            level: spec.level,
+            model_free,
+            level,
             replicate: None,
-        })
+        }
     }
 
     /// The panel title of `quantity`'s rows of `model` at a grid value: "model name,
@@ -127,7 +89,7 @@ impl Names {
         }
     }
 
-    /// Names for a figure of replicate `k` alone ([`crate::spec::PlotSpec::replicate`]).
+    /// Names for a figure of replicate `k` alone ([`super::PlotKind::replicate`]).
     pub fn one_fit(&mut self, k: usize) {
         self.replicate = Some(k);
     }
@@ -292,38 +254,7 @@ pub fn learner_estimand(estimand: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Names, axis_label, curve_name};
-    use crate::plan::Experiment;
-
-    fn names_of(id: &str) -> Names {
-        let path = crate::workspace::workspace_root()
-            .join("experiments")
-            .join(format!("{id}.yaml"));
-        Names::of(&Experiment::load(&path).unwrap().spec).unwrap()
-    }
-
-    #[test]
-    fn dataset_columns_are_drawn_with_their_registered_names_and_units() {
-        let names = names_of("wood2024-fig12");
-        assert_eq!(names.feature("plas"), "Plasma glucose (2-h OGTT)");
-        assert_eq!(
-            names.feature_axis("plas"),
-            "Plasma glucose (2-h OGTT) (mg/dL)"
-        );
-        assert_eq!(names.feature_axis("pedi"), "Diabetes pedigree function");
-        // A DGP's features keep their keys.
-        assert_eq!(names_of("wood2024-fig6").feature_axis("X1"), "X1");
-    }
-
-    #[test]
-    fn panels_of_terms_that_do_not_use_the_model_are_not_titled_by_it() {
-        let names = names_of("cid2021-fig2");
-        assert_eq!(
-            names.panel("extra_trees", "covered", None),
-            "data alone (no model)"
-        );
-        assert_eq!(names.panel("extra_trees", "r2_cid", None), "extra-trees");
-    }
+    use super::{axis_label, curve_name};
 
     #[test]
     fn pd_curves_are_named_as_the_paper_names_them() {

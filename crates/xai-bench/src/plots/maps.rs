@@ -6,15 +6,50 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
 
-use super::{COLORS, chart_on, legend, range};
+use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, chart_on, legend, range};
 use crate::methods::permutation_map::EntropyMap;
-use crate::run::RunOutput;
+use crate::methods::{Invalid, MethodSpec};
+use crate::output::RunOutput;
+
+plot_settings! {
+    /// wood2024 Fig. 2: the entropy map of a `permutation_map` method (the first model's
+    /// predictive entropy over the plane of the two features, first replicate), with the
+    /// test points (left) and the same points after the permutation (centre), coloured by
+    /// class, and histograms of the rows' entropies before and after (right).
+    pub struct PermutationMap {
+    }
+}
+
+impl PlotKind for PermutationMap {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        if !plan
+            .methods
+            .iter()
+            .any(|m| matches!(m, MethodSpec::PermutationMap(_)))
+        {
+            return Err(Invalid::new(
+                "permutation_map",
+                "a permutation_map plot draws the map of a `permutation_map` method; list one under `methods:`",
+            ));
+        }
+        Ok(())
+    }
+
+    fn size(&self, _fig: &Figure<'_>) -> (u32, u32) {
+        (1500, 500)
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        crate::on_canvas!(canvas, root => draw(root, fig.out))
+    }
+}
 
 /// Draws the map of the run's first `permutation_map` method in three panels.
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    out: &RunOutput,
-) -> Result<(), String> {
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, out: &RunOutput) -> Result<(), String> {
     let snap = out
         .maps
         .first()

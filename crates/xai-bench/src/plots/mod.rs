@@ -1,10 +1,57 @@
 //! Figures drawn from a run, as SVG and PNG, with a bundled font (DejaVu Sans) so no
-//! system font is needed; one module per kind: [`bars`], [`curves`] (PD and ICE),
-//! [`ice_grid`] (a grid of small ICE panels, one per feature),
-//! [`scatter`], [`maps`] (the entropy map of a permutation), [`coverage`] (a coverage
-//! study's coverage and width), [`replicates`] (every replicate's PD) and [`shap`]
-//! (SHAP summary and dependence plots of kept Shapley values). Plots only draw what
-//! the run computed.
+//! system font is needed. Plots only draw what the run computed.
+//!
+//! Every plot kind follows the pattern methods follow: a settings struct in the file
+//! that draws it, implementing [`PlotKind`] (its YAML settings, their validation
+//! against the experiment, its size and its drawing), and one line of the
+//! [`PlotSpec`] registry. The files: [`bars`], [`curves`] (PD and ICE), [`ice_grid`]
+//! (a grid of small ICE panels, one per feature), [`scatter`], [`maps`] (the entropy
+//! map of a permutation), [`coverage`] (a coverage study's coverage and width),
+//! [`replicates`] (every replicate's PD), [`shap`] (SHAP summary and dependence plots
+//! of kept Shapley values) and [`pixels`] (pixel maps of Shapley values).
+
+/// `plot_settings! { /// doc \n pub struct Kind { fields } }`: a plot kind's YAML
+/// settings struct with the fields every plot has, `name` (the file stem of the
+/// figure, `<name>.svg` and `<name>.png`) and `title` (what a companion figure shows,
+/// required for a file other than the paper's figure `fig<N>`; drawn as "\<title\>
+/// (companion to \<figure\>)"), before its own, and [`Named`] reading them.
+macro_rules! plot_settings {
+    (
+        $(#[$meta:meta])*
+        pub struct $Kind:ident {
+            $(
+                $(#[$fmeta:meta])*
+                pub $field:ident: $fty:ty,
+            )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $Kind {
+            /// File stem of the figure (`<name>.svg`, `<name>.png`).
+            pub name: String,
+            /// What a companion figure shows (required for a file other than the
+            /// paper's figure `fig<N>`); drawn as "\<title\> (companion to \<figure\>)".
+            #[serde(default)]
+            pub title: Option<String>,
+            $(
+                $(#[$fmeta])*
+                pub $field: $fty,
+            )*
+        }
+
+        impl $crate::plots::Named for $Kind {
+            fn name(&self) -> &str {
+                &self.name
+            }
+
+            fn title(&self) -> Option<&str> {
+                self.title.as_deref()
+            }
+        }
+    };
+}
 
 pub mod bars;
 pub mod coverage;
@@ -18,16 +65,223 @@ pub mod replicates;
 pub mod scatter;
 pub mod shap;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Once;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use serde::Deserialize;
 
 use crate::error::{BenchError, Result};
-use crate::plan::Experiment;
-use crate::run::RunOutput;
-use crate::spec::PlotSpec;
+use crate::methods::{Invalid, MethodSpec};
+use crate::output::RunOutput;
+
+xai_core::registry! {
+    /// A figure drawn from the run, as written under `plots:`.
+    #[derive(Debug, Clone, PartialEq, Deserialize)]
+    pub enum PlotSpec: fn kind -> dyn PlotKind {
+        /// Bars per feature with interval whiskers ([`bars::Bars`]).
+        "bars" => Bars(bars::Bars),
+        /// PD curves with their bands, or ICE curves with the PD ([`curves::Curves`]).
+        "curves" => Curves(curves::Curves),
+        /// One small ICE panel per feature ([`ice_grid::IceGrid`]).
+        "ice_grid" => IceGrid(ice_grid::IceGrid),
+        /// A coverage study's summaries against the number of refits
+        /// ([`coverage::Lines`]).
+        "lines" => Lines(coverage::Lines),
+        /// Interval width against coverage ([`coverage::Tradeoff`]).
+        "tradeoff" => Tradeoff(coverage::Tradeoff),
+        /// The entropy map of a permutation ([`maps::PermutationMap`]).
+        "permutation_map" => PermutationMap(maps::PermutationMap),
+        /// Every replicate's PD of one feature ([`replicates::PdReplicates`]).
+        "pd_replicates" => PdReplicates(replicates::PdReplicates),
+        /// A SHAP dependence plot ([`shap::ShapDependence`]).
+        "shap_dependence" => ShapDependence(shap::ShapDependence),
+        /// A SHAP summary ("beeswarm") ([`shap::ShapSummary`]).
+        "shap_summary" => ShapSummary(shap::ShapSummary),
+        /// Images beside maps of their pixels' Shapley values ([`pixels::PixelMaps`]).
+        "pixel_maps" => PixelMaps(pixels::PixelMaps),
+        /// Two features of the training sample ([`scatter::Scatter`]).
+        "scatter" => Scatter(scatter::Scatter),
+    }
+}
+
+/// The file stem and own title every plot has (`plot_settings!` writes them).
+pub trait Named {
+    /// The file stem of the figure (`<name>.svg`, `<name>.png`).
+    fn name(&self) -> &str;
+
+    /// A companion figure's own title, if any.
+    fn title(&self) -> Option<&str>;
+}
+
+/// A kind of plot: its settings' checks, its size and its drawing.
+pub trait PlotKind: Named + Send + Sync {
+    /// The replicate it draws alone (its own estimates and intervals, from the tidy
+    /// rows), if any. Every kind states it (no default): the rows of that replicate
+    /// are kept by runs that keep only what their checks and figures read.
+    fn replicate(&self) -> Option<usize>;
+
+    /// Checks the settings against the experiment, at load.
+    fn validate(&self, plan: &PlotPlan<'_>) -> std::result::Result<(), Invalid>;
+
+    /// The figure's size in pixels.
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32);
+
+    /// The figure title's type size in pixels (shrunk where the title would not fit).
+    fn title_px(&self) -> u32 {
+        18
+    }
+
+    /// Draws the figure below its title (on white; [`crate::on_canvas!`] draws with one
+    /// generic function on either backend).
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> std::result::Result<(), String>;
+}
+
+/// The true PD of a feature at grid points, where the data's DGP has a closed form
+/// (`None` elsewhere).
+pub type TruePd<'a> = dyn Fn(&str, &[f64]) -> Option<Vec<f64>> + 'a;
+
+/// What figures take from their experiment (built by [`crate::figures`]).
+pub struct Setting<'a> {
+    /// The experiment's title.
+    pub title: &'a str,
+    /// The paper.
+    pub paper: &'a str,
+    /// The paper's figure or table.
+    pub figure: &'a str,
+    /// The confidence level of intervals.
+    pub level: f64,
+    /// Names of models, grid values and features.
+    pub names: labels::Names,
+    /// The true PD of a feature at grid points, where the data's DGP has a closed form.
+    pub truth: &'a TruePd<'a>,
+}
+
+/// What a figure is drawn from.
+pub struct Figure<'a> {
+    /// The true PD of a feature at grid points, where the DGP has a closed form.
+    pub truth: &'a TruePd<'a>,
+    /// The run (one replicate's alone where the plot asks for it).
+    pub out: &'a RunOutput,
+    /// Labels of quantities, features and panels.
+    pub names: &'a labels::Names,
+    /// The figure's title.
+    pub title: &'a str,
+}
+
+/// The area a figure is drawn on, below its title: the SVG file's or the PNG's.
+pub enum Canvas<'a, 'b> {
+    /// The SVG file.
+    Svg(&'b DrawingArea<SVGBackend<'a>, Shift>),
+    /// The PNG raster.
+    Png(&'b DrawingArea<raster::Raster<'a>, Shift>),
+}
+
+/// `on_canvas!(canvas, root => expr)`: evaluates `expr` with `root` the canvas's
+/// drawing area, once per backend, so one generic drawing function serves both.
+#[macro_export]
+macro_rules! on_canvas {
+    ($canvas:expr, $root:ident => $body:expr) => {
+        match $canvas {
+            $crate::plots::Canvas::Svg($root) => $body,
+            $crate::plots::Canvas::Png($root) => $body,
+        }
+    };
+}
+
+/// What a plot's settings are checked against at load: the experiment's grid,
+/// models and methods, the data's features where known, and the quantities and
+/// curves its methods report.
+pub struct PlotPlan<'a> {
+    /// Per grid key, the labels of its values.
+    pub grid: &'a BTreeMap<String, Vec<String>>,
+    /// Whether the run keeps its per-replicate rows (`tidy`).
+    pub tidy: bool,
+    /// How many models the experiment fits.
+    pub models: usize,
+    /// The experiment's methods.
+    pub methods: &'a [MethodSpec],
+    /// Whether the data's DGP knows its true PD in closed form.
+    pub true_pd: bool,
+    /// The data's feature names, where known before loading.
+    pub features: Option<&'a [String]>,
+    /// The quantities the methods report per feature.
+    pub quantities: &'a [String],
+    /// The quantities a grid key's values name.
+    pub grid_quantities: &'a [String],
+    /// The curve quantities the methods keep.
+    pub curves: &'a [String],
+}
+
+impl PlotPlan<'_> {
+    /// `q` is a quantity the methods report (`field` is blamed otherwise).
+    pub fn known(&self, q: &String, field: &str) -> std::result::Result<(), Invalid> {
+        if self.quantities.contains(q) || self.grid_quantities.contains(q) {
+            return Ok(());
+        }
+        Err(Invalid::new(
+            field,
+            format!(
+                "unknown quantity `{q}`; the methods report {}",
+                self.quantities.join(", ")
+            ),
+        ))
+    }
+
+    /// `q` is a curve quantity kept by a method; `how` says what keeps one.
+    pub fn kept(&self, q: &String, how: &str) -> std::result::Result<(), Invalid> {
+        if self.curves.contains(q) {
+            return Ok(());
+        }
+        Err(Invalid::new(
+            q,
+            format!(
+                "`{q}` is not kept: set {how} (kept: {})",
+                self.curves.join(", ")
+            ),
+        ))
+    }
+
+    /// `f` is a feature of the data (when its features are known).
+    pub fn feature(&self, f: &String) -> std::result::Result<(), Invalid> {
+        match self.features {
+            Some(names) if !names.contains(f) => Err(Invalid::new(
+                f.clone(),
+                format!("unknown feature `{f}`; the data has {}", names.join(", ")),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// `k` is a grid key or `model`, by which plots colour and arrange.
+    pub fn grid_or_model(&self, k: &String) -> std::result::Result<(), Invalid> {
+        if k == "model" || self.grid.contains_key(k) {
+            return Ok(());
+        }
+        Err(Invalid::new(
+            k,
+            format!("`{k}` is neither a grid key nor `model`; plots colour and arrange by those"),
+        ))
+    }
+
+    /// `panels`, where given, is a grid key.
+    pub fn panels(&self, panels: &Option<String>) -> std::result::Result<(), Invalid> {
+        match panels {
+            Some(k) if !self.grid.contains_key(k) => Err(Invalid::new(
+                k,
+                format!("plot panels `{k}` is not a grid key"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the data has exactly two features (or its features are not yet known).
+    pub fn two_features(&self) -> bool {
+        self.features.is_none_or(|n| n.len() == 2)
+    }
+}
 
 /// The style of the major grid lines: light, so the data stands out (no minor grid).
 fn grid() -> ShapeStyle {
@@ -120,26 +374,21 @@ pub(crate) fn register_fonts() {
 }
 
 /// Draws `plot` into `<dir>/<name>.svg` and `<dir>/<name>.png`.
-pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> Result<()> {
+pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path) -> Result<()> {
     register_fonts();
-    let title = match plot.title() {
-        Some(own) => format!(
-            "{own} (companion to {} {})",
-            exp.spec.paper, exp.spec.figure
-        ),
-        None => format!(
-            "{} ({} {})",
-            exp.spec.title, exp.spec.paper, exp.spec.figure
-        ),
+    let kind = plot.kind();
+    let title = match kind.title() {
+        Some(own) => format!("{own} (companion to {} {})", setting.paper, setting.figure),
+        None => format!("{} ({} {})", setting.title, setting.paper, setting.figure),
     };
-    let mut names = labels::Names::of(&exp.spec)?;
+    let mut names = setting.names.clone();
     let single;
-    let (out, title) = match plot.replicate() {
+    let (out, title) = match kind.replicate() {
         Some(k) => {
-            single = out.only_replicate(k, exp.spec.level);
+            single = out.only_replicate(k, setting.level);
             if single.summary.is_empty() {
                 return Err(BenchError::Plot {
-                    path: dir.join(plot.name()),
+                    path: dir.join(kind.name()),
                     message: format!(
                         "replicate {k} has no tidy rows: the run has {} replicates and must keep its tidy rows",
                         out.replicates
@@ -151,196 +400,44 @@ pub fn draw(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, dir: &Path) -> R
         }
         None => (out, title),
     };
-    match plot {
-        PlotSpec::Bars {
-            name,
-            quantities,
-            panels,
-            order_by,
-            rank,
-            top,
-            shared_y,
-            side_by_side,
-            horizontal,
-            ..
-        } => {
-            let order = bars::BarOrder {
-                features: bars::feature_order(out, order_by.as_deref()),
-                rank: *rank,
-                top: *top,
-                shared_y: *shared_y,
-                side_by_side: *side_by_side,
-                horizontal: *horizontal,
-            };
-            bars::draw(&title, name, quantities, panels, &order, &names, out, dir)
-        }
-        PlotSpec::Curves { name, .. }
-        | PlotSpec::Lines { name, .. }
-        | PlotSpec::Tradeoff { name, .. }
-        | PlotSpec::Scatter { name, .. }
-        | PlotSpec::ShapSummary { name, .. }
-        | PlotSpec::ShapDependence { name, .. }
-        | PlotSpec::PdReplicates { name, .. }
-        | PlotSpec::IceGrid { name, .. }
-        | PlotSpec::PixelMaps { name, .. }
-        | PlotSpec::PermutationMap { name, .. } => {
-            let svg = dir.join(format!("{name}.svg"));
-            let png = dir.join(format!("{name}.png"));
-            let err = |path: &Path| {
-                let path = path.to_path_buf();
-                move |message: String| BenchError::Plot { path, message }
-            };
-            let size = size(exp, plot, out, &names);
-            draw_figure(
-                SVGBackend::new(&svg, size).into_drawing_area(),
-                &title,
-                exp,
-                plot,
-                out,
-                &names,
-            )
-            .map_err(err(&svg))?;
-            draw_figure(
-                raster::Raster::new(&png, size).into_drawing_area(),
-                &title,
-                exp,
-                plot,
-                out,
-                &names,
-            )
-            .map_err(err(&png))
-        }
-    }
+    let fig = Figure {
+        truth: setting.truth,
+        out,
+        names: &names,
+        title: &title,
+    };
+    let size = kind.size(&fig);
+    let svg = dir.join(format!("{}.svg", kind.name()));
+    let png = dir.join(format!("{}.png", kind.name()));
+    let err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |message: String| BenchError::Plot { path, message }
+    };
+    let root = SVGBackend::new(&svg, size).into_drawing_area();
+    titled_figure(root, &title, kind, |area| {
+        kind.draw(Canvas::Svg(area), &fig)
+    })
+    .map_err(err(&svg))?;
+    let root = raster::Raster::new(&png, size).into_drawing_area();
+    titled_figure(root, &title, kind, |area| {
+        kind.draw(Canvas::Png(area), &fig)
+    })
+    .map_err(err(&png))
 }
 
-/// The pixel size of a figure other than bars.
-fn size(exp: &Experiment, plot: &PlotSpec, out: &RunOutput, names: &labels::Names) -> (u32, u32) {
-    match plot {
-        PlotSpec::PdReplicates { .. } => {
-            pd_replicates(exp, plot, &|what| replicates::size(out, what))
-        }
-        PlotSpec::Curves { .. } => curves::size(plot, out, names),
-        PlotSpec::IceGrid { pd, columns, .. } => ice_grid::size(out, pd, *columns),
-        PlotSpec::Lines { .. } | PlotSpec::Tradeoff { .. } => coverage::size(plot, out),
-        PlotSpec::PermutationMap { .. } => (1500, 500),
-        PlotSpec::PixelMaps {
-            quantities,
-            rows,
-            panels,
-            ..
-        } => pixels::size(out, quantities, *rows, panels.as_deref()),
-        PlotSpec::ShapSummary {
-            quantity, panels, ..
-        } => shap::size(out, quantity, panels.as_deref()),
-        PlotSpec::ShapDependence {
-            quantity,
-            feature,
-            panels,
-            ..
-        } => shap::dependence_size(out, quantity, feature, panels.as_deref()),
-        _ => (560, 560),
-    }
-}
-
-/// Draws a figure other than bars.
-fn draw_figure<DB: DrawingBackend>(
+/// Fills `root` white, writes the figure title, draws the rest with `draw` and
+/// writes the file.
+fn titled_figure<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     title: &str,
-    exp: &Experiment,
-    plot: &PlotSpec,
-    out: &RunOutput,
-    names: &labels::Names,
+    kind: &dyn PlotKind,
+    draw: impl FnOnce(&DrawingArea<DB, Shift>) -> Result<(), String>,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
-    let root = titled(root, title, 18)?;
-    match plot {
-        PlotSpec::Curves { .. } => curves::draw(&root, plot, out, names)?,
-        PlotSpec::IceGrid {
-            pd,
-            ice,
-            columns,
-            near,
-            centred,
-            ..
-        } => ice_grid::draw(
-            &root,
-            out,
-            ice_grid::Style {
-                pd,
-                ice,
-                columns: *columns,
-                near: *near,
-                centred: *centred,
-            },
-            names,
-        )?,
-        PlotSpec::Lines { .. } => coverage::draw_lines(&root, plot, out, names)?,
-        PlotSpec::Tradeoff { .. } => coverage::draw_tradeoff(&root, plot, out, names)?,
-        PlotSpec::Scatter { x, y, shade, .. } => scatter::draw(&root, out, x, y, *shade)?,
-        PlotSpec::PermutationMap { .. } => maps::draw(&root, out)?,
-        PlotSpec::PixelMaps {
-            quantities,
-            rows,
-            panels,
-            ..
-        } => pixels::draw(&root, out, quantities, *rows, panels.as_deref(), names)?,
-        PlotSpec::ShapSummary {
-            quantity, panels, ..
-        } => shap::draw(&root, out, quantity, panels.as_deref(), names)?,
-        PlotSpec::ShapDependence {
-            quantity,
-            feature,
-            panels,
-            color_by,
-            ..
-        } => shap::draw_dependence(
-            &root,
-            out,
-            quantity,
-            feature,
-            (panels.as_deref(), color_by.as_deref()),
-            names,
-        )?,
-        PlotSpec::PdReplicates { .. } => {
-            pd_replicates(exp, plot, &|what| replicates::draw(&root, out, what, names))?
-        }
-        PlotSpec::Bars { .. } => unreachable!("bars are drawn by plot::draw"),
-    }
+    let root = titled(root, title, kind.title_px())?;
+    draw(&root)?;
     root.present().map_err(e)
-}
-
-/// Calls `with` on what a `pd_replicates` plot draws, its true PD from the
-/// experiment's DGP.
-fn pd_replicates<T>(
-    exp: &Experiment,
-    plot: &PlotSpec,
-    with: &dyn Fn(&replicates::PdReplicates<'_>) -> T,
-) -> T {
-    let PlotSpec::PdReplicates {
-        pd,
-        feature,
-        panels,
-        mean,
-        show,
-        ..
-    } = plot
-    else {
-        unreachable!("called for pd_replicates plots")
-    };
-    let truth = |grid: &[f64]| {
-        let dgp = exp.spec.data.dgp.as_ref()?.dgp();
-        let j = dgp.feature_names().iter().position(|f| f == feature)?;
-        dgp.partial_dependence(j, grid)
-    };
-    with(&replicates::PdReplicates {
-        pd,
-        feature,
-        panels,
-        mean,
-        show,
-        truth: &truth,
-    })
 }
 
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {

@@ -9,7 +9,55 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::labels::Names;
-use crate::run::RunOutput;
+use super::{Canvas, Figure, PlotKind, PlotPlan};
+use crate::methods::Invalid;
+use crate::output::RunOutput;
+
+plot_settings! {
+    /// Pixel maps (watson2023 Fig. 1a): per value of `panels` and each of the first `rows`
+    /// kept test rows (a `shapley` method's `keep`), the image in grey and a map of each
+    /// quantity's φ per pixel, red above 0 and blue below; the features must be the pixels
+    /// of a square image.
+    pub struct PixelMaps {
+        /// The Shapley quantities mapped (`aleatoric_entropy_shap`, ...).
+        pub quantities: Vec<String>,
+        /// Images per block (default 5).
+        #[serde(default = "five")]
+        pub rows: usize,
+        /// Grid key whose values get a block each (none: one block).
+        #[serde(default)]
+        pub panels: Option<String>,
+    }
+}
+
+fn five() -> usize {
+    5
+}
+
+impl PlotKind for PixelMaps {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        for q in &self.quantities {
+            plan.kept(q, "`keep:` on a `shapley` method")?;
+        }
+        if self.rows == 0 {
+            return Err(Invalid::new("rows", "draw at least one image"));
+        }
+        plan.panels(&self.panels)
+    }
+
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        size(fig.out, &self.quantities, self.rows, self.panels.as_deref())
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        let key = self.panels.as_deref();
+        crate::on_canvas!(canvas, root => draw(root, fig.out, &self.quantities, self.rows, key, fig.names))
+    }
+}
 
 /// Side of one image or map, in pixels.
 const CELL: u32 = 112;
@@ -69,12 +117,7 @@ fn blocks(
 }
 
 /// The figure's size: a column per image and the titles; a row per block and map.
-pub(super) fn size(
-    out: &RunOutput,
-    quantities: &[String],
-    rows: usize,
-    key: Option<&str>,
-) -> (u32, u32) {
+fn size(out: &RunOutput, quantities: &[String], rows: usize, key: Option<&str>) -> (u32, u32) {
     let b = blocks(out, quantities, rows, key);
     let columns = b.iter().map(|(_, i)| i.len()).max().unwrap_or(1).max(1) as u32;
     let lines = (b.len().max(1) * (quantities.len() + 1)) as u32;
@@ -82,7 +125,7 @@ pub(super) fn size(
 }
 
 /// Draws the maps (module doc); the images must be square (d = w²).
-pub fn draw<DB: DrawingBackend>(
+fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     out: &RunOutput,
     quantities: &[String],

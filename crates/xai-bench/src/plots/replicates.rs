@@ -7,23 +7,106 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::labels::Names;
-use super::{COLORS, axes, chart_on, legend_at, range};
-use crate::run::RunOutput;
+use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, legend_at, range};
+use crate::methods::Invalid;
+use crate::output::RunOutput;
+
+plot_settings! {
+    /// The PD of one feature in every replicate as a thin line (from the tidy rows), one
+    /// panel per value of the grid key `panels`, all on one y-scale; in the panels listed
+    /// in `mean`, also the mean over replicates (bold) and the DGP's true PD (dashed).
+    /// molnar2023 Fig. 3: the Monte-Carlo spread of one model's PD beside the spread of
+    /// refitted models' PDs around their mean and the truth.
+    pub struct PdReplicates {
+        /// The PD quantity (`prediction_pd`).
+        pub pd: String,
+        /// The feature whose PD is drawn.
+        pub feature: String,
+        /// Grid key whose values get a panel each.
+        pub panels: String,
+        /// Values of `panels` whose panels add the mean and the true PD.
+        #[serde(default)]
+        pub mean: Vec<String>,
+        /// The values of `panels` drawn, in this order (default: every value).
+        #[serde(default)]
+        pub show: Vec<String>,
+    }
+}
+
+impl PdReplicates {
+    /// Calls `with` on what is drawn, its true PD from the experiment's DGP
+    /// ([`Figure::truth`]).
+    fn drawn<T>(&self, fig: &Figure<'_>, with: &dyn Fn(&Drawn<'_>) -> T) -> T {
+        let truth = |grid: &[f64]| (fig.truth)(&self.feature, grid);
+        with(&Drawn {
+            pd: &self.pd,
+            feature: &self.feature,
+            panels: &self.panels,
+            mean: &self.mean,
+            show: &self.show,
+            truth: &truth,
+        })
+    }
+}
+
+impl PlotKind for PdReplicates {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        let panels = &self.panels;
+        plan.known(&self.pd, &self.pd)?;
+        plan.feature(&self.feature)?;
+        if !plan.tidy {
+            return Err(Invalid::new(
+                "pd_replicates",
+                "a pd_replicates plot draws each replicate's PD from the tidy rows; remove `tidy: false`",
+            ));
+        }
+        if !self.mean.is_empty() && !plan.true_pd {
+            return Err(Invalid::new(
+                "mean",
+                "`mean` panels draw the true PD, which only a DGP with a closed form knows (`molnar_additive`, `molnar_sine`)",
+            ));
+        }
+        let in_grid = |v: &String| plan.grid.get(panels).is_some_and(|vals| vals.contains(v));
+        for (field, values) in [("mean", &self.mean), ("show", &self.show)] {
+            if let Some(v) = values.iter().find(|v| !in_grid(v)) {
+                return Err(Invalid::new(
+                    field,
+                    format!(
+                        "`{field}` names `{v}`, which is not a value of the grid key `{panels}`"
+                    ),
+                ));
+            }
+        }
+        plan.panels(&Some(panels.clone()))
+    }
+
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        self.drawn(fig, &|what| size(fig.out, what))
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        crate::on_canvas!(canvas, root => self.drawn(fig, &|what| draw(root, fig.out, what, fig.names)))
+    }
+}
 
 /// What a `pd_replicates` figure draws.
-pub struct PdReplicates<'a> {
+struct Drawn<'a> {
     /// The PD quantity.
-    pub pd: &'a str,
+    pd: &'a str,
     /// The feature.
-    pub feature: &'a str,
+    feature: &'a str,
     /// The grid key whose values get a panel each.
-    pub panels: &'a str,
+    panels: &'a str,
     /// The panels that add the mean and the truth.
-    pub mean: &'a [String],
+    mean: &'a [String],
     /// The panels drawn, in order (empty: all, in the run's order).
-    pub show: &'a [String],
+    show: &'a [String],
     /// The DGP's true PD of the feature at the given grid points.
-    pub truth: &'a dyn Fn(&[f64]) -> Option<Vec<f64>>,
+    truth: &'a dyn Fn(&[f64]) -> Option<Vec<f64>>,
 }
 
 /// One panel's lines: per replicate its (x, PD) points in grid order, and the mean
@@ -34,7 +117,7 @@ struct Panel {
     mean: Vec<(f64, f64)>,
 }
 
-fn panels(out: &RunOutput, what: &PdReplicates<'_>) -> Vec<Panel> {
+fn panels(out: &RunOutput, what: &Drawn<'_>) -> Vec<Panel> {
     let col = out.keys.iter().position(|k| k == what.panels);
     let mut list: Vec<Panel> = Vec::new();
     for t in out
@@ -88,15 +171,15 @@ fn panels(out: &RunOutput, what: &PdReplicates<'_>) -> Vec<Panel> {
 }
 
 /// The pixel size: one 560-px column per panel.
-pub(super) fn size(out: &RunOutput, what: &PdReplicates<'_>) -> (u32, u32) {
+fn size(out: &RunOutput, what: &Drawn<'_>) -> (u32, u32) {
     (560 * panels(out, what).len().max(1) as u32 + 40, 470)
 }
 
 /// Draws the panels side by side on one y-scale.
-pub fn draw<DB: DrawingBackend>(
+fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     out: &RunOutput,
-    what: &PdReplicates<'_>,
+    what: &Drawn<'_>,
     names: &Names,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();

@@ -2,9 +2,58 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use serde::Deserialize;
 
-use super::{COLORS, range};
-use crate::run::RunOutput;
+use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, range};
+use crate::methods::Invalid;
+use crate::output::RunOutput;
+
+/// A scatter of two features of the first replicate's training sample, with the
+/// square [−shade, shade]² hatched.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScatterPanel {
+    /// Feature on the x-axis.
+    pub x: String,
+    /// Feature on the y-axis.
+    pub y: String,
+    /// Half-width of the hatched square, if any.
+    #[serde(default)]
+    pub shade: Option<f64>,
+}
+
+plot_settings! {
+    /// Scatter of two features of the first replicate's training sample, with the square
+    /// [−shade, shade]² hatched.
+    pub struct Scatter {
+        /// Feature on the x-axis.
+        pub x: String,
+        /// Feature on the y-axis.
+        pub y: String,
+        /// Half-width of the hatched square, if any.
+        #[serde(default)]
+        pub shade: Option<f64>,
+    }
+}
+
+impl PlotKind for Scatter {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        plan.feature(&self.x)?;
+        plan.feature(&self.y)
+    }
+
+    fn size(&self, _fig: &Figure<'_>) -> (u32, u32) {
+        (560, 560)
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        crate::on_canvas!(canvas, root => draw(root, fig.out, &self.x, &self.y, self.shade))
+    }
+}
 
 /// Draws the scatter, with the square [−shade, shade]² hatched.
 pub fn draw<DB: DrawingBackend>(

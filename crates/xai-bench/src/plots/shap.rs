@@ -5,14 +5,136 @@
 //! figure: one feature's Shapley values against its values, a series per value of a
 //! grid key (watson2023 Fig. 2: original vs perturbed rows, a panel per dataset).
 
+use std::collections::BTreeMap;
+
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
+use serde::Deserialize;
 
 use super::labels::Names;
-use super::{COLORS, colour_bar, range, tick, with_colour_bar};
-use crate::run::RunOutput;
-use crate::spec::FeatureChoice;
+use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, colour_bar, range, tick, with_colour_bar};
+use crate::methods::Invalid;
+use crate::output::RunOutput;
+
+plot_settings! {
+    /// A SHAP summary ("beeswarm"): per feature the kept Shapley values of the test rows
+    /// (a `shapley` method's `keep`) as dots jittered vertically and coloured by the
+    /// feature's value, one panel per value of the grid key `panels` (watson2023 Fig. 3a).
+    pub struct ShapSummary {
+        /// The Shapley quantity (`prediction_shap`).
+        pub quantity: String,
+        /// Grid key whose values get a panel each (none: one panel).
+        #[serde(default)]
+        pub panels: Option<String>,
+    }
+}
+
+impl PlotKind for ShapSummary {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        plan.kept(&self.quantity, "`keep:` on a `shapley` method")?;
+        plan.panels(&self.panels)
+    }
+
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        size(fig.out, &self.quantity, self.panels.as_deref())
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        crate::on_canvas!(canvas, root => draw(root, fig.out, &self.quantity, self.panels.as_deref(), fig.names))
+    }
+}
+
+plot_settings! {
+    /// A SHAP dependence plot: a dot per kept test row at (its value of `feature`, its
+    /// Shapley value for it), coloured and shaped by the grid key `color_by`, one panel
+    /// per value of the grid key `panels` (watson2023 Fig. 2: a dataset's shifted
+    /// feature, original vs perturbed rows).
+    pub struct ShapDependence {
+        /// A kept Shapley quantity (`prediction_shap`).
+        pub quantity: String,
+        /// The feature: one name, or a map from each value of `panels` to its feature.
+        pub feature: FeatureChoice,
+        /// Grid key with one panel per value.
+        #[serde(default)]
+        pub panels: Option<String>,
+        /// Grid key with one colour and marker per value.
+        #[serde(default)]
+        pub color_by: Option<String>,
+        /// Draw this replicate alone (default: the kept rows of every replicate).
+        #[serde(default)]
+        pub replicate: Option<usize>,
+    }
+}
+
+impl PlotKind for ShapDependence {
+    fn replicate(&self) -> Option<usize> {
+        self.replicate
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        plan.kept(&self.quantity, "`keep:` on a `shapley` method")?;
+        if let Some(c) = &self.color_by {
+            plan.grid_or_model(c)?;
+        }
+        match &self.feature {
+            FeatureChoice::One(f) => plan.feature(f)?,
+            FeatureChoice::PerPanel(_) if self.panels.is_none() => {
+                return Err(Invalid::new(
+                    "feature",
+                    "a feature per panel needs `panels:`, the grid key of the panels",
+                ));
+            }
+            FeatureChoice::PerPanel(_) => {}
+        }
+        if plan.models > 1 {
+            return Err(Invalid::new(
+                "shap_dependence",
+                "a dependence plot draws one model's values; this experiment has several",
+            ));
+        }
+        plan.panels(&self.panels)
+    }
+
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        dependence_size(
+            fig.out,
+            &self.quantity,
+            &self.feature,
+            self.panels.as_deref(),
+        )
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        let by = (self.panels.as_deref(), self.color_by.as_deref());
+        crate::on_canvas!(canvas, root => draw_dependence(root, fig.out, &self.quantity, &self.feature, by, fig.names))
+    }
+}
+
+/// The feature a dependence plot draws: one for every panel, or one per panel value
+/// (watson2023 Fig. 2: each dataset's shifted feature).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum FeatureChoice {
+    /// The same feature in every panel.
+    One(String),
+    /// Panel value → feature.
+    PerPanel(BTreeMap<String, String>),
+}
+
+impl FeatureChoice {
+    /// The feature of the panel with grid value `panel`.
+    pub fn of(&self, panel: &str) -> Option<&str> {
+        match self {
+            FeatureChoice::One(f) => Some(f),
+            FeatureChoice::PerPanel(m) => m.get(panel).map(String::as_str),
+        }
+    }
+}
 
 /// The kept values of one panel: per feature (in data order) the (φ, feature value)
 /// pairs.
@@ -47,7 +169,7 @@ fn panels(out: &RunOutput, quantity: &str, key: Option<&str>) -> Vec<Panel> {
 }
 
 /// The pixel size: a 520-px column per panel and the colour bar.
-pub(super) fn size(out: &RunOutput, quantity: &str, key: Option<&str>) -> (u32, u32) {
+fn size(out: &RunOutput, quantity: &str, key: Option<&str>) -> (u32, u32) {
     let rows = out.feature_names.len().max(1) as u32;
     (
         520 * panels(out, quantity, key).len().max(1) as u32 + 110,
@@ -63,7 +185,7 @@ fn jitter(k: usize) -> f64 {
 
 /// Draws the panels side by side, each on its own x-scale (a variance model's values
 /// are an order smaller than a mean model's), with the colour key on the right.
-pub fn draw<DB: DrawingBackend>(
+fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     out: &RunOutput,
     quantity: &str,
@@ -201,7 +323,7 @@ fn dependence_layout(panels: usize) -> (usize, usize) {
 }
 
 /// The pixel size of a dependence figure: 500 × 420 px per panel.
-pub(super) fn dependence_size(
+fn dependence_size(
     out: &RunOutput,
     quantity: &str,
     feature: &FeatureChoice,
@@ -214,7 +336,7 @@ pub(super) fn dependence_size(
 /// A SHAP dependence figure: per panel, a dot per kept row at (its value of the
 /// feature, its Shapley value for that feature), one colour and marker per value of
 /// `color_by` (circles, then triangles, …), a dashed line at φ = 0, and a legend.
-pub fn draw_dependence<DB: DrawingBackend>(
+fn draw_dependence<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     out: &RunOutput,
     quantity: &str,

@@ -1,0 +1,79 @@
+//! The one pattern every extension point follows: a kind is a settings struct in its
+//! own file implementing the extension point's trait, and one line of a [`registry!`]
+//! adds it. The macro writes the YAML enum (a variant per kind, named by the line's
+//! string), the dispatch to the trait, and the list of names that docs, `--help` and
+//! error messages print, so none of them can miss a kind.
+
+/// A registry of kinds behind one trait.
+///
+/// ```
+/// pub trait Shape {
+///     fn area(&self) -> f64;
+/// }
+/// #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+/// pub struct Square {
+///     side: f64,
+/// }
+/// impl Shape for Square {
+///     fn area(&self) -> f64 {
+///         self.side * self.side
+///     }
+/// }
+/// xai_core::registry! {
+///     /// A shape as written in YAML.
+///     #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+///     pub enum ShapeSpec: fn shape -> dyn Shape {
+///         /// A square.
+///         "square" => Square(Square),
+///     }
+/// }
+/// let s: ShapeSpec = serde_json::from_str(r#"{"square": {"side": 2.0}}"#).unwrap();
+/// assert_eq!(s.shape().area(), 4.0);
+/// assert_eq!((s.kind_name(), ShapeSpec::NAMES), ("square", &["square"][..]));
+/// ```
+///
+/// Each line `"name" => Variant(Type),` gives the YAML name, the enum variant and the
+/// settings type (which implements the trait). The enum gets `NAMES` (every kind's
+/// YAML name, in registry order), `kind_name()` (this entry's) and the accessor named
+/// after `fn` returning the entry as the trait object.
+#[macro_export]
+macro_rules! registry {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $Enum:ident: fn $get:ident -> dyn $Trait:path {
+            $(
+                $(#[$vmeta:meta])*
+                $name:literal => $Variant:ident($Ty:ty),
+            )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[serde(deny_unknown_fields)]
+        $vis enum $Enum {
+            $(
+                $(#[$vmeta])*
+                #[serde(rename = $name)]
+                $Variant($Ty),
+            )*
+        }
+
+        impl $Enum {
+            /// Every kind's YAML name, in registry order.
+            pub const NAMES: &'static [&'static str] = &[$($name),*];
+
+            /// This entry's kind, by its YAML name.
+            pub fn kind_name(&self) -> &'static str {
+                match self {
+                    $($Enum::$Variant(_) => $name,)*
+                }
+            }
+
+            /// The implementation behind this entry.
+            pub fn $get(&self) -> &dyn $Trait {
+                match self {
+                    $($Enum::$Variant(k) => k,)*
+                }
+            }
+        }
+    };
+}
