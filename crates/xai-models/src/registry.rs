@@ -19,6 +19,7 @@ use crate::gp::{GaussianProcessLearner, GpParams};
 use crate::kriging::{KrigingLearner, KrigingParams};
 use crate::lm::{LmLearner, LmParams};
 use crate::logistic::{LogisticLearner, LogisticParams};
+#[cfg(feature = "nn")]
 use crate::nn::{BayesLearner, BayesParams, MlpLearner, MlpParams};
 use crate::r_random_forest::{RForestLearner, RForestParams};
 use crate::rpart::{RpartLearner, RpartParams};
@@ -65,9 +66,11 @@ pub enum LearnerSpec {
     /// A multilayer perceptron of ReLU units trained by Adam; with `dropout` and
     /// `passes`, an MC-dropout network; a Gaussian head for a continuous target
     /// ([`crate::nn::mlp`]).
+    #[cfg(feature = "nn")]
     Mlp(#[serde(default)] MlpParams),
     /// A Bayes-by-backprop network: mean-field Gaussian weights, prior N(0, σ_p²),
     /// `samples` weight draws at prediction ([`crate::nn::bayes`]).
+    #[cfg(feature = "nn")]
     BayesByBackprop(#[serde(default)] BayesParams),
     /// A model of another model's uncertainty: a base model, a statistic of its
     /// predictions on the training rows (entropy by default), and a regressor of it,
@@ -94,7 +97,9 @@ impl LearnerSpec {
             LearnerSpec::Svr(_) => "svr",
             LearnerSpec::Svc(_) => "svc",
             LearnerSpec::Xgboost(_) => "xgboost",
+            #[cfg(feature = "nn")]
             LearnerSpec::Mlp(_) => "mlp",
+            #[cfg(feature = "nn")]
             LearnerSpec::BayesByBackprop(_) => "bayes_by_backprop",
             LearnerSpec::Uncertainty(_) => "uncertainty",
             LearnerSpec::FittedForest(_) => "fitted_forest",
@@ -134,6 +139,7 @@ impl LearnerSpec {
                 missing_values: true,
                 predicts_label: true,
             },
+            #[cfg(feature = "nn")]
             LearnerSpec::Mlp(_) | LearnerSpec::BayesByBackprop(_) => Capabilities {
                 trees: false,
                 members: true,
@@ -208,7 +214,9 @@ impl LearnerSpec {
             LearnerSpec::Svr(_) => "ε-support vector regression",
             LearnerSpec::Svc(_) => "linear support vector classifier",
             LearnerSpec::Xgboost(_) => "gradient boosting (XGBoost)",
+            #[cfg(feature = "nn")]
             LearnerSpec::Mlp(p) => p.describe(),
+            #[cfg(feature = "nn")]
             LearnerSpec::BayesByBackprop(_) => "Bayes-by-backprop network",
             LearnerSpec::Uncertainty(p) => p.model.describe(),
             LearnerSpec::FittedForest(_) => "random forest (fitted elsewhere)",
@@ -230,7 +238,9 @@ impl LearnerSpec {
             LearnerSpec::Svr(p) => p.validate(),
             LearnerSpec::Svc(p) => p.validate(),
             LearnerSpec::Xgboost(p) => p.validate(),
+            #[cfg(feature = "nn")]
             LearnerSpec::Mlp(p) => p.validate(),
+            #[cfg(feature = "nn")]
             LearnerSpec::BayesByBackprop(p) => p.validate(),
             LearnerSpec::Uncertainty(p) => p.validate(),
             LearnerSpec::FittedForest(_) => Ok(()),
@@ -314,7 +324,9 @@ impl LearnerSpec {
                     .saturating_add(8 * n),
             ),
             LearnerSpec::Xgboost(p) => crate::boosting::fit_memory_bytes(p, n, d),
+            #[cfg(feature = "nn")]
             LearnerSpec::Mlp(p) => p.fit_memory_bytes(n, d),
+            #[cfg(feature = "nn")]
             LearnerSpec::BayesByBackprop(p) => p.fit_memory_bytes(n, d),
             LearnerSpec::Uncertainty(p) => p
                 .base
@@ -372,7 +384,9 @@ impl LearnerSpec {
             ),
             LearnerSpec::Svc(_) => 8u128.saturating_mul(m.saturating_mul(d).saturating_add(3 * m)),
             LearnerSpec::Xgboost(_) => 24u128.saturating_mul(m),
+            #[cfg(feature = "nn")]
             LearnerSpec::Mlp(p) => p.predict_memory_bytes(m, d),
+            #[cfg(feature = "nn")]
             LearnerSpec::BayesByBackprop(p) => p.predict_memory_bytes(m, d),
             LearnerSpec::Uncertainty(p) => {
                 p.model.predict_memory_bytes(n_train, n_rows, n_features)
@@ -416,7 +430,9 @@ impl LearnerSpec {
             LearnerSpec::Svr(p) => Box::new(SvrLearner(p.clone())),
             LearnerSpec::Svc(p) => Box::new(SvcLearner(p.clone())),
             LearnerSpec::Xgboost(p) => Box::new(BoostingLearner(p.clone())),
+            #[cfg(feature = "nn")]
             LearnerSpec::Mlp(p) => Box::new(MlpLearner(p.clone())),
+            #[cfg(feature = "nn")]
             LearnerSpec::BayesByBackprop(p) => Box::new(BayesLearner(p.clone())),
             LearnerSpec::Uncertainty(p) => Box::new(UncertaintyLearner(p.clone())),
             LearnerSpec::FittedForest(p) => Box::new(FittedForestLearner(p.clone())),
