@@ -88,7 +88,7 @@ pub struct Built {
 /// One check as `checks.csv` holds it.
 struct Check {
     claim: String,
-    /// "paper" or "derived" ([`crate::spec::ClaimKind`]).
+    /// "paper" or "derived" ([`crate::checks::ClaimKind`]).
     kind: String,
     status: String,
     detail: String,

@@ -1,25 +1,41 @@
-//! CONTRIBUTING.md names every kind an experiment file can name (methods, assertion
-//! kinds, plot kinds), as its registry lists them.
+//! CONTRIBUTING.md's recipe for each kind of extension lists every kind its registry
+//! holds (methods, assertion kinds, plot kinds).
 
 use xai_bench::catalog::{kinds, undocumented};
 use xai_bench::workspace::workspace_root;
 
+/// The text of the section `## <heading>` of `doc`, up to the next `## `.
+fn section<'a>(doc: &'a str, heading: &str) -> &'a str {
+    let start = doc
+        .find(&format!("## {heading}\n"))
+        .unwrap_or_else(|| panic!("CONTRIBUTING.md has no section `## {heading}`"));
+    let rest = &doc[start + 3..];
+    &rest[..rest.find("\n## ").unwrap_or(rest.len())]
+}
+
 #[test]
-fn contributing_names_every_method_assertion_and_plot_kind() {
+fn each_recipe_lists_every_kind_of_its_registry() {
     let doc = std::fs::read_to_string(workspace_root().join("CONTRIBUTING.md")).unwrap();
-    for (section, names) in kinds() {
-        assert!(!names.is_empty(), "the {section} registry is empty");
-        let missing = undocumented(&doc, names);
+    for (registry, names) in kinds() {
+        let heading = match registry {
+            "methods" => "Add a method",
+            "assert" => "Add an assertion",
+            "plots" => "Add a plot",
+            other => panic!("no recipe for the {other} registry"),
+        };
+        assert!(!names.is_empty(), "the {registry} registry is empty");
+        let missing = undocumented(section(&doc, heading), names);
         assert!(
             missing.is_empty(),
-            "CONTRIBUTING.md does not name these {section} kinds: {missing:?}"
+            "CONTRIBUTING.md's `## {heading}` does not list these kinds: {missing:?}"
         );
     }
 }
 
 #[test]
 fn a_kind_the_docs_never_name_is_found() {
-    let doc = "Methods: `pfi` and `ice`; pfi_extra is not code.";
-    assert_eq!(undocumented(doc, &["pfi", "ice", "cid"]), ["cid"]);
+    let doc = "## Add a method\nMethods: `pfi` and `ice`.\n## Add a plot\n`cid`, pfi_extra.";
+    let methods = section(doc, "Add a method");
+    assert_eq!(undocumented(methods, &["pfi", "ice", "cid"]), ["cid"]);
     assert_eq!(undocumented(doc, &["pfi_extra"]), ["pfi_extra"]);
 }

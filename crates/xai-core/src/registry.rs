@@ -1,8 +1,9 @@
 //! The one pattern every extension point follows: a kind is a settings struct in its
 //! own file implementing the extension point's trait, and one line of a [`registry!`]
 //! adds it. The macro writes the YAML enum (a variant per kind, named by the line's
-//! string), the dispatch to the trait, and the list of names that docs, `--help` and
-//! error messages print, so none of them can miss a kind.
+//! string), the dispatch to the trait, and the list of names (`NAMES`), so that the
+//! YAML error for an unknown kind ("expected one of ..."), the listing a command
+//! prints and a docs test all read the one list and none can miss a kind.
 
 /// A registry of kinds behind one trait.
 ///
@@ -29,13 +30,13 @@
 /// }
 /// let s: ShapeSpec = serde_json::from_str(r#"{"square": {"side": 2.0}}"#).unwrap();
 /// assert_eq!(s.shape().area(), 4.0);
-/// assert_eq!((s.kind_name(), ShapeSpec::NAMES), ("square", &["square"][..]));
+/// assert_eq!(ShapeSpec::NAMES, ["square"]);
 /// ```
 ///
 /// Each line `"name" => Variant(Type),` gives the YAML name, the enum variant and the
 /// settings type (which implements the trait). The enum gets `NAMES` (every kind's
-/// YAML name, in registry order), `kind_name()` (this entry's) and the accessor named
-/// after `fn` returning the entry as the trait object.
+/// YAML name, in registry order) and the accessor named after `fn` returning the
+/// entry as the trait object.
 #[macro_export]
 macro_rules! registry {
     (
@@ -60,13 +61,6 @@ macro_rules! registry {
         impl $Enum {
             /// Every kind's YAML name, in registry order.
             pub const NAMES: &'static [&'static str] = &[$($name),*];
-
-            /// This entry's kind, by its YAML name.
-            pub fn kind_name(&self) -> &'static str {
-                match self {
-                    $($Enum::$Variant(_) => $name,)*
-                }
-            }
 
             /// The implementation behind this entry.
             pub fn $get(&self) -> &dyn $Trait {

@@ -451,7 +451,8 @@ impl StageSpec for LearnerSpec {
     }
 }
 
-#[cfg(test)]
+// The tests fit every learner, the networks too.
+#[cfg(all(test, feature = "nn"))]
 mod tests {
     use super::*;
 

@@ -35,7 +35,8 @@ use crate::select::Selector;
 use crate::table::{CsvTable, format_number, write_table};
 
 xai_core::registry! {
-    /// The assertions a check can make on summary rows, as written under `assert:`.
+    /// The assertions a check can make on summary rows, as written under `assert:`
+    /// (in the order the YAML error lists them).
     /// Rows are compared within each combination of the columns the assertion does not
     /// select on (each variant and model separately).
     #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -43,28 +44,24 @@ xai_core::registry! {
         /// Every `this` row exceeds every `than` row beyond Monte-Carlo error
         /// ([`paired::Greater`]).
         "greater" => Greater(paired::Greater),
-        /// Every selected row's estimate stays within a tolerance of its `from` row's
-        /// ([`paired::Unchanged`]).
-        "unchanged" => Unchanged(paired::Unchanged),
-        /// The spread over replicates of some rows is at most a factor of others'
-        /// ([`paired::Spread`]).
-        "spread" => Spread(paired::Spread),
+        /// The share of replicates whose own interval excludes 0
+        /// ([`bounds::ExcludesZero`]).
+        "excludes_zero" => ExcludesZero(bounds::ExcludesZero),
         /// Every selected row's interval lies above a bound ([`bounds::Positive`]).
         "positive" => Positive(bounds::Positive),
         /// Every selected row's interval lies below a bound ([`bounds::Below`]).
         "below" => Below(bounds::Below),
-        /// The share of replicates whose own interval excludes 0
-        /// ([`bounds::ExcludesZero`]).
-        "excludes_zero" => ExcludesZero(bounds::ExcludesZero),
         /// Every selected row's estimate lies near a paper's value ([`bounds::Near`]).
         "near" => Near(bounds::Near),
-        /// Every selected row is negligible ([`bounds::Negligible`]).
-        "negligible" => Negligible(bounds::Negligible),
-        /// A trend along a grid key beyond Monte-Carlo error ([`monotone::Monotone`]).
-        "monotone" => Monotone(monotone::Monotone),
+        /// Every selected row's estimate stays within a tolerance of its `from` row's
+        /// ([`paired::Unchanged`]).
+        "unchanged" => Unchanged(paired::Unchanged),
         /// Some features rank above others in a share of the replicates
         /// ([`ranking::RankedAbove`]).
         "ranked_above" => RankedAbove(ranking::RankedAbove),
+        /// A table's cells equal the paper's printed digits
+        /// ([`paper_cells::PaperCells`]).
+        "paper_cells" => PaperCells(paper_cells::PaperCells),
         /// Every selected row is among the k largest ([`ranking::InTop`]).
         "in_top" => InTop(ranking::InTop),
         /// One quantity's ranking agrees better with a reference than another's
@@ -73,11 +70,15 @@ xai_core::registry! {
         /// A feature's place moves between two quantities' rankings
         /// ([`ranking::RankMoves`]).
         "rank_moves" => RankMoves(ranking::RankMoves),
-        /// A table's cells equal the paper's printed digits
-        /// ([`paper_cells::PaperCells`]).
-        "paper_cells" => PaperCells(paper_cells::PaperCells),
         /// The inner assertion does not hold ([`not::Not`]).
         "not" => Not(not::Not),
+        /// The spread over replicates of some rows is at most a factor of others'
+        /// ([`paired::Spread`]).
+        "spread" => Spread(paired::Spread),
+        /// Every selected row is negligible ([`bounds::Negligible`]).
+        "negligible" => Negligible(bounds::Negligible),
+        /// A trend along a grid key beyond Monte-Carlo error ([`monotone::Monotone`]).
+        "monotone" => Monotone(monotone::Monotone),
         /// Every selected curve has a bump inside an interval ([`curve::InteriorPeak`]).
         "interior_peak" => InteriorPeak(curve::InteriorPeak),
         /// Every selected curve rises towards both grid ends

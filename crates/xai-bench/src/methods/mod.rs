@@ -297,7 +297,15 @@ pub fn known_features<'a>(
     plan: &Plan<'_>,
     wanted: impl IntoIterator<Item = &'a String>,
 ) -> Result<(), Invalid> {
-    let Some(names) = plan.feature_names else {
+    known_feature_names(plan.feature_names, wanted)
+}
+
+/// Checks feature names against `names`, the data's, when known.
+pub fn known_feature_names<'a>(
+    names: Option<&[String]>,
+    wanted: impl IntoIterator<Item = &'a String>,
+) -> Result<(), Invalid> {
+    let Some(names) = names else {
         return Ok(());
     };
     for f in wanted {

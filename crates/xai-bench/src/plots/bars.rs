@@ -90,7 +90,7 @@ plot_settings! {
 
 impl Bars {
     /// The panels (a title and its summary rows each) and the order of their bars.
-    fn panels<'a>(&self, fig: &Figure<'a>) -> (Vec<Panel<'a>>, BarOrder) {
+    fn panel_list<'a>(&self, fig: &Figure<'a>) -> (Vec<Panel<'a>>, BarOrder) {
         let order = BarOrder {
             features: feature_order(fig.out, self.order_by.as_deref()),
             rank: self.rank,
@@ -143,7 +143,7 @@ impl PlotKind for Bars {
     /// Wide enough that the longest feature name fits under its bar (7 px a
     /// character), and the title across the figure.
     fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
-        let (list, order) = self.panels(fig);
+        let (list, order) = self.panel_list(fig);
         let shown: Vec<&str> = list
             .iter()
             .flat_map(|p| p.rows.iter().map(|r| fig.names.feature(&r.feature)))
@@ -171,8 +171,8 @@ impl PlotKind for Bars {
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> std::result::Result<(), String> {
-        let (list, order) = self.panels(fig);
-        crate::on_canvas!(canvas, root => bars(root, &list, &self.quantities, &order, fig.names))
+        let (list, order) = self.panel_list(fig);
+        super::on_canvas!(canvas, root => bars(root, &list, &self.quantities, &order, fig.names))
     }
 }
 

@@ -85,7 +85,7 @@ impl PlotKind for Lines {
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
-        crate::on_canvas!(canvas, root => draw_lines(root, self, fig.out, fig.names))
+        super::on_canvas!(canvas, root => draw_lines(root, self, fig.out, fig.names))
     }
 }
 
@@ -147,7 +147,7 @@ impl PlotKind for Tradeoff {
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
-        crate::on_canvas!(canvas, root => draw_tradeoff(root, self, fig.out, fig.names))
+        super::on_canvas!(canvas, root => draw_tradeoff(root, self, fig.out, fig.names))
     }
 }
 

@@ -91,7 +91,7 @@ impl PlotKind for Curves {
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
-        crate::on_canvas!(canvas, root => draw(root, self, fig.out, fig.names))
+        super::on_canvas!(canvas, root => draw(root, self, fig.out, fig.names))
     }
 }
 
@@ -177,75 +177,71 @@ fn draw<DB: DrawingBackend>(
     out: &RunOutput,
     names: &Names,
 ) -> Result<(), String> {
-    {
-        let Curves {
-            pd,
+    let Curves {
+        pd,
+        ice,
+        color_by,
+        vlines,
+        panels,
+        rug,
+        histogram,
+        data,
+        max_curves,
+        ..
+    } = plot;
+    let list = pd_panels(out, pd, panels, names);
+    // The training sample on the left, one column of the figure's width.
+    let (w, _) = root.dim_in_pixel();
+    let (left, rest) = root.split_horizontally(match data {
+        Some(_) => w * 520 / (size(plot, out, names).0),
+        None => 0,
+    });
+    if let Some(d) = data {
+        super::scatter::draw(&left, out, &d.x, &d.y, d.shade)?;
+    }
+    let root = &rest;
+    if let Some(ice) = ice {
+        // Per feature: its ICE panel of each model, then (with `histogram`)
+        // the feature's class histogram once (wood2024 Fig. 12-15's layout).
+        let features = ice_columns(&list);
+        let cells: Vec<(&PdPanel<'_>, usize)> = features
+            .iter()
+            .flat_map(|name| {
+                list.iter().flat_map(move |p| {
+                    (0..p.features.len())
+                        .filter(move |&f| p.features[f].0 == *name)
+                        .map(move |f| (p, f))
+                })
+            })
+            .collect();
+        let columns = cells.len() + if *histogram { features.len() } else { 0 };
+        let areas = root.split_evenly((1, columns.max(1)));
+        let style = IceStyle {
             ice,
-            color_by,
+            max_curves: *max_curves,
+            pd,
+            color_by: color_by.as_deref(),
             vlines,
-            panels,
-            rug,
-            histogram,
-            data,
-            max_curves,
-            ..
-        } = plot;
-        {
-            let list = pd_panels(out, pd, panels, names);
-            // The training sample on the left, one column of the figure's width.
-            let (w, _) = root.dim_in_pixel();
-            let (left, rest) = root.split_horizontally(match data {
-                Some(_) => w * 520 / (size(plot, out, names).0),
-                None => 0,
-            });
-            if let Some(d) = data {
-                super::scatter::draw(&left, out, &d.x, &d.y, d.shade)?;
+            rug: *rug,
+            y_desc: super::labels::axis_label(pd),
+        };
+        let mut next = areas.iter();
+        for (k, (panel, f)) in cells.iter().enumerate() {
+            let area = next.next().expect("a column per cell");
+            ice_panel(area, panel, *f, out, &style, names)?;
+            let name = &panel.features[*f].0;
+            let last_of_feature = cells
+                .get(k + 1)
+                .is_none_or(|(p, g)| p.features[*g].0 != *name);
+            if *histogram && last_of_feature {
+                let area = next.next().expect("a column per histogram");
+                class_histogram(area, out, name, names)?;
             }
-            let root = &rest;
-            if let Some(ice) = ice {
-                // Per feature: its ICE panel of each model, then (with `histogram`)
-                // the feature's class histogram once (wood2024 Fig. 12-15's layout).
-                let features = ice_columns(&list);
-                let cells: Vec<(&PdPanel<'_>, usize)> = features
-                    .iter()
-                    .flat_map(|name| {
-                        list.iter().flat_map(move |p| {
-                            (0..p.features.len())
-                                .filter(move |&f| p.features[f].0 == *name)
-                                .map(move |f| (p, f))
-                        })
-                    })
-                    .collect();
-                let columns = cells.len() + if *histogram { features.len() } else { 0 };
-                let areas = root.split_evenly((1, columns.max(1)));
-                let style = IceStyle {
-                    ice,
-                    max_curves: *max_curves,
-                    pd,
-                    color_by: color_by.as_deref(),
-                    vlines,
-                    rug: *rug,
-                    y_desc: super::labels::axis_label(pd),
-                };
-                let mut next = areas.iter();
-                for (k, (panel, f)) in cells.iter().enumerate() {
-                    let area = next.next().expect("a column per cell");
-                    ice_panel(area, panel, *f, out, &style, names)?;
-                    let name = &panel.features[*f].0;
-                    let last_of_feature = cells
-                        .get(k + 1)
-                        .is_none_or(|(p, g)| p.features[*g].0 != *name);
-                    if *histogram && last_of_feature {
-                        let area = next.next().expect("a column per histogram");
-                        class_histogram(area, out, name, names)?;
-                    }
-                }
-            } else {
-                let areas = root.split_evenly((1, list.len().max(1)));
-                for (area, panel) in areas.iter().zip(&list) {
-                    pd_panel(area, panel, vlines, &super::labels::axis_label(pd), names)?;
-                }
-            }
+        }
+    } else {
+        let areas = root.split_evenly((1, list.len().max(1)));
+        for (area, panel) in areas.iter().zip(&list) {
+            pd_panel(area, panel, vlines, &super::labels::axis_label(pd), names)?;
         }
     }
     Ok(())

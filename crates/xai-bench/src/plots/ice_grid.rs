@@ -81,7 +81,7 @@ impl PlotKind for IceGrid {
             near: self.near,
             centred: self.centred,
         };
-        crate::on_canvas!(canvas, root => draw(root, fig.out, style, fig.names))
+        super::on_canvas!(canvas, root => draw(root, fig.out, style, fig.names))
     }
 }
 

@@ -44,7 +44,7 @@ impl PlotKind for PermutationMap {
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
-        crate::on_canvas!(canvas, root => draw(root, fig.out))
+        super::on_canvas!(canvas, root => draw(root, fig.out))
     }
 }
 

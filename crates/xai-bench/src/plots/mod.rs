@@ -134,7 +134,7 @@ pub trait PlotKind: Named + Send + Sync {
         18
     }
 
-    /// Draws the figure below its title (on white; [`crate::on_canvas!`] draws with one
+    /// Draws the figure below its title (on white; `on_canvas!` draws with one
     /// generic function on either backend).
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> std::result::Result<(), String>;
 }
@@ -181,7 +181,6 @@ pub enum Canvas<'a, 'b> {
 
 /// `on_canvas!(canvas, root => expr)`: evaluates `expr` with `root` the canvas's
 /// drawing area, once per backend, so one generic drawing function serves both.
-#[macro_export]
 macro_rules! on_canvas {
     ($canvas:expr, $root:ident => $body:expr) => {
         match $canvas {
@@ -190,6 +189,7 @@ macro_rules! on_canvas {
         }
     };
 }
+pub(crate) use on_canvas;
 
 /// What a plot's settings are checked against at load: the experiment's grid,
 /// models and methods, the data's features where known, and the quantities and
@@ -246,13 +246,7 @@ impl PlotPlan<'_> {
 
     /// `f` is a feature of the data (when its features are known).
     pub fn feature(&self, f: &String) -> std::result::Result<(), Invalid> {
-        match self.features {
-            Some(names) if !names.contains(f) => Err(Invalid::new(
-                f.clone(),
-                format!("unknown feature `{f}`; the data has {}", names.join(", ")),
-            )),
-            _ => Ok(()),
-        }
+        crate::methods::known_feature_names(self.features, [f])
     }
 
     /// `k` is a grid key or `model`, by which plots colour and arrange.

@@ -55,7 +55,7 @@ impl PlotKind for PixelMaps {
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
         let key = self.panels.as_deref();
-        crate::on_canvas!(canvas, root => draw(root, fig.out, &self.quantities, self.rows, key, fig.names))
+        super::on_canvas!(canvas, root => draw(root, fig.out, &self.quantities, self.rows, key, fig.names))
     }
 }
 

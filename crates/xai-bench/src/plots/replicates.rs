@@ -89,7 +89,7 @@ impl PlotKind for PdReplicates {
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
-        crate::on_canvas!(canvas, root => self.drawn(fig, &|what| draw(root, fig.out, what, fig.names)))
+        super::on_canvas!(canvas, root => self.drawn(fig, &|what| draw(root, fig.out, what, fig.names)))
     }
 }
 

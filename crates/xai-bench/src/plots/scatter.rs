@@ -51,7 +51,7 @@ impl PlotKind for Scatter {
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
-        crate::on_canvas!(canvas, root => draw(root, fig.out, &self.x, &self.y, self.shade))
+        super::on_canvas!(canvas, root => draw(root, fig.out, &self.x, &self.y, self.shade))
     }
 }
 

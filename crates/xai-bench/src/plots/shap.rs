@@ -45,7 +45,7 @@ impl PlotKind for ShapSummary {
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
-        crate::on_canvas!(canvas, root => draw(root, fig.out, &self.quantity, self.panels.as_deref(), fig.names))
+        super::on_canvas!(canvas, root => draw(root, fig.out, &self.quantity, self.panels.as_deref(), fig.names))
     }
 }
 
@@ -111,7 +111,7 @@ impl PlotKind for ShapDependence {
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
         let by = (self.panels.as_deref(), self.color_by.as_deref());
-        crate::on_canvas!(canvas, root => draw_dependence(root, fig.out, &self.quantity, &self.feature, by, fig.names))
+        super::on_canvas!(canvas, root => draw_dependence(root, fig.out, &self.quantity, &self.feature, by, fig.names))
     }
 }
 
