@@ -38,7 +38,8 @@ fn nan_ranking(rows: &[&Row<'_>]) -> Option<Verdict> {
 
 /// In at least `share` of the replicates (e.g. shuffle splits) that have both `this`
 /// and `than` rows, every `this` row exceeds every `than` row of the same replicate
-/// and context.
+/// and context: min over `this` > max over `than` in k of the R replicates compared,
+/// with k ≥ share·R in every context. Measured: the smallest share k/R.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RankedAbove {
@@ -128,7 +129,8 @@ fn ranked_above(out: &RunOutput, q: &str, this: &Selector, than: &Selector, shar
 }
 
 /// Every selected row's estimate is among the `k` largest estimates of its quantity
-/// in its context (model and grid values), over all features.
+/// in its context (model and grid values), over all features: its place, 1 + the
+/// number of rows with a larger estimate, is at most k. Measured: the worst place.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InTop {
@@ -189,7 +191,8 @@ fn in_top(out: &RunOutput, q: &str, sel: &Selector, k: usize) -> Verdict {
 /// Every selected row ranks higher (`up`, nearer 1) or lower (`down`) among the
 /// features of its context under `quantity` than under `from_quantity` (ranks of the
 /// mean over replicates, 1 = largest; e.g. "CID lowers Itching's rank relative to
-/// PFI", cid2021 §3.2).
+/// PFI", cid2021 §3.2). Measured: the smallest move in the claimed direction, in
+/// places (negative when a row moved the other way).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RankMoves {
@@ -321,7 +324,9 @@ pub fn spearman(a: &[f64], b: &[f64]) -> f64 {
 
 /// Spearman's rank correlation over features between the estimates of `quantity` and
 /// of `reference` exceeds that between `than_quantity` and `reference`, in every
-/// context (model and grid values).
+/// context (model and grid values): ρ_s(q, ref) > ρ_s(than, ref), ρ_s the Pearson
+/// correlation of the ranks ([`spearman`]). Measured: the smallest difference of the
+/// two correlations.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RankAgreement {
