@@ -72,11 +72,14 @@ pub fn readme_table(root: &Path) -> Result<String> {
     Ok(out)
 }
 
-/// Every kind an experiment file can name, by where it is written: `methods:`,
-/// a check's `assert:` and `plots:`; each list is its registry's, so it cannot miss a
-/// kind (`cargo xtask kinds` prints it, and a test finds each in CONTRIBUTING.md).
-pub fn kinds() -> [(&'static str, &'static [&'static str]); 3] {
+/// Every kind an experiment file can name, by where it is written: `dgp:`,
+/// `models:`, `methods:`, a check's `assert:` and `plots:`; each list is its
+/// registry's, so it cannot miss a kind (`cargo xtask kinds` prints it, and a test
+/// finds each in CONTRIBUTING.md).
+pub fn kinds() -> [(&'static str, &'static [&'static str]); 5] {
     [
+        ("dgp", xai_synth::DgpSpec::NAMES),
+        ("models", xai_models::LearnerSpec::NAMES),
         ("methods", crate::methods::MethodSpec::NAMES),
         ("assert", crate::checks::Assertion::NAMES),
         ("plots", crate::plots::PlotSpec::NAMES),

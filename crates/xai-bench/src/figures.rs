@@ -12,6 +12,7 @@ use crate::plan::Experiment;
 use crate::plots::Setting;
 use crate::plots::labels::Names;
 use crate::spec::ExperimentSpec;
+use xai_models::LearnerKind;
 
 /// The names of `spec`'s models (its `labels:`, else the learner's name, with the
 /// key when two models share a learner), its `labels:` for grid values, and the

@@ -4,6 +4,7 @@
 
 use crate::methods::MethodSpec;
 use crate::spec::ExperimentSpec;
+use xai_models::LearnerKind;
 
 /// Bytes of one f64.
 const F64: u128 = 8;
@@ -36,9 +37,9 @@ fn human(bytes: u128) -> String {
 /// The peak memory of `in_flight` replicates run at once (one per worker thread),
 /// each the sum of estimates of allocations alive together: the data
 /// (n_train + n_test rows × (p + 1) values), and the larger of the largest learner fit
-/// ([`xai_models::LearnerSpec::fit_memory_bytes`]) and the largest prediction batch,
+/// ([`xai_models::LearnerKind::fit_memory_bytes`]) and the largest prediction batch,
 /// the stacked perturbed copies a method predicts at once (rows × p values) plus the
-/// model's predict call on them ([`xai_models::LearnerSpec::predict_memory_bytes`]).
+/// model's predict call on them ([`xai_models::LearnerKind::predict_memory_bytes`]).
 /// Returns the field to blame and the message when the estimate exceeds the memory
 /// available.
 pub fn check(
@@ -56,11 +57,11 @@ pub fn check(
         .map(|m| m.predict_rows(n_test))
         .max()
         .unwrap_or(n_test);
+    let (n_train, rows, p) = (n_train as u128, rows as u128, p as u128);
     let (mut fit, mut predict) = (0u128, 0u128);
     for learner in s.models.values() {
         fit = fit.max(learner.fit_memory_bytes(n_train, p));
-        predict = predict
-            .max(rows as u128 * p as u128 * F64 + learner.predict_memory_bytes(n_train, rows, p));
+        predict = predict.max(rows * p * F64 + learner.predict_memory_bytes(n_train, rows, p));
     }
     let in_flight = in_flight.max(1) as u128;
     let need = in_flight * (data + fit.max(predict));

@@ -16,6 +16,7 @@ use crate::methods::{MethodSpec, Plan};
 pub use crate::output::Scale;
 use crate::spec::{ExperimentSpec, Sampling, ScaleSpec};
 use crate::table::format_number;
+use xai_models::LearnerKind;
 
 /// One cell of the grid: its labels and its fully resolved spec.
 #[derive(Debug, Clone, PartialEq)]

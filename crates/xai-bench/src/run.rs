@@ -38,6 +38,7 @@ pub use crate::output::{Counts, RunOutput};
 use crate::plan::{Experiment, Scale, Variant};
 use crate::spec::Sampling;
 use crate::table::{CurveRow, Summarizer, TidyRow};
+use xai_models::LearnerKind;
 
 /// Where a run keeps its cells: whole cells found there are read back instead of
 /// computed, and each computed cell is written there as it finishes.

@@ -1,5 +1,5 @@
 //! CONTRIBUTING.md's recipe for each kind of extension lists every kind its registry
-//! holds (methods, assertion kinds, plot kinds).
+//! holds (DGPs, learners, methods, assertion kinds, plot kinds).
 
 use xai_bench::catalog::{kinds, undocumented};
 use xai_bench::workspace::workspace_root;
@@ -18,6 +18,8 @@ fn each_recipe_lists_every_kind_of_its_registry() {
     let doc = std::fs::read_to_string(workspace_root().join("CONTRIBUTING.md")).unwrap();
     for (registry, names) in kinds() {
         let heading = match registry {
+            "dgp" => "Add a DGP",
+            "models" => "Add a learner",
             "methods" => "Add a method",
             "assert" => "Add an assertion",
             "plots" => "Add a plot",

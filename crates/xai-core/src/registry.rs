@@ -36,15 +36,52 @@
 /// Each line `"name" => Variant(Type),` gives the YAML name, the enum variant and the
 /// settings type (which implements the trait). The enum gets `NAMES` (every kind's
 /// YAML name, in registry order) and the accessor named after `fn` returning the
-/// entry as the trait object.
+/// entry as the trait object; with `, fn kind` after the trait, also `kind(&self)`,
+/// the entry's YAML name.
+///
+/// A line may carry, after its doc comment, one `#[cfg(...)]` (the variant and its
+/// dispatch exist only under it; `NAMES` lists the name regardless, so a kind behind
+/// a disabled feature is still named), and the settings type attributes for its
+/// serde field, e.g. `"gp" => Gp(#[serde(default)] GpParams),`.
 #[macro_export]
 macro_rules! registry {
     (
         $(#[$meta:meta])*
+        $vis:vis enum $Enum:ident: fn $get:ident -> dyn $Trait:path, fn $kind:ident {
+            $(
+                $(#[doc = $doc:expr])*
+                $(#[cfg($cfg:meta)])?
+                $name:literal => $Variant:ident($(#[$fmeta:meta])* $Ty:ty),
+            )*
+        }
+    ) => {
+        $crate::registry! {
+            $(#[$meta])*
+            $vis enum $Enum: fn $get -> dyn $Trait {
+                $(
+                    $(#[doc = $doc])*
+                    $(#[cfg($cfg)])?
+                    $name => $Variant($(#[$fmeta])* $Ty),
+                )*
+            }
+        }
+
+        impl $Enum {
+            /// The entry's YAML name (one of [`Self::NAMES`]).
+            pub fn $kind(&self) -> &'static str {
+                match self {
+                    $($(#[cfg($cfg)])? $Enum::$Variant(_) => $name,)*
+                }
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
         $vis:vis enum $Enum:ident: fn $get:ident -> dyn $Trait:path {
             $(
-                $(#[$vmeta:meta])*
-                $name:literal => $Variant:ident($Ty:ty),
+                $(#[doc = $doc:expr])*
+                $(#[cfg($cfg:meta)])?
+                $name:literal => $Variant:ident($(#[$fmeta:meta])* $Ty:ty),
             )*
         }
     ) => {
@@ -52,9 +89,10 @@ macro_rules! registry {
         #[serde(deny_unknown_fields)]
         $vis enum $Enum {
             $(
-                $(#[$vmeta])*
+                $(#[doc = $doc])*
+                $(#[cfg($cfg)])?
                 #[serde(rename = $name)]
-                $Variant($Ty),
+                $Variant($(#[$fmeta])* $Ty),
             )*
         }
 
@@ -65,7 +103,7 @@ macro_rules! registry {
             /// The implementation behind this entry.
             pub fn $get(&self) -> &dyn $Trait {
                 match self {
-                    $($Enum::$Variant(k) => k,)*
+                    $($(#[cfg($cfg)])? $Enum::$Variant(k) => k,)*
                 }
             }
         }

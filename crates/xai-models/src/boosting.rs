@@ -45,7 +45,9 @@ use xai_core::{
     tree::{Combination, LEAF},
 };
 
+use crate::capabilities::{Capabilities, Coefficients};
 use crate::error::ParamError;
+use crate::kind::LearnerKind;
 
 /// XGBoost's `kRtEps`: a split must lower the loss by more than this.
 const RT_EPS: f64 = 1e-6;
@@ -100,9 +102,9 @@ impl Default for BoostingParams {
     }
 }
 
-impl BoostingParams {
+impl LearnerKind for BoostingParams {
     /// Checks the settings before any work.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         if self.rounds == 0 {
             return Err(ParamError::out_of_range("rounds", 0, "at least 1"));
         }
@@ -136,6 +138,37 @@ impl BoostingParams {
             ));
         }
         Ok(())
+    }
+
+    fn describe(&self) -> &'static str {
+        "gradient boosting (XGBoost)"
+    }
+
+    /// Its trees (summed on the margin, so no members) and missing values: a learned
+    /// default direction at every split.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            trees: true,
+            members: false,
+            coefficients: Coefficients::None,
+            mean_covariance: false,
+            missing_values: true,
+            predicts_label: true,
+        }
+    }
+
+    /// 4nd + 28n + (56T + 40)·N ([`fit_memory_bytes`]).
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        fit_memory_bytes(self, n, d)
+    }
+
+    /// 24m: the margins and, for the logistic objective, the probabilities.
+    fn predict_memory_bytes(&self, _n: u128, m: u128, _d: u128) -> u128 {
+        crate::memory::bytes(&[&[24, m]])
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(BoostingLearner(self.clone()))
     }
 }
 

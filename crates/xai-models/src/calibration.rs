@@ -18,9 +18,11 @@ use rand::Rng;
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
 
+use crate::capabilities::{Capabilities, Coefficients};
 use crate::cart::Response;
 use crate::error::ParamError;
 use crate::forest::{Forest, ForestLearner, ForestParams};
+use crate::kind::LearnerKind;
 use crate::optim::{LbfgsOptions, minimize_box};
 
 /// How probabilities are calibrated.
@@ -55,11 +57,11 @@ impl Default for CalibratedParams {
     }
 }
 
-impl CalibratedParams {
+impl LearnerKind for CalibratedParams {
     /// Checks the settings before any work starts: `folds` ≥ 2 and the `forest`
     /// block's settings ([`ForestParams::validate`], reported as
     /// [`ParamError::Nested`] within `forest`).
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         if self.folds < 2 {
             return Err(ParamError::out_of_range(
                 "folds",
@@ -72,19 +74,33 @@ impl CalibratedParams {
             error: Box::new(e),
         })
     }
-}
 
-impl CalibratedParams {
+    fn describe(&self) -> &'static str {
+        "calibrated random forest"
+    }
+
+    /// Predictions only (the calibrated members are not exposed).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            trees: false,
+            members: false,
+            coefficients: Coefficients::None,
+            mean_covariance: false,
+            missing_values: false,
+            predicts_label: true,
+        }
+    }
+
     /// Peak bytes of [`CalibratedForestLearner::fit_calibrated`] on n rows and d
     /// features, k = `folds`, n_t = n − ⌊n/k⌋ training and n_h = ⌈n/k⌉ held-out rows
-    /// per fold, o = [`crate::forest::ESTIMATE_OUTPUTS`]:
+    /// per fold, o = `crate::forest::ESTIMATE_OUTPUTS`:
     /// 24n + n_t·(8d + 16) + W(n_t) + n_h·(8d + 8o + 136) + k·T·B(n_t):
     /// the labels, fold ids and row lists; the training rows' copy and labels; the
-    /// forest's working bytes W ([`ForestParams::grow_memory_bytes`]); the held-out
+    /// forest's working bytes W (`ForestParams::grow_memory_bytes`); the held-out
     /// rows' copy, their raw probabilities and the calibrator's column, outcomes, sort
     /// order, blocks and pools; the k fitted forests of T trees of B bytes
-    /// ([`ForestParams::tree_bytes`]). Folds run one after another; their forests stay.
-    pub(crate) fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+    /// (`ForestParams::tree_bytes`). Folds run one after another; their forests stay.
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
         let k = self.folds.max(1) as u128;
         let (train, held) = (n - n / k, n.div_ceil(k));
         let outputs = crate::forest::ESTIMATE_OUTPUTS;
@@ -102,6 +118,15 @@ impl CalibratedParams {
                 self.forest.tree_bytes(train, outputs),
             ],
         ])
+    }
+
+    /// `predict_memory_bytes`.
+    fn predict_memory_bytes(&self, _n: u128, m: u128, d: u128) -> u128 {
+        predict_memory_bytes(m, d)
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(CalibratedForestLearner(self.clone()))
     }
 }
 

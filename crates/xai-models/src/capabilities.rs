@@ -1,5 +1,5 @@
 //! What a learner's fitted model offers beside its predictions, declared once per
-//! learner ([`crate::LearnerSpec::capabilities`]): experiment validation reads it
+//! learner ([`crate::LearnerKind::capabilities`]): experiment validation reads it
 //! before any work, and the registry's test fits every learner (but `fitted_forest`,
 //! which needs its node file) and checks that its model offers exactly the declared
 //! trees, members, slopes and mean covariance; `tests/missing_values.rs` walks the

@@ -24,7 +24,10 @@ use serde::Deserialize;
 use xai_core::tree::{LEAF, Tree, TreeNode};
 use xai_core::{CoreError, Dataset, Learner, Model, Target, TreeEnsembleView};
 
-use crate::forest::Forest;
+use crate::capabilities::Capabilities;
+use crate::error::ParamError;
+use crate::forest::{FOREST_CAPABILITIES, Forest, ForestParams};
+use crate::kind::LearnerKind;
 
 /// `fitted_forest: {file, float32}`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -41,6 +44,37 @@ pub struct FittedForestParams {
 
 fn yes() -> bool {
     true
+}
+
+impl LearnerKind for FittedForestParams {
+    fn describe(&self) -> &'static str {
+        "random forest (fitted elsewhere)"
+    }
+
+    /// Nothing to check before the file is read.
+    fn validate(&self) -> Result<(), ParamError> {
+        Ok(())
+    }
+
+    /// A mean of trees: [`FOREST_CAPABILITIES`].
+    fn capabilities(&self) -> Capabilities {
+        FOREST_CAPABILITIES
+    }
+
+    /// A default forest's size, the best guess before the file is read (scikit-learn's
+    /// trees are grown as deep).
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        ForestParams::default().fit_memory_bytes(n, d)
+    }
+
+    /// As a forest's (`crate::forest::predict_memory_bytes`).
+    fn predict_memory_bytes(&self, _n: u128, m: u128, d: u128) -> u128 {
+        crate::forest::predict_memory_bytes(m, d)
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(FittedForestLearner(self.clone()))
+    }
 }
 
 /// The learner of a [`FittedForestParams`]: "fitting" reads the forest from its file

@@ -13,9 +13,11 @@ use serde::Deserialize;
 use xai_core::rng::stream_rng;
 use xai_core::{Dataset, Learner, Model, Predictions, Target, Tree, TreeEnsembleView};
 
+use crate::capabilities::{Capabilities, Coefficients};
 use crate::cart::{Response, SortedColumns, TreeSettings, grow};
 use crate::error::ParamError;
 use crate::flat::FlatTree;
+use crate::kind::LearnerKind;
 
 /// A rule for the number of features tried per split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -85,10 +87,10 @@ impl Default for ForestParams {
     }
 }
 
-impl ForestParams {
+impl LearnerKind for ForestParams {
     /// Checks the settings before any work starts: `n_trees` ≥ 1,
     /// `min_samples_split` ≥ 2, `min_samples_leaf` ≥ 1, a count `mtry` ≥ 1.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         if self.n_trees == 0 {
             return Err(ParamError::out_of_range("n_trees", 0, "at least 1"));
         }
@@ -114,6 +116,87 @@ impl ForestParams {
             ));
         }
         Ok(())
+    }
+
+    fn describe(&self) -> &'static str {
+        "random forest"
+    }
+
+    /// A mean of trees: [`FOREST_CAPABILITIES`].
+    fn capabilities(&self) -> Capabilities {
+        FOREST_CAPABILITIES
+    }
+
+    /// Peak bytes of fitting the forest on n rows and d features:
+    /// 8n (the target's copy) + `ForestParams::grow_memory_bytes` + T·B(n)
+    /// (`ForestParams::tree_bytes`) with o = `ESTIMATE_OUTPUTS`.
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        crate::memory::bytes(&[
+            &[8, n],
+            &[self.grow_memory_bytes(n, d)],
+            &[self.n_trees as u128, self.tree_bytes(n, ESTIMATE_OUTPUTS)],
+        ])
+    }
+
+    /// `predict_memory_bytes`.
+    fn predict_memory_bytes(&self, _n: u128, m: u128, d: u128) -> u128 {
+        predict_memory_bytes(m, d)
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(ForestLearner {
+            params: self.clone(),
+            random_thresholds: false,
+        })
+    }
+}
+
+/// What a mean of trees offers (`random_forest`, `extra_trees`, `rpart` as a one-tree
+/// forest, `r_random_forest`, `fitted_forest`): its trees (impurity importance,
+/// TreeSHAP) and the trees as members; no slopes, covariance or missing values.
+pub const FOREST_CAPABILITIES: Capabilities = Capabilities {
+    trees: true,
+    members: true,
+    coefficients: Coefficients::None,
+    mean_covariance: false,
+    missing_values: false,
+    predicts_label: true,
+};
+
+/// `extra_trees: {...}`: the forest's settings ([`ForestParams`], bootstrap off by
+/// default), grown with one uniform random threshold per tried feature.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(transparent)]
+pub struct ExtraTreesParams(pub ForestParams);
+
+impl LearnerKind for ExtraTreesParams {
+    fn describe(&self) -> &'static str {
+        "extra-trees"
+    }
+
+    fn validate(&self) -> Result<(), ParamError> {
+        self.0.validate()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        FOREST_CAPABILITIES
+    }
+
+    /// As the random forest's.
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        self.0.fit_memory_bytes(n, d)
+    }
+
+    /// As the random forest's.
+    fn predict_memory_bytes(&self, n: u128, m: u128, d: u128) -> u128 {
+        self.0.predict_memory_bytes(n, m, d)
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(ForestLearner {
+            params: self.0.clone(),
+            random_thresholds: true,
+        })
     }
 }
 
@@ -166,17 +249,6 @@ impl ForestParams {
             &[in_flight, 13, n],
             &[in_flight, 8, d],
             &[8, self.max_nodes(n)],
-        ])
-    }
-
-    /// Peak bytes of fitting the forest on n rows and d features:
-    /// 8n (the target's copy) + [`Self::grow_memory_bytes`] + T·B(n)
-    /// ([`Self::tree_bytes`]) with o = [`ESTIMATE_OUTPUTS`].
-    pub(crate) fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
-        crate::memory::bytes(&[
-            &[8, n],
-            &[self.grow_memory_bytes(n, d)],
-            &[self.n_trees as u128, self.tree_bytes(n, ESTIMATE_OUTPUTS)],
         ])
     }
 }

@@ -29,7 +29,9 @@ use rand::{Rng, RngExt};
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, MeanCovariance, Model, Predictions, Target};
 
+use crate::capabilities::{Capabilities, Coefficients};
 use crate::error::ParamError;
+use crate::kind::LearnerKind;
 use crate::optim::{LbfgsOptions, dot, minimize_box};
 use crate::standardize::Standardizer;
 
@@ -77,10 +79,10 @@ impl Default for GpParams {
     }
 }
 
-impl GpParams {
+impl LearnerKind for GpParams {
     /// Checks the settings before any work starts: `jitter` finite and ≥ 0,
     /// `max_iter` ≥ 1, `length_scale_bounds` = [lo, hi] with 0 < lo < hi < ∞.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         if !(self.jitter >= 0.0 && self.jitter.is_finite()) {
             return Err(ParamError::out_of_range(
                 "jitter",
@@ -100,6 +102,36 @@ impl GpParams {
             ));
         }
         Ok(())
+    }
+
+    fn describe(&self) -> &'static str {
+        "Gaussian process"
+    }
+
+    /// Its mean covariance (molnar2023 §2.5's model-based PD band), nothing else.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            trees: false,
+            members: false,
+            coefficients: Coefficients::None,
+            mean_covariance: true,
+            missing_values: false,
+            predicts_label: true,
+        }
+    }
+
+    /// 8·(4n² + 2nd + 4n) (`fit_memory_bytes`).
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        fit_memory_bytes(n, d)
+    }
+
+    /// 8·(mn + md + 4m) (`predict_memory_bytes`).
+    fn predict_memory_bytes(&self, n: u128, m: u128, d: u128) -> u128 {
+        predict_memory_bytes(n, m, d)
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(GaussianProcessLearner(self.clone()))
     }
 }
 

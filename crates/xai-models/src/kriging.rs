@@ -37,7 +37,9 @@ use rand::{Rng, RngExt};
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, MeanCovariance, Model, Predictions, Target};
 
+use crate::capabilities::{Capabilities, Coefficients};
 use crate::error::ParamError;
+use crate::kind::LearnerKind;
 use crate::optim::{LbfgsOptions, dot, minimize_box};
 
 /// DiceKriging's lower bound of every θ_k and p_k.
@@ -63,9 +65,9 @@ impl Default for KrigingParams {
     }
 }
 
-impl KrigingParams {
+impl LearnerKind for KrigingParams {
     /// Checks the settings before any work starts: `pop_size` and `max_iter` ≥ 1.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         if self.pop_size == 0 {
             return Err(ParamError::out_of_range("pop_size", 0, "at least 1"));
         }
@@ -73,6 +75,36 @@ impl KrigingParams {
             return Err(ParamError::out_of_range("max_iter", 0, "at least 1"));
         }
         Ok(())
+    }
+
+    fn describe(&self) -> &'static str {
+        "Gaussian process (kriging, power-exponential)"
+    }
+
+    /// Its mean covariance, as the GP's, nothing else.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            trees: false,
+            members: false,
+            coefficients: Coefficients::None,
+            mean_covariance: true,
+            missing_values: false,
+            predicts_label: true,
+        }
+    }
+
+    /// 8·(n²d + 4n² + nd + 4n) (`fit_memory_bytes`).
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        fit_memory_bytes(n, d)
+    }
+
+    /// 8·(2mn + 3m) (`predict_memory_bytes`).
+    fn predict_memory_bytes(&self, n: u128, m: u128, _d: u128) -> u128 {
+        predict_memory_bytes(n, m)
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(KrigingLearner(self.clone()))
     }
 }
 

@@ -1,7 +1,8 @@
 //! Learners and fitted models for the papers' experiments.
 //!
 //! Every learner implements [`xai_core::Learner`] and every fitted model
-//! [`xai_core::Model`]; [`LearnerSpec`] is the registry that experiment YAML names.
+//! [`xai_core::Model`]; [`LearnerSpec`] is the registry that experiment YAML names, one line per
+//! learner whose settings implement [`LearnerKind`].
 //!
 //! - [`forest`]: random forests and extra-trees for regression and classification
 //!   (CART in [`cart`]), with impurity importance and a [`xai_core::TreeEnsembleView`];
@@ -27,6 +28,7 @@
 //! - [`uncertainty`]: a model of another model's uncertainty (watson2023 §6);
 //! - [`fitted_forest`]: a classification forest fitted elsewhere, read from a table
 //!   of its nodes (icefi2022's own scikit-learn forest);
+//! - [`kind`]: [`LearnerKind`], what a learner's settings declare and build;
 //! - [`capabilities`]: what each learner's fitted model offers beside predictions;
 //! - [`error`]: [`ParamError`], an invalid setting with its name and allowed range.
 
@@ -42,6 +44,7 @@ pub mod flat;
 pub mod forest;
 pub mod glasso;
 pub mod gp;
+pub mod kind;
 pub mod kriging;
 pub mod lm;
 pub mod logistic;
@@ -61,8 +64,10 @@ pub mod uncertainty;
 
 pub use capabilities::{Capabilities, Coefficients};
 pub use error::ParamError;
+pub use forest::ExtraTreesParams;
 pub use forest::{Forest, ForestLearner, ForestParams, Mtry, MtryRule};
 pub use gp::{GaussianProcess, GaussianProcessLearner, GpHyperparameters, GpParams};
+pub use kind::LearnerKind;
 pub use kriging::{Kriging, KrigingLearner, KrigingParams};
 pub use lm::{LinearModel, LmLearner, LmParams};
 pub use logistic::{LogisticLearner, LogisticParams, LogisticRegression};

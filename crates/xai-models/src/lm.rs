@@ -29,7 +29,9 @@ use rand::Rng;
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, MeanCovariance, Model, Predictions, Target};
 
+use crate::capabilities::{Capabilities, Coefficients};
 use crate::error::ParamError;
+use crate::kind::LearnerKind;
 
 /// Relative tolerance of the rank check, R's `lm.fit(tol = 1e-07)`.
 pub const RANK_TOLERANCE: f64 = 1e-7;
@@ -59,10 +61,40 @@ pub enum RankDeficient {
     MinNorm,
 }
 
-impl LmParams {
+impl LearnerKind for LmParams {
     /// Nothing to check: every setting is valid.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         Ok(())
+    }
+
+    fn describe(&self) -> &'static str {
+        "linear model"
+    }
+
+    /// Its slopes (one per feature) and the covariance of its fitted mean.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            trees: false,
+            members: false,
+            coefficients: Coefficients::Always,
+            mean_covariance: true,
+            missing_values: false,
+            predicts_label: true,
+        }
+    }
+
+    /// 8·(3nq + 2n + 4q²), q = d + 1 (`fit_memory_bytes`).
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        fit_memory_bytes(n, d)
+    }
+
+    /// 8m, the predictions (`predict_memory_bytes`).
+    fn predict_memory_bytes(&self, _n: u128, m: u128, _d: u128) -> u128 {
+        predict_memory_bytes(m)
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(LmLearner(self.clone()))
     }
 }
 

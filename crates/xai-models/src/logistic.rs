@@ -33,7 +33,9 @@ use rand::Rng;
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, FeatureKind, Learner, Model, Predictions, Target};
 
+use crate::capabilities::{Capabilities, Coefficients};
 use crate::error::ParamError;
+use crate::kind::LearnerKind;
 use crate::standardize::Standardizer;
 
 /// Settings of `logistic_regression` (all optional in YAML).
@@ -61,9 +63,9 @@ impl Default for LogisticParams {
     }
 }
 
-impl LogisticParams {
+impl LearnerKind for LogisticParams {
     /// Checks the settings: `c` positive and finite, `max_iter` ≥ 1, `tol` > 0.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         if !(self.c > 0.0 && self.c.is_finite()) {
             return Err(ParamError::out_of_range("c", self.c, "positive and finite"));
         }
@@ -74,6 +76,37 @@ impl LogisticParams {
             return Err(ParamError::out_of_range("tol", self.tol, "positive"));
         }
         Ok(())
+    }
+
+    fn describe(&self) -> &'static str {
+        "logistic regression"
+    }
+
+    /// Its slopes when every feature is continuous (a categorical feature takes several design columns).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            trees: false,
+            members: false,
+            coefficients: Coefficients::ContinuousFeatures,
+            mean_covariance: false,
+            missing_values: false,
+            predicts_label: true,
+        }
+    }
+
+    /// 8·(2nq + 6n + 3q²), q = d + 1 design columns and the intercept; each categorical
+    /// feature of L levels adds L − 2 more, not counted here (`fit_memory_bytes`).
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        fit_memory_bytes(n, d.saturating_add(1))
+    }
+
+    /// 8·(mq + 3m), q as in the fit (`predict_memory_bytes`).
+    fn predict_memory_bytes(&self, _n: u128, m: u128, d: u128) -> u128 {
+        predict_memory_bytes(m, d.saturating_add(1))
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(LogisticLearner(self.clone()))
     }
 }
 

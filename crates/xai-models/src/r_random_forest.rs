@@ -45,9 +45,11 @@ use rand::Rng;
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model, Target};
 
+use crate::capabilities::Capabilities;
 use crate::cart::{FeatureDraw, NodeSize, Response, ThresholdRule, TreeSettings};
 use crate::error::ParamError;
-use crate::forest::{Forest, ForestParams, Mtry, MtryRule, grow_forest};
+use crate::forest::{FOREST_CAPABILITIES, Forest, ForestParams, Mtry, MtryRule, grow_forest};
+use crate::kind::LearnerKind;
 
 /// R randomForest's regression settings (R's names; all optional in YAML).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -75,25 +77,6 @@ impl Default for RForestParams {
 }
 
 impl RForestParams {
-    /// Checks the settings before any work starts: ntree ≥ 1, nodesize ≥ 1, a count
-    /// mtry ≥ 1.
-    pub fn validate(&self) -> Result<(), ParamError> {
-        if self.ntree == 0 {
-            return Err(ParamError::out_of_range("ntree", 0, "at least 1"));
-        }
-        if self.nodesize == 0 {
-            return Err(ParamError::out_of_range("nodesize", 0, "at least 1"));
-        }
-        if self.mtry == Mtry::Count(0) {
-            return Err(ParamError::out_of_range(
-                "mtry",
-                0,
-                "a count of at least 1, or one of all, sqrt, third",
-            ));
-        }
-        Ok(())
-    }
-
     /// The grower's settings for p features: exactly mtry draws, sizes in cases
     /// (bootstrap copies), a node with more than nodesize cases is split, leaves of
     /// any size, midpoint thresholds, no depth limit and no pruning.
@@ -123,6 +106,50 @@ impl RForestParams {
             min_samples_split: self.nodesize + 1,
             min_samples_leaf: 1,
         }
+    }
+}
+
+impl LearnerKind for RForestParams {
+    /// Checks the settings before any work starts: ntree ≥ 1, nodesize ≥ 1, a count
+    /// mtry ≥ 1.
+    fn validate(&self) -> Result<(), ParamError> {
+        if self.ntree == 0 {
+            return Err(ParamError::out_of_range("ntree", 0, "at least 1"));
+        }
+        if self.nodesize == 0 {
+            return Err(ParamError::out_of_range("nodesize", 0, "at least 1"));
+        }
+        if self.mtry == Mtry::Count(0) {
+            return Err(ParamError::out_of_range(
+                "mtry",
+                0,
+                "a count of at least 1, or one of all, sqrt, third",
+            ));
+        }
+        Ok(())
+    }
+
+    fn describe(&self) -> &'static str {
+        "random forest (R)"
+    }
+
+    /// A mean of trees: [`FOREST_CAPABILITIES`].
+    fn capabilities(&self) -> Capabilities {
+        FOREST_CAPABILITIES
+    }
+
+    /// As `ForestParams`' (`Self::as_forest`: l = 1, D unlimited, T = ntree).
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        self.as_forest().fit_memory_bytes(n, d)
+    }
+
+    /// As a forest's (`crate::forest::predict_memory_bytes`).
+    fn predict_memory_bytes(&self, _n: u128, m: u128, d: u128) -> u128 {
+        crate::forest::predict_memory_bytes(m, d)
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(RForestLearner(self.clone()))
     }
 }
 

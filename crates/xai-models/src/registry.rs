@@ -1,399 +1,88 @@
-//! The learners an experiment YAML can name.
+//! The learners an experiment YAML can name: one line per learner.
 //!
-//! Adding a learner: implement [`xai_core::Learner`] in its own module, add one
-//! variant here (its YAML name in snake_case, its params struct) and one arm in
-//! [`LearnerSpec::name`], [`LearnerSpec::describe`], [`LearnerSpec::validate`], [`LearnerSpec::fit_memory_bytes`],
-//! [`LearnerSpec::predict_memory_bytes`], [`LearnerSpec::capabilities`] and
-//! [`LearnerSpec::build`].
+//! Adding a learner: its settings struct in its own module implements
+//! [`LearnerKind`] (description, validation, [`Capabilities`],
+//! memory estimates, the [`xai_core::Learner`] it builds), and one line below names
+//! it. Nothing else names a learner.
 
 use serde::Deserialize;
 use xai_core::Learner;
 
-use crate::boosting::{BoostingLearner, BoostingParams};
-use crate::calibration::{CalibratedForestLearner, CalibratedParams};
-use crate::capabilities::{Capabilities, Coefficients};
+use crate::boosting::BoostingParams;
+use crate::calibration::CalibratedParams;
+use crate::capabilities::Capabilities;
 use crate::error::ParamError;
-use crate::fitted_forest::{FittedForestLearner, FittedForestParams};
-use crate::forest::{ForestLearner, ForestParams};
-use crate::gp::{GaussianProcessLearner, GpParams};
-use crate::kriging::{KrigingLearner, KrigingParams};
-use crate::lm::{LmLearner, LmParams};
-use crate::logistic::{LogisticLearner, LogisticParams};
+use crate::fitted_forest::FittedForestParams;
+use crate::forest::{ExtraTreesParams, ForestParams};
+use crate::gp::GpParams;
+use crate::kind::LearnerKind;
+use crate::kriging::KrigingParams;
+use crate::lm::LmParams;
+use crate::logistic::LogisticParams;
 #[cfg(feature = "nn")]
-use crate::nn::{BayesLearner, BayesParams, MlpLearner, MlpParams};
-use crate::r_random_forest::{RForestLearner, RForestParams};
-use crate::rpart::{RpartLearner, RpartParams};
-use crate::svc::{SvcLearner, SvcParams};
-use crate::svr::{SvrLearner, SvrParams};
-use crate::uncertainty::{StageSpec, UncertaintyLearner, UncertaintyParams};
+use crate::nn::{BayesParams, MlpParams};
+use crate::r_random_forest::RForestParams;
+use crate::rpart::RpartParams;
+use crate::svc::SvcParams;
+use crate::svr::SvrParams;
+use crate::uncertainty::UncertaintyParams;
 
-/// A learner with its hyperparameters, as written in YAML (`gaussian_process: {...}`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum LearnerSpec {
-    /// Gaussian process regression, ARD RBF + white noise ([`crate::gp`]).
-    GaussianProcess(#[serde(default)] GpParams),
-    /// Kriging with a constant trend and a power-exponential correlation, no nugget,
-    /// as R's DiceKriging `km(~1, covtype = "powexp")` fits it ([`crate::kriging`]).
-    Kriging(#[serde(default)] KrigingParams),
-    /// Random forest, regression or classification ([`crate::forest`]).
-    RandomForest(#[serde(default)] ForestParams),
-    /// Extra-trees: random thresholds, no bootstrap by default ([`crate::forest`]).
-    ExtraTrees(#[serde(default)] ForestParams),
-    /// Random forest with cross-fitted sigmoid or isotonic calibration
-    /// ([`crate::calibration`]).
-    CalibratedForest(#[serde(default)] CalibratedParams),
-    /// Least squares with an intercept on every feature, as R's `lm` ([`crate::lm`]).
-    Lm(#[serde(default)] LmParams),
-    /// L2-penalised logistic regression of a binary target, scikit-learn's objective
-    /// with C ([`crate::logistic`]).
-    LogisticRegression(#[serde(default)] LogisticParams),
-    /// A regression tree as R's `rpart` fits it: cp, minsplit, minbucket, maxdepth
-    /// ([`crate::rpart`]).
-    Rpart(#[serde(default)] RpartParams),
-    /// A regression forest as R's `randomForest` fits it: ntree, mtry, nodesize
-    /// ([`crate::r_random_forest`]).
-    RRandomForest(#[serde(default)] RForestParams),
-    /// ε-support vector regression with an RBF kernel, as R's e1071 fits it
-    /// ([`crate::svr`]).
-    Svr(#[serde(default)] SvrParams),
-    /// A binary linear-kernel C-SVM with Platt-scaled probabilities, as scikit-learn's
-    /// `SVC(kernel="linear", probability=True)` fits it ([`crate::svc`]).
-    Svc(#[serde(default)] SvcParams),
-    /// Gradient-boosted trees as XGBoost 1.x's exact greedy updater grows them, with
-    /// learned default directions for missing values ([`crate::boosting`]).
-    Xgboost(#[serde(default)] BoostingParams),
-    /// A multilayer perceptron of ReLU units trained by Adam; with `dropout` and
-    /// `passes`, an MC-dropout network; a Gaussian head for a continuous target
-    /// ([`crate::nn::mlp`]).
-    #[cfg(feature = "nn")]
-    Mlp(#[serde(default)] MlpParams),
-    /// A Bayes-by-backprop network: mean-field Gaussian weights, prior N(0, σ_p²),
-    /// `samples` weight draws at prediction ([`crate::nn::bayes`]).
-    #[cfg(feature = "nn")]
-    BayesByBackprop(#[serde(default)] BayesParams),
-    /// A model of another model's uncertainty: a base model, a statistic of its
-    /// predictions on the training rows (entropy by default), and a regressor of it,
-    /// which is the fitted model (watson2023 §6; [`crate::uncertainty`]).
-    Uncertainty(UncertaintyParams<LearnerSpec>),
-    /// A classification forest fitted elsewhere, read from a table of its nodes (e.g.
-    /// the icefi2022 paper's scikit-learn forest; [`crate::fitted_forest`]).
-    FittedForest(FittedForestParams),
+xai_core::registry! {
+    /// A learner with its hyperparameters, as written in YAML (`gaussian_process: {...}`).
+    #[derive(Debug, Clone, PartialEq, Deserialize)]
+    pub enum LearnerSpec: fn learner -> dyn LearnerKind, fn name {
+        /// Gaussian process regression, ARD RBF + white noise ([`crate::gp`]).
+        "gaussian_process" => GaussianProcess(#[serde(default)] GpParams),
+        /// Kriging with a constant trend and a power-exponential correlation, no nugget,
+        /// as R's DiceKriging `km(~1, covtype = "powexp")` fits it ([`crate::kriging`]).
+        "kriging" => Kriging(#[serde(default)] KrigingParams),
+        /// Random forest, regression or classification ([`crate::forest`]).
+        "random_forest" => RandomForest(#[serde(default)] ForestParams),
+        /// Extra-trees: random thresholds, no bootstrap by default ([`crate::forest`]).
+        "extra_trees" => ExtraTrees(#[serde(default)] ExtraTreesParams),
+        /// Random forest with cross-fitted sigmoid or isotonic calibration
+        /// ([`crate::calibration`]).
+        "calibrated_forest" => CalibratedForest(#[serde(default)] CalibratedParams),
+        /// Least squares with an intercept on every feature, as R's `lm` ([`crate::lm`]).
+        "lm" => Lm(#[serde(default)] LmParams),
+        /// L2-penalised logistic regression of a binary target, scikit-learn's objective
+        /// with C ([`crate::logistic`]).
+        "logistic_regression" => LogisticRegression(#[serde(default)] LogisticParams),
+        /// A regression tree as R's `rpart` fits it: cp, minsplit, minbucket, maxdepth
+        /// ([`crate::rpart`]).
+        "rpart" => Rpart(#[serde(default)] RpartParams),
+        /// A regression forest as R's `randomForest` fits it: ntree, mtry, nodesize
+        /// ([`crate::r_random_forest`]).
+        "r_random_forest" => RRandomForest(#[serde(default)] RForestParams),
+        /// ε-support vector regression with an RBF kernel, as R's e1071 fits it
+        /// ([`crate::svr`]).
+        "svr" => Svr(#[serde(default)] SvrParams),
+        /// A binary linear-kernel C-SVM with Platt-scaled probabilities, as scikit-learn's
+        /// `SVC(kernel="linear", probability=True)` fits it ([`crate::svc`]).
+        "svc" => Svc(#[serde(default)] SvcParams),
+        /// Gradient-boosted trees as XGBoost 1.x's exact greedy updater grows them, with
+        /// learned default directions for missing values ([`crate::boosting`]).
+        "xgboost" => Xgboost(#[serde(default)] BoostingParams),
+        /// A multilayer perceptron of ReLU units trained by Adam; with `dropout` and
+        /// `passes`, an MC-dropout network; a Gaussian head for a continuous target
+        /// ([`crate::nn::mlp`]).
+        #[cfg(feature = "nn")]
+        "mlp" => Mlp(#[serde(default)] MlpParams),
+        /// A Bayes-by-backprop network: mean-field Gaussian weights, prior N(0, σ_p²),
+        /// `samples` weight draws at prediction ([`crate::nn::bayes`]).
+        #[cfg(feature = "nn")]
+        "bayes_by_backprop" => BayesByBackprop(#[serde(default)] BayesParams),
+        /// A model of another model's uncertainty: a base model, a statistic of its
+        /// predictions on the training rows (entropy by default), and a regressor of it,
+        /// which is the fitted model (watson2023 §6; [`crate::uncertainty`]).
+        "uncertainty" => Uncertainty(UncertaintyParams<LearnerSpec>),
+        /// A classification forest fitted elsewhere, read from a table of its nodes (e.g.
+        /// the icefi2022 paper's scikit-learn forest; [`crate::fitted_forest`]).
+        "fitted_forest" => FittedForest(FittedForestParams),
+    }
 }
 
 impl LearnerSpec {
-    /// The YAML name of the learner.
-    pub fn name(&self) -> &'static str {
-        match self {
-            LearnerSpec::GaussianProcess(_) => "gaussian_process",
-            LearnerSpec::Kriging(_) => "kriging",
-            LearnerSpec::RandomForest(_) => "random_forest",
-            LearnerSpec::ExtraTrees(_) => "extra_trees",
-            LearnerSpec::CalibratedForest(_) => "calibrated_forest",
-            LearnerSpec::Lm(_) => "lm",
-            LearnerSpec::LogisticRegression(_) => "logistic_regression",
-            LearnerSpec::Rpart(_) => "rpart",
-            LearnerSpec::RRandomForest(_) => "r_random_forest",
-            LearnerSpec::Svr(_) => "svr",
-            LearnerSpec::Svc(_) => "svc",
-            LearnerSpec::Xgboost(_) => "xgboost",
-            #[cfg(feature = "nn")]
-            LearnerSpec::Mlp(_) => "mlp",
-            #[cfg(feature = "nn")]
-            LearnerSpec::BayesByBackprop(_) => "bayes_by_backprop",
-            LearnerSpec::Uncertainty(_) => "uncertainty",
-            LearnerSpec::FittedForest(_) => "fitted_forest",
-        }
-    }
-
-    /// What the fitted model offers beside its predictions, one arm per learner
-    /// with every field stated: the trees (impurity importance, TreeSHAP) of
-    /// `random_forest`, `extra_trees`, `rpart` (one tree), `r_random_forest`,
-    /// `fitted_forest` (the mean of their trees, also their members) and `xgboost` (the
-    /// sum of its trees on the margin, so no members); the members of the networks
-    /// (`mlp`: a dropout pass each; `bayes_by_backprop`: a weight sample each); the
-    /// slopes of `lm`, `svc` and `logistic_regression` (continuous features only); the
-    /// mean covariance of `lm`, `gaussian_process` and `kriging`; missing values in
-    /// `xgboost`, which learns a default direction at every split. An `uncertainty`
-    /// model offers what its second stage does, and missing values if both stages
-    /// take them; its predictions are not of the data's label.
-    pub fn capabilities(&self) -> Capabilities {
-        match self {
-            LearnerSpec::RandomForest(_)
-            | LearnerSpec::ExtraTrees(_)
-            | LearnerSpec::Rpart(_)
-            | LearnerSpec::RRandomForest(_)
-            | LearnerSpec::FittedForest(_) => Capabilities {
-                trees: true,
-                members: true,
-                coefficients: Coefficients::None,
-                mean_covariance: false,
-                missing_values: false,
-                predicts_label: true,
-            },
-            LearnerSpec::Xgboost(_) => Capabilities {
-                trees: true,
-                members: false,
-                coefficients: Coefficients::None,
-                mean_covariance: false,
-                missing_values: true,
-                predicts_label: true,
-            },
-            #[cfg(feature = "nn")]
-            LearnerSpec::Mlp(_) | LearnerSpec::BayesByBackprop(_) => Capabilities {
-                trees: false,
-                members: true,
-                coefficients: Coefficients::None,
-                mean_covariance: false,
-                missing_values: false,
-                predicts_label: true,
-            },
-            LearnerSpec::Lm(_) => Capabilities {
-                trees: false,
-                members: false,
-                coefficients: Coefficients::Always,
-                mean_covariance: true,
-                missing_values: false,
-                predicts_label: true,
-            },
-            LearnerSpec::GaussianProcess(_) | LearnerSpec::Kriging(_) => Capabilities {
-                trees: false,
-                members: false,
-                coefficients: Coefficients::None,
-                mean_covariance: true,
-                missing_values: false,
-                predicts_label: true,
-            },
-            LearnerSpec::LogisticRegression(_) => Capabilities {
-                trees: false,
-                members: false,
-                coefficients: Coefficients::ContinuousFeatures,
-                mean_covariance: false,
-                missing_values: false,
-                predicts_label: true,
-            },
-            LearnerSpec::Svc(_) => Capabilities {
-                trees: false,
-                members: false,
-                coefficients: Coefficients::Always,
-                mean_covariance: false,
-                missing_values: false,
-                predicts_label: true,
-            },
-            LearnerSpec::CalibratedForest(_) | LearnerSpec::Svr(_) => Capabilities {
-                trees: false,
-                members: false,
-                coefficients: Coefficients::None,
-                mean_covariance: false,
-                missing_values: false,
-                predicts_label: true,
-            },
-            LearnerSpec::Uncertainty(p) => {
-                let (base, model) = (p.base.capabilities(), p.model.capabilities());
-                Capabilities {
-                    missing_values: base.missing_values && model.missing_values,
-                    predicts_label: false,
-                    ..model
-                }
-            }
-        }
-    }
-
-    /// The learner's name in words, for figures ("Gaussian process").
-    pub fn describe(&self) -> &'static str {
-        match self {
-            LearnerSpec::GaussianProcess(_) => "Gaussian process",
-            LearnerSpec::Kriging(_) => "Gaussian process (kriging, power-exponential)",
-            LearnerSpec::RandomForest(_) => "random forest",
-            LearnerSpec::ExtraTrees(_) => "extra-trees",
-            LearnerSpec::CalibratedForest(_) => "calibrated random forest",
-            LearnerSpec::Lm(_) => "linear model",
-            LearnerSpec::LogisticRegression(_) => "logistic regression",
-            LearnerSpec::Rpart(_) => "regression tree (rpart)",
-            LearnerSpec::RRandomForest(_) => "random forest (R)",
-            LearnerSpec::Svr(_) => "ε-support vector regression",
-            LearnerSpec::Svc(_) => "linear support vector classifier",
-            LearnerSpec::Xgboost(_) => "gradient boosting (XGBoost)",
-            #[cfg(feature = "nn")]
-            LearnerSpec::Mlp(p) => p.describe(),
-            #[cfg(feature = "nn")]
-            LearnerSpec::BayesByBackprop(_) => "Bayes-by-backprop network",
-            LearnerSpec::Uncertainty(p) => p.model.describe(),
-            LearnerSpec::FittedForest(_) => "random forest (fitted elsewhere)",
-        }
-    }
-
-    /// Checks the hyperparameters before any work starts; the error names the
-    /// offending setting.
-    pub fn validate(&self) -> Result<(), ParamError> {
-        match self {
-            LearnerSpec::GaussianProcess(p) => p.validate(),
-            LearnerSpec::Kriging(p) => p.validate(),
-            LearnerSpec::RandomForest(p) | LearnerSpec::ExtraTrees(p) => p.validate(),
-            LearnerSpec::CalibratedForest(p) => p.validate(),
-            LearnerSpec::Lm(p) => p.validate(),
-            LearnerSpec::LogisticRegression(p) => p.validate(),
-            LearnerSpec::Rpart(p) => p.validate(),
-            LearnerSpec::RRandomForest(p) => p.validate(),
-            LearnerSpec::Svr(p) => p.validate(),
-            LearnerSpec::Svc(p) => p.validate(),
-            LearnerSpec::Xgboost(p) => p.validate(),
-            #[cfg(feature = "nn")]
-            LearnerSpec::Mlp(p) => p.validate(),
-            #[cfg(feature = "nn")]
-            LearnerSpec::BayesByBackprop(p) => p.validate(),
-            LearnerSpec::Uncertainty(p) => p.validate(),
-            LearnerSpec::FittedForest(_) => Ok(()),
-        }
-    }
-
-    /// An upper-order estimate of the peak bytes fitting this learner on `n_rows` rows
-    /// and `n_features` features allocates (besides the data itself), so a runner can
-    /// refuse a size before allocating. With n rows, d features, T = `n_trees`, P the
-    /// threads of rayon's pool, o = 2 values per tree node (a binary classifier; a
-    /// regression stores 1, k classes k), l = `min_samples_leaf`, D = `max_depth`:
-    ///
-    /// - `gaussian_process`: 8·(4n² + 2nd + 4n): one log-likelihood evaluation holds
-    ///   K_f, its Cholesky factor L, K⁻¹ and faer's scratch L⁻¹ (n × n each); faer's
-    ///   per-thread packing buffers (a few MiB, allocated once) are not counted.
-    /// - `kriging`: 8·(n²d + 4n² + nd + 4n): log|h_k| and t_k of every row pair, R, L,
-    ///   R⁻¹ and faer's scratch ([`crate::kriging`]).
-    /// - `random_forest`, `extra_trees`: 12n + 12nd + min(T, P)·(8nd + 13n + 8d) +
-    ///   8·N(n) + T·B(n): the target's copy, the presorted columns, each tree in
-    ///   flight's row lists and weights, and the trees, B(n) = N(n)·(2·(40 + 8o) + 20) bytes each with at most
-    ///   N(n) = min(2⌈n/l⌉ − 1, 2^(D+1) − 1) nodes (40-byte nodes and their values
-    ///   counted twice for vector growth slack, 20-byte flat nodes).
-    /// - `calibrated_forest` (k = `folds`, n_t = n − ⌊n/k⌋, n_h = ⌈n/k⌉):
-    ///   24n + n_t·(8d + 16) + [the forest's working bytes on n_t rows, as above without
-    ///   its 8n and trees] + n_h·(8d + 8o + 136) + k·T·B(n_t): one fold's row copies
-    ///   and forest at a time, all k forests kept.
-    /// - `lm` (q = d + 1): 8·(3nq + 2n + 4q²): the design, its QR factor and faer's
-    ///   scratch, copies of y, and the q × q factors and covariance ([`crate::lm`]).
-    /// - `logistic_regression` (q = d + 1 design columns and the intercept; each
-    ///   categorical feature of L levels adds L − 2 more, not counted here):
-    ///   8·(2nq + 6n + 3q²) ([`crate::logistic`]).
-    /// - `rpart` (l = minbucket, D = maxdepth): the `random_forest` bytes with T = 1,
-    ///   plus 8n (unit weights) and 64·N(n) (the cp-pruning bookkeeping).
-    /// - `r_random_forest` (T = ntree, l = 1, D unlimited): the `random_forest` bytes.
-    /// - `svr`: 8·(n² + 2nd + 8n): the kernel matrix, the scaled rows twice, and the
-    ///   2n dual variables and gradients.
-    /// - `svc`: 8·(n² + 3nd + 8n): the Gram matrix (one at a time over the Platt
-    ///   folds), the standardised rows and a fold's copy, dual variables, gradients
-    ///   and decision values.
-    ///
-    /// The forests' terms are worst cases (every leaf one row, every vector at twice
-    /// its length): measured fits of 20 trees on 20,000 rows
-    /// and 5 features peaked 1.4–7× below them.
-    /// - `xgboost` (T = `rounds`, N = 2^(D+1) − 1, D = `max_depth`): 4nd + 28n +
-    ///   (56T + 40)·N: the presorted columns, per-row gradients, hessians, margins and
-    ///   nodes, the kept trees and the tree being grown and pruned
-    ///   ([`crate::boosting::fit_memory_bytes`]).
-    /// - `mlp`, `bayes_by_backprop`: the parameters with Adam's state, a batch's
-    ///   activations, the rows in f64 and f32 and the members
-    ///   ([`crate::nn::MlpParams::fit_memory_bytes`]).
-    /// - `uncertainty`: the larger of its stages' bytes, plus 8n (the label) and
-    ///   the base model's prediction on the n rows (the base model is kept while the
-    ///   second stage fits).
-    ///
-    /// Computed in u128, saturating, so 10¹¹ rows (10²² for the GP) neither overflows
-    /// nor wraps.
-    pub fn fit_memory_bytes(&self, n_rows: usize, n_features: usize) -> u128 {
-        let (n, d) = (n_rows as u128, n_features as u128);
-        match self {
-            LearnerSpec::GaussianProcess(_) => crate::gp::fit_memory_bytes(n, d),
-            LearnerSpec::Kriging(_) => crate::kriging::fit_memory_bytes(n, d),
-            LearnerSpec::RandomForest(p) | LearnerSpec::ExtraTrees(p) => p.fit_memory_bytes(n, d),
-            LearnerSpec::CalibratedForest(p) => p.fit_memory_bytes(n, d),
-            LearnerSpec::Lm(_) => crate::lm::fit_memory_bytes(n, d),
-            LearnerSpec::LogisticRegression(_) => {
-                crate::logistic::fit_memory_bytes(n, d.saturating_add(1))
-            }
-            LearnerSpec::Rpart(p) => p.fit_memory_bytes(n, d),
-            LearnerSpec::RRandomForest(p) => p.as_forest().fit_memory_bytes(n, d),
-            // The forest read from its file: a default forest's size, the best guess
-            // before the file is read (scikit-learn's trees are grown as deep).
-            LearnerSpec::FittedForest(_) => ForestParams::default().fit_memory_bytes(n, d),
-            LearnerSpec::Svr(_) => 8u128.saturating_mul(
-                n.saturating_mul(n)
-                    .saturating_add(2 * n.saturating_mul(d))
-                    .saturating_add(8 * n),
-            ),
-            LearnerSpec::Svc(_) => 8u128.saturating_mul(
-                n.saturating_mul(n)
-                    .saturating_add(3 * n.saturating_mul(d))
-                    .saturating_add(8 * n),
-            ),
-            LearnerSpec::Xgboost(p) => crate::boosting::fit_memory_bytes(p, n, d),
-            #[cfg(feature = "nn")]
-            LearnerSpec::Mlp(p) => p.fit_memory_bytes(n, d),
-            #[cfg(feature = "nn")]
-            LearnerSpec::BayesByBackprop(p) => p.fit_memory_bytes(n, d),
-            LearnerSpec::Uncertainty(p) => p
-                .base
-                .fit_memory_bytes(n_rows, n_features)
-                .max(p.model.fit_memory_bytes(n_rows, n_features))
-                .saturating_add(8 * n)
-                .saturating_add(p.base.predict_memory_bytes(n_rows, n_rows, n_features)),
-        }
-    }
-
-    /// An upper-order estimate of the peak bytes one prediction call on `n_rows` rows
-    /// of `n_features` features allocates, for a model fitted on `n_train` rows
-    /// (besides the model and the rows themselves). With m = `n_rows`, n = `n_train`,
-    /// d, o and P as in [`Self::fit_memory_bytes`]:
-    ///
-    /// - `gaussian_process`: 8·(mn + md + 4m): the n × m cross-kernel K*, solved in
-    ///   place into L⁻¹K*, the standardised rows, mean and variance.
-    /// - `kriging`: 8·(2mn + 3m): r*, L⁻¹r*ᵀ, mean and variance.
-    /// - `random_forest`, `extra_trees`: 8md + 8mo + 8m + 16384·P: a row-major copy of
-    ///   the rows, the mean leaf values, a regression's column, each thread's leaf
-    ///   indices of a 4096-row chunk (independent of n).
-    /// - `calibrated_forest`: the forest's bytes + 16mo (the sum over the k members
-    ///   and its mean; the members predict one after another).
-    /// - `rpart`, `r_random_forest`: as `random_forest` (they predict as forests).
-    /// - `lm`: 8m (the predictions).
-    /// - `logistic_regression`: 8·(mq + 3m), q = d + 1 as in [`Self::fit_memory_bytes`].
-    /// - `svr`: 8·(mn + md + m): the cross-kernel with at most n support vectors, the
-    ///   scaled rows and the predictions.
-    /// - `svc`: 8·(md + 3m): the standardised rows, decision values and the two
-    ///   class probabilities.
-    /// - `xgboost`: 24m: the margins and, for the logistic objective, the
-    ///   probabilities.
-    /// - `mlp`, `bayes_by_backprop`: the rows, one member's activations and every
-    ///   member's predictions ([`crate::nn::MlpParams::predict_memory_bytes`]).
-    /// - `uncertainty`: its second stage's bytes.
-    pub fn predict_memory_bytes(&self, n_train: usize, n_rows: usize, n_features: usize) -> u128 {
-        let (n, m, d) = (n_train as u128, n_rows as u128, n_features as u128);
-        match self {
-            LearnerSpec::GaussianProcess(_) => crate::gp::predict_memory_bytes(n, m, d),
-            LearnerSpec::Kriging(_) => crate::kriging::predict_memory_bytes(n, m),
-            LearnerSpec::RandomForest(_)
-            | LearnerSpec::ExtraTrees(_)
-            | LearnerSpec::Rpart(_)
-            | LearnerSpec::RRandomForest(_)
-            | LearnerSpec::FittedForest(_) => crate::forest::predict_memory_bytes(m, d),
-            LearnerSpec::CalibratedForest(_) => crate::calibration::predict_memory_bytes(m, d),
-            LearnerSpec::Lm(_) => crate::lm::predict_memory_bytes(m),
-            LearnerSpec::LogisticRegression(_) => {
-                crate::logistic::predict_memory_bytes(m, d.saturating_add(1))
-            }
-            LearnerSpec::Svr(_) => 8u128.saturating_mul(
-                m.saturating_mul(n)
-                    .saturating_add(m.saturating_mul(d))
-                    .saturating_add(m),
-            ),
-            LearnerSpec::Svc(_) => 8u128.saturating_mul(m.saturating_mul(d).saturating_add(3 * m)),
-            LearnerSpec::Xgboost(_) => 24u128.saturating_mul(m),
-            #[cfg(feature = "nn")]
-            LearnerSpec::Mlp(p) => p.predict_memory_bytes(m, d),
-            #[cfg(feature = "nn")]
-            LearnerSpec::BayesByBackprop(p) => p.predict_memory_bytes(m, d),
-            LearnerSpec::Uncertainty(p) => {
-                p.model.predict_memory_bytes(n_train, n_rows, n_features)
-            }
-        }
-    }
-
     /// The files the learner reads (a fitted forest's node table), mutable so that a
     /// runner can resolve relative paths against its data directories; nested
     /// learners' too.
@@ -408,46 +97,33 @@ impl LearnerSpec {
             _ => Vec::new(),
         }
     }
-
-    /// The learner.
-    pub fn build(&self) -> Box<dyn Learner> {
-        match self {
-            LearnerSpec::GaussianProcess(p) => Box::new(GaussianProcessLearner(p.clone())),
-            LearnerSpec::Kriging(p) => Box::new(KrigingLearner(p.clone())),
-            LearnerSpec::RandomForest(p) => Box::new(ForestLearner {
-                params: p.clone(),
-                random_thresholds: false,
-            }),
-            LearnerSpec::ExtraTrees(p) => Box::new(ForestLearner {
-                params: p.clone(),
-                random_thresholds: true,
-            }),
-            LearnerSpec::CalibratedForest(p) => Box::new(CalibratedForestLearner(p.clone())),
-            LearnerSpec::Lm(p) => Box::new(LmLearner(p.clone())),
-            LearnerSpec::LogisticRegression(p) => Box::new(LogisticLearner(p.clone())),
-            LearnerSpec::Rpart(p) => Box::new(RpartLearner(p.clone())),
-            LearnerSpec::RRandomForest(p) => Box::new(RForestLearner(p.clone())),
-            LearnerSpec::Svr(p) => Box::new(SvrLearner(p.clone())),
-            LearnerSpec::Svc(p) => Box::new(SvcLearner(p.clone())),
-            LearnerSpec::Xgboost(p) => Box::new(BoostingLearner(p.clone())),
-            #[cfg(feature = "nn")]
-            LearnerSpec::Mlp(p) => Box::new(MlpLearner(p.clone())),
-            #[cfg(feature = "nn")]
-            LearnerSpec::BayesByBackprop(p) => Box::new(BayesLearner(p.clone())),
-            LearnerSpec::Uncertainty(p) => Box::new(UncertaintyLearner(p.clone())),
-            LearnerSpec::FittedForest(p) => Box::new(FittedForestLearner(p.clone())),
-        }
-    }
 }
 
-/// Any learner is a stage of an `uncertainty` model.
-impl StageSpec for LearnerSpec {
+/// A learner named in YAML is the learner its line names: every method delegates
+/// (so an `uncertainty` stage can be any learner).
+impl LearnerKind for LearnerSpec {
+    fn describe(&self) -> &'static str {
+        self.learner().describe()
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
-        LearnerSpec::validate(self)
+        self.learner().validate()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.learner().capabilities()
+    }
+
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        self.learner().fit_memory_bytes(n, d)
+    }
+
+    fn predict_memory_bytes(&self, n: u128, m: u128, d: u128) -> u128 {
+        self.learner().predict_memory_bytes(n, m, d)
     }
 
     fn build(&self) -> Box<dyn Learner> {
-        LearnerSpec::build(self)
+        self.learner().build()
     }
 }
 
@@ -458,10 +134,10 @@ mod tests {
 
     #[test]
     fn validate_passes_the_learners_error_through() {
-        let spec = LearnerSpec::ExtraTrees(ForestParams {
+        let spec = LearnerSpec::ExtraTrees(ExtraTreesParams(ForestParams {
             min_samples_leaf: 0,
             ..Default::default()
-        });
+        }));
         let e = spec.validate().unwrap_err();
         assert!(
             matches!(
@@ -499,7 +175,7 @@ mod tests {
             LearnerSpec::Kriging(KrigingParams::default()),
             LearnerSpec::LogisticRegression(LogisticParams::default()),
             LearnerSpec::RandomForest(ForestParams::default()),
-            LearnerSpec::ExtraTrees(ForestParams::default()),
+            LearnerSpec::ExtraTrees(ExtraTreesParams::default()),
             LearnerSpec::CalibratedForest(CalibratedParams::default()),
             LearnerSpec::Lm(LmParams::default()),
             LearnerSpec::Rpart(RpartParams::default()),
@@ -694,7 +370,7 @@ mod tests {
         // machine.
         assert!(gp.fit_memory_bytes(100_000_000_000, 5) > 1e15 as u128);
         assert!(gp.predict_memory_bytes(100_000_000_000, 1000, 5) > 1e14 as u128);
-        assert_eq!(gp.fit_memory_bytes(usize::MAX, usize::MAX), u128::MAX);
+        assert_eq!(gp.fit_memory_bytes(u128::MAX, u128::MAX), u128::MAX);
     }
 
     #[test]
@@ -710,7 +386,7 @@ mod tests {
         assert_eq!(shallow.max_nodes(12), 2 * 3 - 1);
         for spec in [
             LearnerSpec::RandomForest(params.clone()),
-            LearnerSpec::ExtraTrees(params.clone()),
+            LearnerSpec::ExtraTrees(ExtraTreesParams(params.clone())),
         ] {
             let r = ratio(
                 spec.fit_memory_bytes(200_000, 5),

@@ -39,9 +39,11 @@ use rand::Rng;
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model, Target};
 
+use crate::capabilities::Capabilities;
 use crate::cart::{FeatureDraw, NodeSize, Response, ThresholdRule, TreeSettings};
 use crate::error::ParamError;
-use crate::forest::{Forest, ForestParams, grow_forest};
+use crate::forest::{FOREST_CAPABILITIES, Forest, ForestParams, grow_forest};
+use crate::kind::LearnerKind;
 
 /// rpart's settings (R's names; all optional in YAML, defaults R's, R/rpart.control.R).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -72,32 +74,6 @@ impl Default for RpartParams {
 }
 
 impl RpartParams {
-    /// Checks the settings before any work starts: cp finite and ≥ 0, minsplit ≥ 1,
-    /// minbucket ≥ 1, 1 ≤ maxdepth ≤ 30 (R stops beyond 30).
-    pub fn validate(&self) -> Result<(), ParamError> {
-        if !(self.cp.is_finite() && self.cp >= 0.0) {
-            return Err(ParamError::out_of_range(
-                "cp",
-                self.cp,
-                "finite and at least 0",
-            ));
-        }
-        if self.minsplit == Some(0) {
-            return Err(ParamError::out_of_range("minsplit", 0, "at least 1"));
-        }
-        if self.minbucket == Some(0) {
-            return Err(ParamError::out_of_range("minbucket", 0, "at least 1"));
-        }
-        if !(1..=30).contains(&self.maxdepth) {
-            return Err(ParamError::out_of_range(
-                "maxdepth",
-                self.maxdepth,
-                "between 1 and 30",
-            ));
-        }
-        Ok(())
-    }
-
     /// (minsplit, minbucket) as R's `rpart.control` resolves them: both given → as
     /// given; minsplit only → (s, round(s/3)); minbucket only → (3b, b); neither →
     /// (20, 7). s/3 is never a half, so rounding needs no tie rule.
@@ -140,19 +116,65 @@ impl RpartParams {
             min_samples_leaf: minbucket.max(1),
         }
     }
+}
+
+impl LearnerKind for RpartParams {
+    /// Checks the settings before any work starts: cp finite and ≥ 0, minsplit ≥ 1,
+    /// minbucket ≥ 1, 1 ≤ maxdepth ≤ 30 (R stops beyond 30).
+    fn validate(&self) -> Result<(), ParamError> {
+        if !(self.cp.is_finite() && self.cp >= 0.0) {
+            return Err(ParamError::out_of_range(
+                "cp",
+                self.cp,
+                "finite and at least 0",
+            ));
+        }
+        if self.minsplit == Some(0) {
+            return Err(ParamError::out_of_range("minsplit", 0, "at least 1"));
+        }
+        if self.minbucket == Some(0) {
+            return Err(ParamError::out_of_range("minbucket", 0, "at least 1"));
+        }
+        if !(1..=30).contains(&self.maxdepth) {
+            return Err(ParamError::out_of_range(
+                "maxdepth",
+                self.maxdepth,
+                "between 1 and 30",
+            ));
+        }
+        Ok(())
+    }
+
+    fn describe(&self) -> &'static str {
+        "regression tree (rpart)"
+    }
+
+    /// A one-tree forest: [`FOREST_CAPABILITIES`].
+    fn capabilities(&self) -> Capabilities {
+        FOREST_CAPABILITIES
+    }
 
     /// Peak bytes of a fit on n rows and d features: a one-tree forest's
     /// ([`ForestParams::fit_memory_bytes`] with l = minbucket, D = maxdepth, T = 1)
     /// plus 8n for the unit weights and 64·N(n) for the pruning bookkeeping (24-byte
     /// entries and up to two pending tasks of 24 bytes per node, counted with growth
     /// slack), N(n) = min(2⌈n/l⌉ − 1, 2^(D+1) − 1).
-    pub(crate) fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
         let forest = self.as_forest();
         crate::memory::bytes(&[
             &[forest.fit_memory_bytes(n, d)],
             &[8, n],
             &[64, forest.max_nodes(n)],
         ])
+    }
+
+    /// As a forest's (`crate::forest::predict_memory_bytes`).
+    fn predict_memory_bytes(&self, _n: u128, m: u128, d: u128) -> u128 {
+        crate::forest::predict_memory_bytes(m, d)
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(RpartLearner(self.clone()))
     }
 }
 

@@ -8,6 +8,7 @@ use ndarray::Axis;
 use xai_core::error::Result;
 use xai_core::{Dataset, Subgroups, TreeEnsembleView};
 
+use crate::kind::LearnerKind;
 use crate::rpart::{RpartLearner, RpartParams};
 
 /// Subgroups from rpart regression trees ([`xai_core::Subgroups`]).

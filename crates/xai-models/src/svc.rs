@@ -27,7 +27,9 @@ use serde::Deserialize;
 use xai_core::{CoreError, Dataset, FeatureKind, Learner, Model, Predictions};
 
 use crate::calibration::{CalibrationMethod, Calibrator};
+use crate::capabilities::{Capabilities, Coefficients};
 use crate::error::ParamError;
+use crate::kind::LearnerKind;
 use crate::smo;
 use crate::standardize::Standardizer;
 
@@ -57,9 +59,9 @@ impl Default for SvcParams {
     }
 }
 
-impl SvcParams {
+impl LearnerKind for SvcParams {
     /// Checks the settings before any work.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         if !(self.cost > 0.0 && self.cost.is_finite()) {
             return Err(ParamError::out_of_range(
                 "cost",
@@ -78,6 +80,38 @@ impl SvcParams {
             return Err(ParamError::out_of_range("folds", self.folds, "at least 2"));
         }
         Ok(())
+    }
+
+    fn describe(&self) -> &'static str {
+        "linear support vector classifier"
+    }
+
+    /// Its slopes (the linear kernel's weights).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            trees: false,
+            members: false,
+            coefficients: Coefficients::Always,
+            mean_covariance: false,
+            missing_values: false,
+            predicts_label: true,
+        }
+    }
+
+    /// 8·(n² + 3nd + 8n): the Gram matrix (one at a time over the Platt folds), the
+    /// standardised rows and a fold's copy, dual variables, gradients and decision values.
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        crate::memory::bytes(&[&[8, n, n], &[24, n, d], &[64, n]])
+    }
+
+    /// 8·(md + 3m): the standardised rows, decision values and the two class
+    /// probabilities.
+    fn predict_memory_bytes(&self, _n: u128, m: u128, d: u128) -> u128 {
+        crate::memory::bytes(&[&[8, m, d], &[24, m]])
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(SvcLearner(self.clone()))
     }
 }
 

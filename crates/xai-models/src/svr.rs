@@ -21,7 +21,9 @@ use rand::Rng;
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
 
+use crate::capabilities::{Capabilities, Coefficients};
 use crate::error::ParamError;
+use crate::kind::LearnerKind;
 use crate::smo;
 use crate::standardize::Standardizer;
 
@@ -55,9 +57,9 @@ impl Default for SvrParams {
     }
 }
 
-impl SvrParams {
+impl LearnerKind for SvrParams {
     /// Checks the settings before any work.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         if !(self.cost > 0.0 && self.cost.is_finite()) {
             return Err(ParamError::out_of_range(
                 "cost",
@@ -85,6 +87,38 @@ impl SvrParams {
             ));
         }
         Ok(())
+    }
+
+    fn describe(&self) -> &'static str {
+        "ε-support vector regression"
+    }
+
+    /// Predictions only.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            trees: false,
+            members: false,
+            coefficients: Coefficients::None,
+            mean_covariance: false,
+            missing_values: false,
+            predicts_label: true,
+        }
+    }
+
+    /// 8·(n² + 2nd + 8n): the kernel matrix, the scaled rows twice, and the 2n dual
+    /// variables and gradients.
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        crate::memory::bytes(&[&[8, n, n], &[16, n, d], &[64, n]])
+    }
+
+    /// 8·(mn + md + m): the cross-kernel with at most n support vectors, the scaled rows
+    /// and the predictions.
+    fn predict_memory_bytes(&self, n: u128, m: u128, d: u128) -> u128 {
+        crate::memory::bytes(&[&[8, m, n], &[8, m, d], &[8, m]])
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(SvrLearner(self.clone()))
     }
 }
 

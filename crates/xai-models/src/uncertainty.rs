@@ -26,20 +26,12 @@ use rand::seq::SliceRandom;
 use serde::Deserialize;
 use xai_core::{Dataset, Learner, Model, Statistic, Target};
 
+use crate::capabilities::Capabilities;
 use crate::error::ParamError;
+use crate::kind::LearnerKind;
 
-/// A stage's settings: what checks and builds its learner. The registry's
-/// [`LearnerSpec`](crate::LearnerSpec) implements it, so a stage is any learner an
-/// experiment can name, while this module names none.
-pub trait StageSpec {
-    /// Checks the stage's settings before any work.
-    fn validate(&self) -> Result<(), ParamError>;
-    /// The stage's learner.
-    fn build(&self) -> Box<dyn Learner>;
-}
-
-/// `uncertainty: {base, statistic, model}`, its stages `L` (a
-/// [`LearnerSpec`](crate::LearnerSpec) in experiments).
+/// `uncertainty: {base, statistic, model}`, its stages `L` any learner (a
+/// [`LearnerSpec`](crate::LearnerSpec) in experiments; this module names none).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UncertaintyParams<L> {
@@ -62,9 +54,9 @@ fn entropy() -> Statistic {
     Statistic::Entropy
 }
 
-impl<L: StageSpec> UncertaintyParams<L> {
+impl<L: LearnerKind + Clone + 'static> LearnerKind for UncertaintyParams<L> {
     /// Both stages' settings.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         let nested = |within, r: Result<(), ParamError>| {
             r.map_err(|error| ParamError::Nested {
                 within,
@@ -79,12 +71,50 @@ impl<L: StageSpec> UncertaintyParams<L> {
         nested("base", self.base.validate())?;
         nested("model", self.model.validate())
     }
+
+    /// The second stage's name: it is the fitted model.
+    fn describe(&self) -> &'static str {
+        self.model.describe()
+    }
+
+    /// What its second stage offers, and missing values if both stages take them;
+    /// its predictions are not of the data's label.
+    fn capabilities(&self) -> Capabilities {
+        let (base, model) = (self.base.capabilities(), self.model.capabilities());
+        Capabilities {
+            missing_values: base.missing_values && model.missing_values,
+            predicts_label: false,
+            ..model
+        }
+    }
+
+    /// The larger of its stages' bytes, plus 8n (the label) and the base model's
+    /// prediction on the n rows (the base model is kept while the second stage fits).
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+        crate::memory::bytes(&[
+            &[self
+                .base
+                .fit_memory_bytes(n, d)
+                .max(self.model.fit_memory_bytes(n, d))],
+            &[8, n],
+            &[self.base.predict_memory_bytes(n, n, d)],
+        ])
+    }
+
+    /// Its second stage's bytes.
+    fn predict_memory_bytes(&self, n: u128, m: u128, d: u128) -> u128 {
+        self.model.predict_memory_bytes(n, m, d)
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(UncertaintyLearner(self.clone()))
+    }
 }
 
 /// The two-stage learner of [`UncertaintyParams`].
 pub struct UncertaintyLearner<L>(pub UncertaintyParams<L>);
 
-impl<L: StageSpec + Send + Sync> Learner for UncertaintyLearner<L> {
+impl<L: LearnerKind> Learner for UncertaintyLearner<L> {
     /// f₀ on the rows before any shift, then f₁ on (x, s(f₀(x), y)) of the rows as
     /// given (with `base_share`, each on its own part), from the same stream in that
     /// order.
@@ -120,8 +150,8 @@ impl<L: StageSpec + Send + Sync> Learner for UncertaintyLearner<L> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::boosting::{BoostingLearner, BoostingParams, Objective};
-    use crate::lm::{LmLearner, LmParams};
+    use crate::boosting::{BoostingParams, Objective};
+    use crate::lm::LmParams;
     use ndarray::{Array1, Array2};
     use xai_core::Predictions;
 
@@ -136,41 +166,21 @@ mod tests {
         }
     }
 
-    /// The stages the tests use: a line (OLS) or a booster.
-    #[derive(Debug, Clone, PartialEq)]
-    enum Stage {
-        Lm,
-        Booster(BoostingParams),
-    }
-
-    impl StageSpec for Stage {
-        fn validate(&self) -> Result<(), ParamError> {
-            match self {
-                Stage::Lm => Ok(()),
-                Stage::Booster(p) => p.validate(),
-            }
-        }
-
-        fn build(&self) -> Box<dyn Learner> {
-            match self {
-                Stage::Lm => Box::new(LmLearner(LmParams::default())),
-                Stage::Booster(p) => Box::new(BoostingLearner(p.clone())),
-            }
-        }
-    }
+    /// The stages the tests use: a line (OLS) or a booster, from the registry.
+    type Stage = crate::LearnerSpec;
 
     /// Lines (OLS) for both stages, f₁ learning f₀'s squared residuals.
     fn residual_lines(base_share: Option<f64>) -> UncertaintyParams<Stage> {
         UncertaintyParams {
-            base: Box::new(Stage::Lm),
+            base: Box::new(Stage::Lm(LmParams::default())),
             statistic: Statistic::SquaredError,
-            model: Box::new(Stage::Lm),
+            model: Box::new(Stage::Lm(LmParams::default())),
             base_share,
         }
     }
 
     fn booster(rounds: usize) -> Box<Stage> {
-        Box::new(Stage::Booster(BoostingParams {
+        Box::new(Stage::Xgboost(BoostingParams {
             rounds,
             ..Default::default()
         }))
@@ -255,7 +265,7 @@ mod tests {
                 .is_err()
         );
         let bad = UncertaintyParams {
-            model: Box::new(Stage::Booster(BoostingParams {
+            model: Box::new(Stage::Xgboost(BoostingParams {
                 rounds: 0,
                 objective: Some(Objective::SquaredError),
                 ..Default::default()

@@ -7,7 +7,7 @@
 use ndarray::{Array2, ArrayView1};
 use xai_core::rng::stream_rng;
 use xai_core::{Dataset, Predictions, Target, TreeEnsembleView};
-use xai_models::LearnerSpec;
+use xai_models::{LearnerKind, LearnerSpec};
 
 /// 300 rows of three features, y a step in x0 and x1 (so every tree splits on them).
 fn data() -> Dataset {

@@ -1,9 +1,9 @@
 //! Data generating processes (DGPs) with their ground truth.
 //!
 //! A DGP implements [`Dgp`]; [`DgpSpec`] is the registry that experiment YAML names.
-//! Adding a DGP: one file with a params struct implementing [`Dgp`], one variant in
-//! [`DgpSpec`] and one arm in each of its two `match`es. Invalid parameters are a
-//! [`DgpError`] naming the parameter.
+//! Adding a DGP: one file with a params struct implementing [`Dgp`], and one line
+//! in [`DgpSpec`]'s registry. Invalid parameters are a [`DgpError`] naming the
+//! parameter.
 
 #![warn(missing_docs)]
 

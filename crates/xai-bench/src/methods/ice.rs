@@ -398,7 +398,7 @@ fn sample_rows(n: usize, k: usize, seed: u64) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use xai_models::LearnerSpec;
+    use xai_models::{LearnerKind, LearnerSpec};
     use xai_synth::DgpSpec;
 
     /// Friedman's PD (wood2024 Eq. 3) is the mean of the ICE curves (Eq. 4) over the

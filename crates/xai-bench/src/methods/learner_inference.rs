@@ -36,7 +36,7 @@ use xai_core::inference::NADEAU_BENGIO_632;
 use xai_core::resample::{bootstrap, subsample};
 use xai_core::rng::{StreamRng, stream_rng};
 use xai_core::{Dataset, Estimate, PerturbationSpec};
-use xai_models::LearnerSpec;
+use xai_models::{LearnerKind, LearnerSpec};
 use xai_synth::DgpSpec;
 
 use super::{Emitted, Input, Invalid, Method, MethodSpec, Plan, Value};

@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use xai_core::rng::StreamRng;
 use xai_core::{Dataset, Estimate, Model};
-use xai_models::LearnerSpec;
+use xai_models::{LearnerKind, LearnerSpec};
 
 use crate::table::CurveRow;
 

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use xai_core::rng::StreamRng;
 
 use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
+use xai_models::LearnerKind;
 
 /// `predictability:` settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

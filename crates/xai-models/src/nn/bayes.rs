@@ -19,9 +19,11 @@ use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model};
 
 use super::head::{Head, softplus};
-use super::mlp::validate_training;
+use super::mlp::{NETWORK_CAPABILITIES, validate_training};
 use super::net::{self, Dense, Network, Schedule};
+use crate::capabilities::Capabilities;
 use crate::error::ParamError;
+use crate::kind::LearnerKind;
 
 /// `bayes_by_backprop:` settings (all optional in YAML).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -58,9 +60,9 @@ impl Default for BayesParams {
     }
 }
 
-impl BayesParams {
+impl LearnerKind for BayesParams {
     /// Checks the settings before any work.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         validate_training(
             &self.hidden,
             self.epochs,
@@ -92,8 +94,8 @@ impl BayesParams {
         Ok(())
     }
 
-    /// Peak bytes of a fit on n rows of d features ([`net::Footprint`]).
-    pub fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+    /// Peak bytes of a fit on n rows of d features (`net::Footprint`).
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
         net::Footprint::of(d as usize, &self.hidden).fit_bytes(
             n,
             d,
@@ -103,9 +105,22 @@ impl BayesParams {
         )
     }
 
-    /// Peak bytes of one prediction on m rows of d features ([`net::Footprint`]).
-    pub fn predict_memory_bytes(&self, m: u128, d: u128) -> u128 {
+    /// Peak bytes of one prediction on m rows of d features (`net::Footprint`).
+    fn predict_memory_bytes(&self, _n: u128, m: u128, d: u128) -> u128 {
         net::Footprint::of(d as usize, &self.hidden).predict_bytes(m, d, self.samples as u128)
+    }
+
+    fn describe(&self) -> &'static str {
+        "Bayes-by-backprop network"
+    }
+
+    /// `NETWORK_CAPABILITIES`.
+    fn capabilities(&self) -> Capabilities {
+        NETWORK_CAPABILITIES
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(BayesLearner(self.clone()))
     }
 }
 

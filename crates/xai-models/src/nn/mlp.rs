@@ -27,7 +27,9 @@ use xai_core::{CoreError, Dataset, Learner, Model};
 
 use super::head::Head;
 use super::net::{self, Dense, Network, Schedule};
+use crate::capabilities::{Capabilities, Coefficients};
 use crate::error::ParamError;
+use crate::kind::LearnerKind;
 
 /// `mlp:` settings (all optional in YAML).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -103,9 +105,20 @@ pub(crate) fn validate_training(
     Ok(())
 }
 
-impl MlpParams {
+/// What a network offers: its members (a dropout pass or a weight sample each),
+/// nothing else.
+pub(crate) const NETWORK_CAPABILITIES: Capabilities = Capabilities {
+    trees: false,
+    members: true,
+    coefficients: Coefficients::None,
+    mean_covariance: false,
+    missing_values: false,
+    predicts_label: true,
+};
+
+impl LearnerKind for MlpParams {
     /// Checks the settings before any work.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         validate_training(
             &self.hidden,
             self.epochs,
@@ -136,8 +149,8 @@ impl MlpParams {
         Ok(())
     }
 
-    /// Peak bytes of a fit on n rows of d features ([`net::Footprint`]).
-    pub fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
+    /// Peak bytes of a fit on n rows of d features (`net::Footprint`).
+    fn fit_memory_bytes(&self, n: u128, d: u128) -> u128 {
         net::Footprint::of(d as usize, &self.hidden).fit_bytes(
             n,
             d,
@@ -147,18 +160,27 @@ impl MlpParams {
         )
     }
 
-    /// Peak bytes of one prediction on m rows of d features ([`net::Footprint`]).
-    pub fn predict_memory_bytes(&self, m: u128, d: u128) -> u128 {
+    /// Peak bytes of one prediction on m rows of d features (`net::Footprint`).
+    fn predict_memory_bytes(&self, _n: u128, m: u128, d: u128) -> u128 {
         net::Footprint::of(d as usize, &self.hidden).predict_bytes(m, d, self.passes as u128)
     }
 
     /// The learner's name in words: "MC-dropout network" with dropout, else "MLP".
-    pub fn describe(&self) -> &'static str {
+    fn describe(&self) -> &'static str {
         if self.dropout > 0.0 {
             "MC-dropout network"
         } else {
             "MLP"
         }
+    }
+
+    /// `NETWORK_CAPABILITIES`.
+    fn capabilities(&self) -> Capabilities {
+        NETWORK_CAPABILITIES
+    }
+
+    fn build(&self) -> Box<dyn Learner> {
+        Box::new(MlpLearner(self.clone()))
     }
 }
 /// The MLP / MC-dropout learner.
