@@ -1,20 +1,40 @@
-//! The modules of xai-bench and of xai-models import downwards only: no module
-//! reaches, through its `crate::` imports, a module that reaches back to it. (Crates
-//! cannot import each other in a circle: cargo refuses a cyclic dependency graph.)
+//! Every crate of the workspace imports downwards only: within a crate no module
+//! reaches, through its `crate::` imports, a module that reaches back to it; across
+//! crates each depends only on the crates before it in [`ORDER`] (so no circle can
+//! run through two crates either: a module of one crate reaches another crate's
+//! modules only along that order).
 
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Top-level module of every source file of the crate `crate_dir` (under the
-/// workspace's `crates/`), and the top-level modules its code (not its comments)
+/// The workspace's crates, each depending only on crates listed before it, with the
+/// directory holding it.
+const ORDER: [(&str, &str); 9] = [
+    ("xai-core", "crates/xai-core"),
+    ("xai-synth", "crates/xai-synth"),
+    ("xai-models", "crates/xai-models"),
+    ("xai-data", "crates/xai-data"),
+    ("xai-methods", "crates/xai-methods"),
+    ("xai-checks", "crates/xai-checks"),
+    ("xai-plots", "crates/xai-plots"),
+    ("xai-bench", "crates/xai-bench"),
+    ("xtask", "xtask"),
+];
+
+/// The workspace directory `dir` (e.g. `crates/xai-core`).
+fn workspace_dir(dir: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(dir)
+}
+
+/// Top-level module of every source file of the crate in `crate_dir` (a workspace
+/// directory), and the top-level modules its code (not its comments)
 /// names as `crate::<module>` (a submodule's imports count for its parent).
 fn imports_of(crate_dir: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(crate_dir)
-        .join("src");
+    let src = workspace_dir(crate_dir).join("src");
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for path in common::files_under(&src) {
         let rel = path.strip_prefix(&src).unwrap();
@@ -52,7 +72,23 @@ fn imports_of(crate_dir: &str) -> BTreeMap<String, BTreeSet<String>> {
 
 /// xai-bench's module graph.
 fn imports() -> BTreeMap<String, BTreeSet<String>> {
-    imports_of("xai-bench")
+    imports_of("crates/xai-bench")
+}
+
+/// The workspace crates `manifest_dir`'s Cargo.toml depends on (normal, dev and
+/// build dependencies alike).
+fn crate_deps(manifest_dir: &str) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(workspace_dir(manifest_dir).join("Cargo.toml")).unwrap();
+    text.lines()
+        .filter_map(|l| {
+            let name: String = l
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '-')
+                .collect();
+            ORDER.iter().any(|(c, _)| *c == name).then_some(name)
+        })
+        .collect()
 }
 
 /// A cycle through `start`, if any (depth-first search).
@@ -93,25 +129,63 @@ fn assert_no_circle(graph: &BTreeMap<String, BTreeSet<String>>) {
 }
 
 #[test]
-fn no_module_imports_another_in_a_circle() {
+fn no_module_imports_another_in_a_circle_in_any_crate() {
     let graph = imports();
-    assert!(graph.contains_key("run") && graph.contains_key("checks"));
-    assert_no_circle(&graph);
+    assert!(graph.contains_key("run") && graph.contains_key("plan"));
+    for (_, dir) in ORDER {
+        assert_no_circle(&imports_of(dir));
+    }
 }
 
 /// The learner registry names every learner module; none names it back (the
 /// `uncertainty` learner takes its stages through a trait, not the registry's type).
 #[test]
 fn no_learner_module_imports_another_in_a_circle() {
-    let graph = imports_of("xai-models");
+    let graph = imports_of("crates/xai-models");
     assert!(graph["registry"].contains("uncertainty"));
+    assert!(!graph["uncertainty"].contains("registry"));
     assert_no_circle(&graph);
+}
+
+/// The dependencies of each crate on crates after it in [`ORDER`], as
+/// (crate, dependency) pairs, given each crate's dependencies.
+fn upward(deps_of: impl Fn(&str) -> BTreeSet<String>) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for (i, (name, dir)) in ORDER.iter().enumerate() {
+        let below: BTreeSet<&str> = ORDER[..i].iter().map(|(c, _)| *c).collect();
+        for d in deps_of(dir) {
+            if d != *name && !below.contains(d.as_str()) {
+                found.push((name.to_string(), d));
+            }
+        }
+    }
+    found
+}
+
+/// Each crate depends only on crates before it in [`ORDER`]: the checks and the
+/// plots stand on the methods and the data, never on the engine that runs them.
+#[test]
+fn crates_depend_only_on_crates_below_them() {
+    assert!(crate_deps("crates/xai-plots").contains("xai-methods"));
+    assert_eq!(upward(crate_deps), []);
+    // A planted dependency of the plots on the engine is found.
+    let planted = upward(|dir| {
+        let mut deps = crate_deps(dir);
+        if dir == "crates/xai-plots" {
+            deps.insert("xai-bench".into());
+        }
+        deps
+    });
+    assert_eq!(
+        planted,
+        [("xai-plots".to_string(), "xai-bench".to_string())]
+    );
 }
 
 #[test]
 fn the_cycle_finder_finds_a_planted_circle() {
     let mut graph = imports();
-    graph.get_mut("table").unwrap().insert("commands".into());
-    let c = cycle(&graph, "table").expect("table -> commands -> ... -> table");
+    graph.get_mut("spec").unwrap().insert("commands".into());
+    let c = cycle(&graph, "spec").expect("spec -> commands -> ... -> spec");
     assert_eq!(c.first(), c.last());
 }

@@ -1,0 +1,381 @@
+//! Assertions on each selected row against a bound: its interval above a bound
+//! (`positive`) or below one (`below`), the share of replicates whose interval
+//! excludes 0 (`excludes_zero`), its estimate near a paper's value (`near`) or
+//! negligible (`negligible`).
+
+use serde::Deserialize;
+
+use super::{AssertionKind, Context, Reads, Verdict, nan_max, nan_min};
+use xai_methods::layout::PaperValue;
+use xai_methods::select::Selector;
+use xai_methods::select::{Row, of_quantity, summary_rows, tidy_rows};
+
+/// Every selected row of `rows` (the summary's, or the per-replicate rows)
+/// satisfies `pred`; measured is `measure` folded by `worst` (the least favourable
+/// row's number).
+fn every(
+    rows: Vec<Row<'_>>,
+    quantity: &str,
+    sel: &Selector,
+    pred: impl Fn(&Row<'_>) -> bool,
+    measure: impl Fn(&Row<'_>) -> f64,
+    worst: fn(f64, f64) -> f64,
+    what: &str,
+) -> Verdict {
+    let chosen: Vec<_> = of_quantity(&rows, quantity)
+        .into_iter()
+        .filter(|r| r.matches(sel))
+        .collect();
+    if chosen.is_empty() {
+        return Verdict::no_rows("no rows match the selection");
+    }
+    let measured = chosen
+        .iter()
+        .map(|r| measure(r))
+        .reduce(worst)
+        .unwrap_or(f64::NAN);
+    let bad: Vec<String> = chosen
+        .iter()
+        .filter(|r| !pred(r))
+        .map(|r| r.model_prefix(&chosen) + &r.show())
+        .collect();
+    if bad.is_empty() {
+        let shown: Vec<String> = chosen
+            .iter()
+            .map(|r| r.model_prefix(&chosen) + &r.show())
+            .collect();
+        Verdict::new(true, measured, format!("{what}: {}", shown.join("; ")))
+    } else {
+        Verdict::new(false, measured, format!("not {what}: {}", bad.join("; ")))
+    }
+}
+
+/// Every selected row's interval lies above `above` (default 0): lower > above;
+/// with `each_replicate`, every replicate's own estimate of every selected row does
+/// (watson2023 Fig. 3b: "in all trials" every AUC is above chance, 0.5). Measured: the
+/// smallest lower end (the smallest estimate with `each_replicate`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Positive {
+    /// The quantity.
+    pub quantity: String,
+    /// The rows.
+    #[serde(rename = "where")]
+    pub rows: Selector,
+    /// The bound the intervals must clear (default 0).
+    #[serde(default)]
+    pub above: f64,
+    /// Ask it of each replicate's estimate (the per-replicate rows) instead of the
+    /// interval of the mean.
+    #[serde(default)]
+    pub each_replicate: bool,
+}
+
+impl AssertionKind for Positive {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        match self.each_replicate {
+            true => Reads::per_replicate(vec![(&self.quantity, &self.rows)]),
+            false => Reads::summary(),
+        }
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        let above = self.above;
+        match self.each_replicate {
+            false => every(
+                summary_rows(ctx.out),
+                &self.quantity,
+                &self.rows,
+                |r| r.value.lower > above,
+                |r| r.value.lower,
+                nan_min,
+                &format!("lower > {above}"),
+            ),
+            true => every(
+                tidy_rows(ctx.out),
+                &self.quantity,
+                &self.rows,
+                |r| r.value.estimate > above,
+                |r| r.value.estimate,
+                nan_min,
+                &format!("each replicate's estimate > {above}"),
+            ),
+        }
+    }
+}
+
+/// Every selected row's interval lies below `bound`: upper < bound (icefi2022
+/// Table 1: ICE FI correlates with the other importance measures at less than 0.6).
+/// Measured: the largest upper end.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Below {
+    /// The quantity.
+    pub quantity: String,
+    /// The rows.
+    #[serde(rename = "where")]
+    pub rows: Selector,
+    /// The bound the intervals must stay under.
+    pub bound: f64,
+}
+
+impl AssertionKind for Below {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::summary()
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        let bound = self.bound;
+        every(
+            summary_rows(ctx.out),
+            &self.quantity,
+            &self.rows,
+            |r| r.value.upper < bound,
+            |r| r.value.upper,
+            nan_max,
+            &format!("upper < {bound}"),
+        )
+    }
+}
+
+/// For every selected row, the share of replicates whose own interval excludes 0
+/// (lower > 0 or upper < 0) is at least `at_least` and at most `at_most` (give one or
+/// both): a claim about the intervals one fit reports (molnar2023 Fig. 6: only
+/// ST_Slope's and ChestPainType's PFI intervals exclude 0). Measured: the smallest
+/// share under `at_least`, else the largest.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExcludesZero {
+    /// The quantity.
+    pub quantity: String,
+    /// The rows.
+    #[serde(rename = "where")]
+    pub rows: Selector,
+    /// Smallest share accepted.
+    #[serde(default)]
+    pub at_least: Option<f64>,
+    /// Largest share accepted.
+    #[serde(default)]
+    pub at_most: Option<f64>,
+}
+
+impl AssertionKind for ExcludesZero {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::per_replicate(vec![(&self.quantity, &self.rows)])
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        let (at_least, at_most) = (self.at_least, self.at_most);
+        let lo = at_least.unwrap_or(0.0);
+        let hi = at_most.unwrap_or(1.0);
+        if (at_least.is_none() && at_most.is_none())
+            || at_least.is_some_and(|v| !(v > 0.0 && v <= 1.0))
+            || at_most.is_some_and(|v| !(0.0..1.0).contains(&v))
+            || lo > hi
+        {
+            return Verdict::no_rows(
+                "excludes_zero needs at_least in (0, 1] and/or at_most in [0, 1), at_least <= at_most: \
+                 other bounds cannot fail or cannot pass",
+            );
+        }
+        let tidy = tidy_rows(ctx.out);
+        let mut groups: Vec<(String, usize, usize)> = Vec::new();
+        for r in of_quantity(&tidy, &self.quantity)
+            .into_iter()
+            .filter(|r| r.matches(&self.rows))
+        {
+            if !(r.value.lower.is_finite() && r.value.upper.is_finite()) {
+                return Verdict::no_rows(&format!(
+                    "{} has no interval in replicate {} (fewer than 2 values behind it)",
+                    r.get("feature").unwrap_or(""),
+                    r.replicate.unwrap_or(0)
+                ));
+            }
+            let key = r.context(&[]).join(",");
+            let excludes = usize::from(r.value.lower > 0.0 || r.value.upper < 0.0);
+            match groups.iter_mut().find(|g| g.0 == key) {
+                Some(g) => {
+                    g.1 += excludes;
+                    g.2 += 1;
+                }
+                None => groups.push((key, excludes, 1)),
+            }
+        }
+        if groups.is_empty() {
+            return Verdict::no_rows("no rows match the selection");
+        }
+        let feature = |key: &str| {
+            key.split(',')
+                .find_map(|c| c.strip_prefix("feature="))
+                .unwrap_or("")
+                .to_string()
+        };
+        let mut holds = true;
+        let mut parts = Vec::new();
+        let shares: Vec<f64> = groups
+            .iter()
+            .map(|(key, k, n)| {
+                let share = *k as f64 / *n as f64;
+                let ok =
+                    at_least.is_none_or(|lo| share >= lo) && at_most.is_none_or(|hi| share <= hi);
+                holds &= ok;
+                parts.push(format!(
+                    "{}{} {k} of {n}",
+                    if ok { "" } else { "NOT " },
+                    feature(key)
+                ));
+                share
+            })
+            .collect();
+        let measured = match at_least {
+            Some(_) => shares.iter().copied().fold(f64::INFINITY, f64::min),
+            None => shares.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        };
+        let bounds = match (at_least, at_most) {
+            (Some(lo), Some(hi)) => format!("in [{lo}, {hi}]"),
+            (Some(lo), None) => format!(">= {lo}"),
+            (None, Some(hi)) => format!("<= {hi}"),
+            (None, None) => unreachable!("checked above"),
+        };
+        Verdict::new(
+            holds,
+            measured,
+            format!(
+                "share of replicates whose interval excludes 0 {bounds}: {}",
+                parts.join("; ")
+            ),
+        )
+    }
+}
+
+/// Every selected row's estimate lies within `tolerance` + `plus_se`·se +
+/// `plus_sd`·sd of `value`, se being the row's Monte-Carlo standard error over
+/// replicates and sd = se·√R their sd (a paper's number: a model-fit margin plus the
+/// reproduction's own Monte-Carlo error, so the check tightens as replicates grow,
+/// plus, for a number from one fit, that fit's spread; a zero multiple adds nothing).
+/// Measured: the largest |estimate − value|.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Near {
+    /// The quantity.
+    pub quantity: String,
+    /// The rows.
+    #[serde(rename = "where")]
+    pub rows: Selector,
+    /// The expected value (e.g. a population value derived in PAPERS.md).
+    pub value: f64,
+    /// The largest |estimate − value| accepted beyond the Monte-Carlo allowance.
+    pub tolerance: f64,
+    /// Multiples of the row's Monte-Carlo se added to the tolerance (default 0).
+    #[serde(default)]
+    pub plus_se: f64,
+    /// Multiples of the row's sd over replicates added to the tolerance (default
+    /// 0): the spread of one fit, for a paper's number that came from a single
+    /// fit and so differs from the mean over replicates by that fit's own error
+    /// (watson2023 Table 1's margins of the features a model ignores).
+    #[serde(default)]
+    pub plus_sd: f64,
+}
+
+impl AssertionKind for Near {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity]
+    }
+
+    fn paper_value(&self) -> Option<PaperValue<'_>> {
+        Some(PaperValue {
+            quantity: &self.quantity,
+            rows: &self.rows,
+            value: self.value,
+        })
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::summary()
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        let Near {
+            value,
+            tolerance,
+            plus_se,
+            plus_sd,
+            ..
+        } = *self;
+        let allowed = |r: &Row<'_>| {
+            let mut a = tolerance;
+            if plus_se != 0.0 {
+                a += plus_se * r.value.se;
+            }
+            if plus_sd != 0.0 {
+                a += plus_sd * r.value.se * (r.value.n as f64).sqrt();
+            }
+            a
+        };
+        let mut what = format!("within {tolerance}");
+        for (z, name) in [(plus_se, "se"), (plus_sd, "sd")] {
+            if z != 0.0 {
+                what += &format!(" + {z} {name}");
+            }
+        }
+        what += &format!(" of {value}");
+        every(
+            summary_rows(ctx.out),
+            &self.quantity,
+            &self.rows,
+            |r| (r.value.estimate - value).abs() <= allowed(r),
+            |r| (r.value.estimate - value).abs(),
+            nan_max,
+            &what,
+        )
+    }
+}
+
+/// Every selected row is negligible: its interval covers 0 or |estimate| ≤ bound.
+/// Measured: the largest |estimate|.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Negligible {
+    /// The quantity.
+    pub quantity: String,
+    /// The rows.
+    #[serde(rename = "where")]
+    pub rows: Selector,
+    /// The largest |estimate| that still counts as negligible.
+    pub bound: f64,
+}
+
+impl AssertionKind for Negligible {
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity]
+    }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::summary()
+    }
+
+    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
+        let bound = self.bound;
+        every(
+            summary_rows(ctx.out),
+            &self.quantity,
+            &self.rows,
+            |r| r.value.covers(0.0) || r.value.estimate.abs() <= bound,
+            |r| r.value.estimate.abs(),
+            nan_max,
+            &format!("interval covers 0 or |estimate| <= {bound}"),
+        )
+    }
+}

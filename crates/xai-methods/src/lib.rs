@@ -1,0 +1,374 @@
+//! The methods a replicate runs. Each kind of method is one file holding its YAML
+//! settings and its implementation of [`Method`]; [`MethodSpec`] is the registry that
+//! experiment files name (`methods: [{pfi: ...}, {cid: ...}]`).
+//!
+//! Adding a method: a file here whose settings struct implements [`Method`], and one
+//! line of the [`MethodSpec`] registry.
+//!
+//! A method reads one replicate ([`Input`]: training and test rows, the model fitted
+//! on the training rows if it asks for one, the rows emitted by the methods listed
+//! before it) and emits quantities ([`Emitted`]). Methods run in the order listed, each
+//! with the model's RNG stream, so a method's numbers do not depend on the methods
+//! listed after it.
+//!
+//! Beside the methods, the rows they write and how a finished run's rows are read
+//! (the layers the checks, the plots and the engine stand on): [`table`] (rows and
+//! CSV), [`output`] (a run's rows at a scale), [`select`] (selectors and the rows
+//! they choose) and [`layout`] (tables in a paper's layout).
+
+#![warn(missing_docs)]
+
+pub mod across_features;
+pub mod cid;
+pub mod class_shares;
+pub mod coefficients;
+pub mod ice;
+pub mod impurity;
+pub mod layout;
+pub mod learner_inference;
+pub mod output;
+pub mod permutation_map;
+pub mod pfi;
+pub mod predictability;
+pub mod score;
+pub mod select;
+pub mod shapley;
+pub mod support;
+pub mod table;
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use xai_core::rng::StreamRng;
+use xai_core::{Dataset, Estimate, Model};
+use xai_models::{LearnerKind, LearnerSpec};
+
+use crate::table::CurveRow;
+
+xai_core::registry! {
+    /// A method and its settings, as written under `methods:`.
+    #[derive(Debug, Clone, PartialEq, Deserialize)]
+    pub enum MethodSpec: fn method -> dyn Method {
+        /// Perturbation × statistics × mean difference ([`pfi`]).
+        "pfi" => Pfi(pfi::PfiSpec),
+        /// Grid × statistics × per-row curves and their mean ([`ice`]).
+        "ice" => Ice(ice::IceSpec),
+        /// The covered-information correction of earlier PFIs ([`cid`]).
+        "cid" => Cid(cid::CidSpec),
+        /// Impurity (MDI, "Gini") importance of tree ensembles ([`impurity`]).
+        "impurity_importance" => ImpurityImportance(impurity::ImpuritySpec),
+        /// Cross-validated predictability of each feature ([`predictability`]).
+        "predictability" => Predictability(predictability::PredictabilitySpec),
+        /// The entropy map of a permutation, for a figure ([`permutation_map`]).
+        "permutation_map" => PermutationMap(permutation_map::PermutationMapSpec),
+        /// A model-based explanation averaged over refits ([`learner_inference`]).
+        "learner_inference" => LearnerInference(learner_inference::LearnerInferenceSpec),
+        /// The mean of a per-row statistic on the test rows, e.g. the Brier score
+        /// ([`score`]).
+        "score" => Score(score::ScoreSpec),
+        /// Shapley values of the test rows, their summaries and split-conformal
+        /// intervals ([`shapley`]).
+        "shapley" => Shapley(shapley::ShapleySpec),
+        /// The slopes of a linear model, per feature ([`coefficients`]).
+        "coefficients" => Coefficients(coefficients::CoefficientsSpec),
+        /// Earlier per-feature quantities as shares of 100 ([`across_features`]).
+        "normalise" => Normalise(across_features::NormaliseSpec),
+        /// Pearson's correlation over features of earlier quantities
+        /// ([`across_features`]).
+        "correlation" => Correlation(across_features::CorrelationSpec),
+        /// The per-feature difference of two earlier quantities ([`across_features`]).
+        "difference" => Difference(across_features::DifferenceSpec),
+        /// The share of test values outside the training range, per feature
+        /// ([`support`]).
+        "support" => Support(support::SupportSpec),
+        /// The class shares and label entropy of the training rows in bins of a feature
+        /// ([`class_shares`]).
+        "class_shares" => ClassShares(class_shares::ClassSharesSpec),
+    }
+}
+
+/// What is known of an experiment before any work: used to check a method's settings
+/// at load time.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan<'a> {
+    /// The data's feature names (for a dataset, known only once it is loaded).
+    pub feature_names: Option<&'a [String]>,
+    /// Training rows per replicate, where known before loading.
+    pub n_train: Option<usize>,
+    /// Test rows per replicate, where known before loading.
+    pub n_test: Option<usize>,
+    /// The models, by name.
+    pub models: &'a BTreeMap<String, LearnerSpec>,
+    /// The quantities reported by the methods listed before this one.
+    pub earlier: &'a [String],
+    /// The DGP the data is drawn from, if any.
+    pub dgp: Option<&'a xai_synth::DgpSpec>,
+    /// The loaded dataset, once known (its feature kinds and target): checked again
+    /// when a run has loaded it.
+    pub loaded: Option<&'a Dataset>,
+}
+
+/// A method's setting that cannot work, found before any work.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invalid {
+    /// The YAML field at fault (used to point at its line).
+    pub field: String,
+    /// What is wrong and what to write instead.
+    pub message: String,
+}
+
+impl Invalid {
+    /// An error about `field`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// One replicate as a method sees it, for one model.
+pub struct Input<'a> {
+    /// The training rows.
+    pub train: &'a Dataset,
+    /// The test rows, the rows explained.
+    pub test: &'a Dataset,
+    /// Every row the replicate was split from (a dataset or a shuffle-split sample);
+    /// the training rows when each replicate draws fresh data.
+    pub all: &'a Dataset,
+    /// The model's learner (for methods that refit).
+    pub learner: &'a LearnerSpec,
+    /// The DGP the replicate's rows were drawn from, if any (fresh draws).
+    pub dgp: Option<&'a xai_synth::DgpSpec>,
+    /// The model fitted on the training rows, when [`Method::needs_fit`].
+    pub model: Option<&'a dyn Model>,
+    /// The values emitted for this model by the methods listed before.
+    pub earlier: &'a [Value],
+    /// Confidence level of intervals.
+    pub level: f64,
+    /// The experiment's seed (for draws that must not depend on the replicate).
+    pub seed: u64,
+    /// Whether this is the first model of the first replicate of the first variant.
+    pub first: bool,
+    /// The Monte-Carlo truth of this method for this scenario and model
+    /// ([`Method::truth`]); empty when it has none.
+    pub truth: &'a [Value],
+}
+
+impl<'a> Input<'a> {
+    /// A replicate with no model, no DGP and no earlier values, as a test of a
+    /// method that reads the data alone sees it (`all` is the training rows).
+    #[cfg(test)]
+    pub fn of_data(train: &'a Dataset, test: &'a Dataset, learner: &'a LearnerSpec) -> Self {
+        Input {
+            train,
+            test,
+            all: train,
+            learner,
+            dgp: None,
+            model: None,
+            earlier: &[],
+            level: 0.95,
+            seed: 1,
+            first: true,
+            truth: &[],
+        }
+    }
+
+    /// The fitted model; the runner fits one for every method with
+    /// [`Method::needs_fit`].
+    pub fn model(&self) -> xai_core::error::Result<&dyn Model> {
+        self.model
+            .ok_or_else(|| xai_core::CoreError::Invalid("this method needs a fitted model".into()))
+    }
+}
+
+/// One reported number: a quantity of a feature (at a grid point), with its
+/// within-replicate uncertainty.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Value {
+    /// Quantity name (`entropy_pfi`, `covered`, ...).
+    pub quantity: String,
+    /// Feature name.
+    pub feature: String,
+    /// Grid point, if any.
+    pub x: Option<f64>,
+    /// The estimate with its standard error and interval.
+    pub estimate: Estimate,
+}
+
+/// What a method emits for one replicate and model.
+#[derive(Debug, Clone, Default)]
+pub struct Emitted {
+    /// Quantities per feature (and grid point).
+    pub values: Vec<Value>,
+    /// Kept ICE curves (labels, replicate and model are filled in by the runner).
+    pub curves: Vec<CurveRow>,
+    /// Entropy maps for figures.
+    pub maps: Vec<permutation_map::EntropyMap>,
+}
+
+/// A kind of method: what it needs from a replicate and which quantities it emits.
+pub trait Method: Send + Sync {
+    /// The quantities it reports per model and feature (`summary.csv`'s `quantity`).
+    fn quantities(&self) -> Vec<String>;
+
+    /// The quantities of the ICE curves it keeps (`ice.csv`).
+    fn curve_quantities(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The quantities (of [`Method::quantities`]) that depend on the data alone, not on
+    /// the experiment's model or learner; figures title their panels by the data, not
+    /// by a model.
+    fn model_free(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The Monte-Carlo truth the method's estimates are compared with, computed once
+    /// per scenario before the replicates and handed to every replicate as
+    /// [`Input::truth`]; `None` when it has none. The key is what the truth depends on
+    /// besides the data, model and learner, picked from the method's own YAML `node`
+    /// (values as written, never the typed spec, so streams keyed on it stay put when a
+    /// spec type gains a field); methods with equal keys share it. The runner calls
+    /// [`Method::truth`] for it.
+    fn truth_key(&self, _node: &serde_json::Value) -> Option<serde_json::Value> {
+        None
+    }
+
+    /// The truth for `learner` on `dgp` with n rows (see [`Method::truth_key`]); run
+    /// r of the Monte-Carlo truth draws from stream (seed, r). With `probe: Some(k)`
+    /// only its first min(k, runs) runs are done, to time it (`--plan`).
+    fn truth(
+        &self,
+        _dgp: &xai_synth::DgpSpec,
+        _learner: &LearnerSpec,
+        _n: usize,
+        _level: f64,
+        _seed: u64,
+        _probe: Option<usize>,
+    ) -> xai_core::error::Result<Vec<Value>> {
+        Ok(Vec::new())
+    }
+
+    /// How many Monte-Carlo runs its truth takes (its cost is linear in them).
+    fn truth_runs(&self) -> usize {
+        0
+    }
+
+    /// Whether it reads the model fitted on the training rows.
+    fn needs_fit(&self) -> bool {
+        true
+    }
+
+    /// Whether it compares a model's predictions with the rows' labels (a loss or a
+    /// score: [`xai_core::Statistic::needs_label`]), which a model of another model's
+    /// uncertainty cannot serve: its predictions are that statistic, not a
+    /// distribution of the label. Every method states it (no default).
+    fn compares_with_labels(&self) -> bool;
+
+    /// The largest number of rows it passes to one `predict` call when the test set
+    /// has `n_test` rows (for the memory check before a run).
+    fn predict_rows(&self, n_test: usize) -> usize {
+        n_test
+    }
+
+    /// Checks the settings against what is known before any work.
+    fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid>;
+
+    /// Runs on one replicate and one model. `rng` is the model's stream of the
+    /// replicate, shared in order by the model's fit and its methods.
+    fn compute(&self, input: &Input<'_>, rng: &mut StreamRng) -> xai_core::error::Result<Emitted>;
+}
+
+/// The column indices of `wanted` (all columns when `None`); names are checked at
+/// load by [`known_features`].
+pub fn feature_indices(data: &Dataset, wanted: Option<&[String]>) -> Vec<usize> {
+    let names = data.feature_names();
+    match wanted {
+        Some(fs) => fs
+            .iter()
+            .filter_map(|f| names.iter().position(|n| n == f))
+            .collect(),
+        None => (0..names.len()).collect(),
+    }
+}
+
+/// The first model (by name) whose learner lacks what `has` asks of its
+/// [`xai_models::Capabilities`]: the model a method's validation blames.
+pub fn model_without(
+    models: &BTreeMap<String, LearnerSpec>,
+    has: impl Fn(&xai_models::Capabilities) -> bool,
+) -> Option<(&String, &LearnerSpec)> {
+    models.iter().find(|(_, l)| !has(&l.capabilities()))
+}
+
+/// Checks feature names against the data's, when known.
+pub fn known_features<'a>(
+    plan: &Plan<'_>,
+    wanted: impl IntoIterator<Item = &'a String>,
+) -> Result<(), Invalid> {
+    known_feature_names(plan.feature_names, wanted)
+}
+
+/// Checks feature names against `names`, the data's, when known.
+pub fn known_feature_names<'a>(
+    names: Option<&[String]>,
+    wanted: impl IntoIterator<Item = &'a String>,
+) -> Result<(), Invalid> {
+    let Some(names) = names else {
+        return Ok(());
+    };
+    for f in wanted {
+        if !names.contains(f) {
+            return Err(Invalid::new(
+                f.clone(),
+                format!("unknown feature `{f}`; the data has {}", names.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A number without an interval, computed from `n` rows.
+pub fn point(estimate: f64, n: usize) -> Estimate {
+    Estimate {
+        estimate,
+        se: f64::NAN,
+        lower: f64::NAN,
+        upper: f64::NAN,
+        n,
+    }
+}
+
+/// The rows `coverage_<name>` and `width_<name>` (feature empty, grid point `x`) of
+/// `intervals` against `truths` (one each): the share of intervals holding their
+/// truth and the mean width ([`xai_core::coverage`]); their means over replicates are
+/// the coverage and width of molnar2023 Tables 1 and 2.
+pub fn coverage_values(
+    name: &str,
+    x: Option<f64>,
+    intervals: &[Estimate],
+    truths: &[f64],
+    level: f64,
+) -> [Value; 2] {
+    let c = xai_core::coverage(intervals, truths, level);
+    let k = intervals.len();
+    [("coverage", c.coverage), ("width", c.width)].map(|(what, e)| Value {
+        quantity: format!("{what}_{name}"),
+        feature: String::new(),
+        x,
+        estimate: point(e.estimate, k),
+    })
+}
+
+/// Checks a list of statistics is not empty.
+fn some_statistics(statistics: &[xai_core::Statistic]) -> Result<(), Invalid> {
+    if statistics.is_empty() {
+        return Err(Invalid::new(
+            "statistics",
+            "a method needs at least one statistic",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,443 @@
+//! Bars per feature with interval whiskers: one row of panels per quantity, one
+//! column per model and value of a grid key.
+
+use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use xai_methods::Invalid;
+use xai_methods::output::RunOutput;
+use xai_methods::table::SummaryRow;
+
+/// One panel: a title and its summary rows.
+struct Panel<'a> {
+    title: String,
+    rows: Vec<&'a SummaryRow>,
+}
+
+/// Which features a bar panel shows, in which order.
+pub struct BarOrder {
+    /// A fixed order (features not in it go last); empty for the data's order.
+    pub features: Vec<String>,
+    /// Each panel by its own estimates instead, largest first.
+    pub rank: bool,
+    /// Only the first `top` features.
+    pub top: Option<usize>,
+    /// One y-range for every quantity.
+    pub shared_y: bool,
+    /// All quantities in one row.
+    pub side_by_side: bool,
+    /// Horizontal bars, names on the y-axis.
+    pub horizontal: bool,
+}
+
+/// Features by decreasing estimate of `quantity` in its first panel (model and grid
+/// values of its first summary row); empty when no order is asked for.
+pub fn feature_order(out: &RunOutput, quantity: Option<&str>) -> Vec<String> {
+    let Some(q) = quantity else { return Vec::new() };
+    let rows: Vec<&SummaryRow> = out.summary.iter().filter(|r| r.quantity == q).collect();
+    let Some(first) = rows.first() else {
+        return Vec::new();
+    };
+    let mut panel: Vec<&SummaryRow> = rows
+        .iter()
+        .copied()
+        .filter(|r| r.model == first.model && r.labels == first.labels)
+        .collect();
+    panel.sort_by(|a, b| b.value.estimate.total_cmp(&a.value.estimate));
+    panel.iter().map(|r| r.feature.clone()).collect()
+}
+
+plot_settings! {
+    /// Bars per feature with interval whiskers: one row of panels per quantity, one column
+    /// per model and value of `panels` (a grid key).
+    pub struct Bars {
+        /// Quantities drawn side by side.
+        pub quantities: Vec<String>,
+        /// Grid key whose values get a panel each.
+        #[serde(default)]
+        pub panels: Option<String>,
+        /// Order the features by this quantity's estimate, largest first (as in the
+        /// first panel).
+        #[serde(default)]
+        pub order_by: Option<String>,
+        /// Order each panel's features by its own estimates, largest first (a ranking
+        /// per quantity, as cid2021 Fig. 2-3 draw them); overrides `order_by`.
+        #[serde(default)]
+        pub rank: bool,
+        /// Draw only the first `top` features of each panel's order.
+        #[serde(default)]
+        pub top: Option<usize>,
+        /// One y-range for all quantities (rows of panels), so their sizes compare
+        /// (e.g. a conditional PFI beside the marginal one).
+        #[serde(default)]
+        pub shared_y: bool,
+        /// All quantities side by side in one row (cid2021 Fig. 2-3 draw their
+        /// rankings so) instead of one row of panels per quantity.
+        #[serde(default)]
+        pub side_by_side: bool,
+        /// Horizontal bars with the feature names on the y-axis, largest on top (the
+        /// ranking panels of cid2021 Fig. 2-3).
+        #[serde(default)]
+        pub horizontal: bool,
+        /// Draw replicate k's own estimates and intervals (one fit, as a paper's
+        /// figure shows one) instead of the mean over replicates with the interval
+        /// over replicates; needs the tidy rows.
+        #[serde(default)]
+        pub replicate: Option<usize>,
+    }
+}
+
+impl Bars {
+    /// The panels (a title and its summary rows each) and the order of their bars.
+    fn panel_list<'a>(&self, fig: &Figure<'a>) -> (Vec<Panel<'a>>, BarOrder) {
+        let order = BarOrder {
+            features: feature_order(fig.out, self.order_by.as_deref()),
+            rank: self.rank,
+            top: self.top,
+            shared_y: self.shared_y,
+            side_by_side: self.side_by_side,
+            horizontal: self.horizontal,
+        };
+        let (out, panels) = (fig.out, &self.panels);
+        let panel_col = panels
+            .as_ref()
+            .and_then(|k| out.keys.iter().position(|c| c == k));
+        let mut list: Vec<Panel<'_>> = Vec::new();
+        for r in out
+            .summary
+            .iter()
+            .filter(|r| self.quantities.contains(&r.quantity))
+        {
+            let setting = panel_col
+                .zip(panels.as_deref())
+                .map(|(c, k)| (k, r.labels[c].as_str()));
+            let title = fig.names.panel(&r.model, &r.quantity, setting);
+            match list.iter_mut().find(|p| p.title == title) {
+                Some(p) => p.rows.push(r),
+                None => list.push(Panel {
+                    title,
+                    rows: vec![r],
+                }),
+            }
+        }
+        (list, order)
+    }
+}
+
+impl PlotKind for Bars {
+    fn replicate(&self) -> Option<usize> {
+        self.replicate
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> std::result::Result<(), Invalid> {
+        for q in self.quantities.iter().chain(&self.order_by) {
+            plan.known(q, q)?;
+        }
+        if self.top == Some(0) {
+            return Err(Invalid::new("top", "bars `top` must be at least 1"));
+        }
+        plan.panels(&self.panels)
+    }
+
+    /// Wide enough that the longest feature name fits under its bar (7 px a
+    /// character), and the title across the figure.
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        let (list, order) = self.panel_list(fig);
+        let shown: Vec<&str> = list
+            .iter()
+            .flat_map(|p| p.rows.iter().map(|r| fig.names.feature(&r.feature)))
+            .fold(Vec::new(), |mut seen, f| {
+                if !seen.contains(&f) {
+                    seen.push(f);
+                }
+                seen
+            });
+        let longest = shown.iter().map(|f| f.chars().count()).max().unwrap_or(0) as u32;
+        let bars_per_panel = order.top.unwrap_or(usize::MAX).min(shown.len()) as u32;
+        let (panel_width, panel_height) = match order.horizontal {
+            true => (7 * longest + 400, 26 * bars_per_panel + 110),
+            false => (440.max(bars_per_panel * (7 * longest + 12) + 90), 300),
+        };
+        let layout = Layout::of(&list, &self.quantities, order.side_by_side);
+        (
+            (panel_width * layout.cols as u32 + 40).max(10 * fig.title.chars().count() as u32 + 40),
+            panel_height * layout.rows as u32 + 50,
+        )
+    }
+
+    fn title_px(&self) -> u32 {
+        20
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> std::result::Result<(), String> {
+        let (list, order) = self.panel_list(fig);
+        super::on_canvas!(canvas, root => bars(root, &list, &self.quantities, &order, fig.names))
+    }
+}
+
+/// Where each (quantity, panel) cell with rows goes: a panel without rows of a
+/// quantity (a model-free term has no model panel) gets no cell.
+struct Layout {
+    /// Per quantity, the panels (indices) with rows of it.
+    cells: Vec<Vec<usize>>,
+    cols: usize,
+    rows: usize,
+    side_by_side: bool,
+}
+
+impl Layout {
+    fn of(panels: &[Panel<'_>], quantities: &[String], side_by_side: bool) -> Self {
+        let cells: Vec<Vec<usize>> = quantities
+            .iter()
+            .map(|q| {
+                (0..panels.len())
+                    .filter(|&p| panels[p].rows.iter().any(|r| r.quantity == *q))
+                    .collect()
+            })
+            .collect();
+        let (cols, rows) = match side_by_side {
+            true => (cells.iter().map(Vec::len).sum::<usize>().max(1), 1),
+            false => (
+                cells.iter().map(Vec::len).max().unwrap_or(0).max(1),
+                quantities.len().max(1),
+            ),
+        };
+        Self {
+            cells,
+            cols,
+            rows,
+            side_by_side,
+        }
+    }
+
+    /// The index of the area of quantity `qi`'s `k`-th cell in a `rows` × `cols` split.
+    fn area(&self, qi: usize, k: usize) -> usize {
+        match self.side_by_side {
+            true => self.cells[..qi].iter().map(Vec::len).sum::<usize>() + k,
+            false => qi * self.cols + k,
+        }
+    }
+}
+
+/// A thin interval whisker at category position c over [lower, upper] with short
+/// caps, no marker; `pt` maps (category, value) to the chart's coordinates.
+fn whisker(
+    pt: impl Fn(f64, f64) -> (f64, f64),
+    c: f64,
+    lower: f64,
+    upper: f64,
+) -> [PathElement<(f64, f64)>; 3] {
+    let style = BLACK.mix(0.75).stroke_width(1);
+    let cap = 0.08;
+    [
+        PathElement::new(vec![pt(c, lower), pt(c, upper)], style),
+        PathElement::new(vec![pt(c - cap, lower), pt(c + cap, lower)], style),
+        PathElement::new(vec![pt(c - cap, upper), pt(c + cap, upper)], style),
+    ]
+}
+
+/// One row of panels per quantity (each row with its own y-range, shared across the
+/// row, or one range for all rows with `shared_y`), one column per panel (model × grid
+/// value); bars per feature with whiskers from the interval.
+fn bars<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    panels: &[Panel<'_>],
+    quantities: &[String],
+    order: &BarOrder,
+    names: &super::labels::Names,
+) -> std::result::Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let layout = Layout::of(panels, quantities, order.side_by_side);
+    let areas = root.split_evenly((layout.rows, layout.cols));
+    for (qi, q) in quantities.iter().enumerate() {
+        let color = super::statistic_color(q).unwrap_or(COLORS[qi % COLORS.len()]);
+        fn of_q<'a>(p: &Panel<'a>, q: &str) -> Vec<&'a SummaryRow> {
+            p.rows.iter().copied().filter(|r| r.quantity == q).collect()
+        }
+        let (mut lo, mut hi) = (0.0f64, 0.0f64);
+        let in_range = |r: &&SummaryRow| {
+            if order.shared_y {
+                quantities.contains(&r.quantity)
+            } else {
+                r.quantity == *q
+            }
+        };
+        for r in panels
+            .iter()
+            .flat_map(|p| p.rows.iter().copied())
+            .filter(in_range)
+        {
+            for v in [r.value.estimate, r.value.lower, r.value.upper] {
+                if v.is_finite() {
+                    lo = lo.min(v);
+                    hi = hi.max(v);
+                }
+            }
+        }
+        let pad = 0.08 * (hi - lo).max(1e-9);
+        for (k, &pi) in layout.cells[qi].iter().enumerate() {
+            let panel = &panels[pi];
+            let mut rows = of_q(panel, q);
+            let mut features: Vec<&str> = Vec::new();
+            if order.rank {
+                rows.sort_by(|a, b| b.value.estimate.total_cmp(&a.value.estimate));
+            }
+            for r in &rows {
+                if !features.contains(&r.feature.as_str()) {
+                    features.push(&r.feature);
+                }
+            }
+            if !order.rank {
+                let place = |f: &str| {
+                    order
+                        .features
+                        .iter()
+                        .position(|o| o == f)
+                        .unwrap_or(usize::MAX)
+                };
+                features.sort_by_key(|f| place(f));
+            }
+            features.truncate(order.top.unwrap_or(usize::MAX));
+            rows.retain(|r| features.contains(&r.feature.as_str()));
+            let nf = features.len();
+            let area = &areas[layout.area(qi, k)];
+            // Category c (a feature) at position c, left to right, or from the top.
+            let horizontal = order.horizontal;
+            let pos = |c: f64| if horizontal { nf as f64 - 1.0 - c } else { c };
+            let pt = |c: f64, v: f64| if horizontal { (v, pos(c)) } else { (pos(c), v) };
+            let categories = -0.5f64..nf as f64 - 0.5;
+            let values = (lo - pad)..(hi + pad);
+            let longest = features
+                .iter()
+                .map(|f| names.feature(f).chars().count())
+                .max()
+                .unwrap_or(0) as u32;
+            let builder = ChartBuilder::on(area)
+                .caption(&panel.title, ("sans-serif", 15))
+                .margin(10)
+                .x_label_area_size(if horizontal { 40 } else { 30 })
+                .y_label_area_size(if horizontal { 7 * longest + 16 } else { 70 })
+                .build_cartesian_2d(
+                    if horizontal {
+                        values.clone()
+                    } else {
+                        categories.clone()
+                    },
+                    if horizontal { categories } else { values },
+                );
+            let mut chart = builder.map_err(e)?;
+            let name_at = |v: &f64| {
+                let p = v.round();
+                let c = if horizontal { nf as f64 - 1.0 - p } else { p };
+                if (v - p).abs() < 1e-6 && c >= 0.0 {
+                    features
+                        .get(c as usize)
+                        .map_or(String::new(), |f| names.feature(f).to_string())
+                } else {
+                    String::new()
+                }
+            };
+            let label = super::labels::axis_label(q);
+            let (x_desc, y_desc) = if horizontal {
+                (label.as_str(), "")
+            } else {
+                ("", label.as_str())
+            };
+            let mut mesh = super::axes(&mut chart, x_desc, y_desc);
+            if horizontal {
+                mesh.disable_y_mesh()
+                    .y_labels(nf.max(1))
+                    .y_label_formatter(&name_at);
+            } else {
+                mesh.disable_x_mesh()
+                    .x_labels(nf.max(1))
+                    .x_label_formatter(&name_at);
+            }
+            mesh.draw().map_err(e)?;
+            let at =
+                |r: &SummaryRow| features.iter().position(|f| *f == r.feature).unwrap_or(0) as f64;
+            chart
+                .draw_series(rows.iter().map(|r| {
+                    let c = at(r);
+                    Rectangle::new(
+                        [pt(c - 0.3, 0.0), pt(c + 0.3, r.value.estimate)],
+                        color.mix(0.8).filled(),
+                    )
+                }))
+                .map_err(e)?;
+            // A bar of exactly 0 (a term set to zero, e.g. Ĉ of a feature whose Î
+            // is below its null) is marked, so it does not read as a missing bar.
+            chart
+                .draw_series(rows.iter().filter(|r| r.value.estimate == 0.0).map(|r| {
+                    Text::new(
+                        "0",
+                        pt(at(r), 0.0),
+                        ("sans-serif", 12)
+                            .into_font()
+                            .color(&BLACK)
+                            .pos(match horizontal {
+                                true => Pos::new(HPos::Left, VPos::Center),
+                                false => Pos::new(HPos::Center, VPos::Bottom),
+                            }),
+                    )
+                }))
+                .map_err(e)?;
+            chart
+                .draw_series(
+                    rows.iter()
+                        .filter(|r| r.value.lower.is_finite())
+                        .flat_map(|r| whisker(pt, at(r), r.value.lower, r.value.upper)),
+                )
+                .map_err(e)?;
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![pt(-0.5, 0.0), pt(nf as f64 - 0.5, 0.0)],
+                    BLACK.stroke_width(1),
+                )))
+                .map_err(e)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Layout, Panel};
+    use xai_methods::table::SummaryRow;
+
+    fn row(quantity: &str) -> SummaryRow {
+        SummaryRow {
+            quantity: quantity.into(),
+            labels: Vec::new(),
+            model: "m".into(),
+            feature: "X1".into(),
+            x: None,
+            value: xai_methods::point(1.0, 1),
+            sd: f64::NAN,
+        }
+    }
+
+    #[test]
+    fn a_panel_without_rows_of_a_quantity_gets_no_cell() {
+        let (model, data) = (row("r2_pfi"), row("mi"));
+        let panels = [
+            Panel {
+                title: "model".into(),
+                rows: vec![&model],
+            },
+            Panel {
+                title: "data alone".into(),
+                rows: vec![&data],
+            },
+        ];
+        let quantities = ["r2_pfi".to_string(), "mi".to_string()];
+        let side = Layout::of(&panels, &quantities, true);
+        assert_eq!((side.rows, side.cols), (1, 2));
+        assert_eq!((side.area(0, 0), side.area(1, 0)), (0, 1));
+        let stacked = Layout::of(&panels, &quantities, false);
+        assert_eq!((stacked.rows, stacked.cols), (2, 1));
+        assert_eq!((stacked.area(0, 0), stacked.area(1, 0)), (0, 1));
+        assert_eq!(stacked.cells, vec![vec![0], vec![1]]);
+    }
+}

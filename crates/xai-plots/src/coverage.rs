@@ -1,0 +1,588 @@
+//! Figures of a coverage study (learner inference with a truth, whose rows carry the
+//! number of refits m as x): coverage and mean width of the intervals against m
+//! (molnar2023 Fig. 5 and Figs. I.7–I.14), and mean width against coverage at one m
+//! (molnar2023 Fig. 4).
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::labels::{Names, axis_label, learner_estimand, x_axis_label};
+use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, legend_at, range};
+use xai_methods::Invalid;
+use xai_methods::output::RunOutput;
+use xai_methods::select::Selector;
+use xai_methods::select::{Row, summary_rows};
+
+plot_settings! {
+    /// Summaries of a coverage study against the number of refits m (the rows' x): one
+    /// panel per entry of `y` and per value of `rows` × `columns` (grid keys or `model`),
+    /// in each a line per value of `color_by` for every quantity of the entry (solid, then
+    /// dashed: the uncorrected and the corrected interval), and dashed horizontal lines at
+    /// `hlines` (quantity → value; the nominal level). molnar2023 Fig. 5 and Figs.
+    /// I.7–I.14.
+    pub struct Lines {
+        /// Per panel column, the quantities drawn in it (at most three line styles).
+        pub y: Vec<Vec<String>>,
+        /// The rows drawn (grid keys, `model`).
+        #[serde(default, rename = "where")]
+        pub rows_where: Selector,
+        /// Grid key (or `model`) whose values get a colour each.
+        pub color_by: String,
+        /// Grid key (or `model`) whose values get a row of panels each.
+        #[serde(default)]
+        pub rows: Option<String>,
+        /// Grid key (or `model`) whose values get a column of panels each (within
+        /// each entry of `y`).
+        #[serde(default)]
+        pub columns: Option<String>,
+        /// Horizontal dashed lines: quantity → value, drawn in that quantity's panels.
+        #[serde(default)]
+        pub hlines: BTreeMap<String, f64>,
+        /// A dashed line y = x: chance on a ROC curve (watson2023 Fig. 3b).
+        #[serde(default)]
+        pub diagonal: bool,
+    }
+}
+
+impl PlotKind for Lines {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        for q in self.y.iter().flatten().chain(self.hlines.keys()) {
+            plan.known(q, q)?;
+        }
+        if let Some(entry) = self.y.iter().find(|e| e.is_empty() || e.len() > 3) {
+            return Err(Invalid::new(
+                "y",
+                format!(
+                    "each entry of `y` lists 1 to 3 quantities (line styles), not {}",
+                    entry.len()
+                ),
+            ));
+        }
+        for k in std::iter::once(&self.color_by)
+            .chain(&self.rows)
+            .chain(&self.columns)
+        {
+            plan.grid_or_model(k)?;
+        }
+        Ok(())
+    }
+
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        let (layout, entries) = lines_layout(self, fig.out);
+        let cols = (entries * layout.columns.len()).max(1) as u32;
+        (
+            PANEL.0 * cols,
+            PANEL.1 * layout.rows.len().max(1) as u32 + 40,
+        )
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        super::on_canvas!(canvas, root => draw_lines(root, self, fig.out, fig.names))
+    }
+}
+
+plot_settings! {
+    /// Mean interval width against coverage at one m (molnar2023 Fig. 4): a panel per
+    /// estimand `q` (x = `width_<q>`, y = `coverage_<q>`, and `_corrected` for the
+    /// Nadeau–Bengio-corrected interval), a point per cell coloured by `color_by` (a circle
+    /// uncorrected, a triangle corrected), with a grey segment joining the points of a
+    /// cell that differ only in `join`, and a dashed line at the level.
+    pub struct Tradeoff {
+        /// The estimands (`prediction_pd`, `loss_pfi`): one panel each.
+        pub estimands: Vec<String>,
+        /// The rows drawn (grid keys, `model`, `x` = m).
+        #[serde(rename = "where")]
+        pub rows_where: Selector,
+        /// Grid key (or `model`) whose values get a colour each.
+        pub color_by: String,
+        /// Which intervals: `both` (uncorrected and corrected), or `corrected` only.
+        pub intervals: Intervals,
+        /// Points that differ only in this are joined: `corrected` (an interval and
+        /// its corrected version) or a grid key (e.g. `resampling`).
+        pub join: String,
+    }
+}
+
+impl Tradeoff {
+    /// The suffixes of the intervals drawn: "" for the uncorrected, `_corrected`.
+    fn suffixes(&self) -> &'static [&'static str] {
+        match self.intervals {
+            Intervals::Both => &["", CORRECTED],
+            Intervals::Corrected => &[CORRECTED],
+        }
+    }
+}
+
+impl PlotKind for Tradeoff {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        for e in &self.estimands {
+            for (kind, suffix) in ["width", "coverage"]
+                .iter()
+                .flat_map(|k| self.suffixes().iter().map(move |s| (k, s)))
+            {
+                plan.known(&format!("{kind}_{e}{suffix}"), e)?;
+            }
+        }
+        plan.grid_or_model(&self.color_by)?;
+        if self.join != "corrected" {
+            plan.grid_or_model(&self.join)?;
+        }
+        Ok(())
+    }
+
+    fn size(&self, _fig: &Figure<'_>) -> (u32, u32) {
+        (PANEL.0 * self.estimands.len().max(1) as u32, PANEL.1 + 40)
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        super::on_canvas!(canvas, root => draw_tradeoff(root, self, fig.out, fig.names))
+    }
+}
+
+/// The intervals a `tradeoff` plot draws ([`crate::coverage::Tradeoff`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Intervals {
+    /// The uncorrected interval and its corrected version.
+    Both,
+    /// The corrected interval only.
+    Corrected,
+}
+
+/// The pixel size of one panel.
+const PANEL: (u32, u32) = (470, 370);
+
+/// The suffix of a corrected interval's quantities.
+const CORRECTED: &str = "_corrected";
+
+/// The values of column `key` among `rows`, in order of first appearance; one empty
+/// value when there is no key.
+fn values_of(rows: &[Row<'_>], key: Option<&str>) -> Vec<String> {
+    let Some(key) = key else {
+        return vec![String::new()];
+    };
+    let mut out: Vec<String> = Vec::new();
+    for v in rows.iter().filter_map(|r| r.get(key)) {
+        if !out.iter().any(|o| o == v) {
+            out.push(v.to_string());
+        }
+    }
+    out
+}
+
+/// The summary rows of `quantities` that `sel` selects.
+fn rows_of<'a>(out: &'a RunOutput, quantities: &[String], sel: &Selector) -> Vec<Row<'a>> {
+    summary_rows(out)
+        .into_iter()
+        .filter(|r| {
+            r.get("quantity")
+                .is_some_and(|q| quantities.iter().any(|w| w == q))
+        })
+        .filter(|r| r.matches(sel))
+        .collect()
+}
+
+/// Whether `row` takes `value` in column `key` (always, without a key).
+fn takes(row: &Row<'_>, key: Option<&str>, value: &str) -> bool {
+    key.is_none_or(|k| row.get(k) == Some(value))
+}
+
+/// A panel title from the values of its row and column keys.
+fn title_of(names: &Names, parts: &[(Option<&str>, &str)]) -> String {
+    parts
+        .iter()
+        .filter_map(|&(k, v)| k.map(|k| names.setting(k, v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The legend name of a quantity's line style: whether its interval is corrected.
+fn interval_name(quantity: &str) -> &'static str {
+    if quantity.ends_with(CORRECTED) {
+        "corrected (Nadeau-Bengio)"
+    } else {
+        "uncorrected"
+    }
+}
+
+/// The panels of a `lines` figure: (rows, columns), the keys' values.
+struct LinesLayout {
+    rows: Vec<String>,
+    columns: Vec<String>,
+    colors: Vec<String>,
+}
+
+fn lines_layout(plot: &Lines, out: &RunOutput) -> (LinesLayout, usize) {
+    let Lines {
+        y,
+        rows_where,
+        color_by,
+        rows,
+        columns,
+        ..
+    } = plot;
+    let all: Vec<String> = y.iter().flatten().cloned().collect();
+    let selected = rows_of(out, &all, rows_where);
+    (
+        LinesLayout {
+            rows: values_of(&selected, rows.as_deref()),
+            columns: values_of(&selected, columns.as_deref()),
+            colors: values_of(&selected, Some(color_by)),
+        },
+        y.len(),
+    )
+}
+
+/// A dashed line of `style` through `points`: dashes for style 1, dots for style 2,
+/// solid for style 0.
+fn styled_line<DB: DrawingBackend>(
+    chart: &mut super::Chart<'_, DB>,
+    points: Vec<(f64, f64)>,
+    style: usize,
+    color: RGBColor,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let stroke = color.stroke_width(2);
+    match style {
+        0 => chart
+            .draw_series(LineSeries::new(points, stroke))
+            .map(|_| ()),
+        1 => chart
+            .draw_series(DashedLineSeries::new(points, 9, 6, stroke))
+            .map(|_| ()),
+        _ => chart
+            .draw_series(DashedLineSeries::new(points, 2, 5, stroke))
+            .map(|_| ()),
+    }
+    .map_err(e)
+}
+
+/// Draws a `lines` figure (coverage or width against m) into `root`.
+fn draw_lines<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    plot: &Lines,
+    out: &RunOutput,
+    names: &Names,
+) -> Result<(), String> {
+    let Lines {
+        y,
+        rows_where,
+        color_by,
+        rows,
+        columns,
+        hlines,
+        diagonal,
+        ..
+    } = plot;
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let (layout, _) = lines_layout(plot, out);
+    let (rows_key, cols_key) = (rows.as_deref(), columns.as_deref());
+    let areas = root.split_evenly((
+        layout.rows.len().max(1),
+        (y.len() * layout.columns.len()).max(1),
+    ));
+    for (g, entry) in y.iter().enumerate() {
+        let selected = rows_of(out, entry, rows_where);
+        // One y-range per entry (its panels compare), holding its reference lines.
+        let (y0, y1) = range(
+            selected
+                .iter()
+                .map(|r| r.value.estimate)
+                .chain(entry.iter().filter_map(|q| hlines.get(q).copied())),
+        );
+        let (x0, x1) = range(
+            selected
+                .iter()
+                .filter_map(|r| r.get("x")?.parse::<f64>().ok()),
+        );
+        for (ri, rv) in layout.rows.iter().enumerate() {
+            for (ci, cv) in layout.columns.iter().enumerate() {
+                let area =
+                    &areas[ri * y.len() * layout.columns.len() + g * layout.columns.len() + ci];
+                let title = title_of(names, &[(rows_key, rv), (cols_key, cv)]);
+                let mut chart = chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
+                axes(&mut chart, &x_axis_label(&entry[0]), &axis_label(&entry[0]))
+                    .draw()
+                    .map_err(e)?;
+                for h in entry.iter().filter_map(|q| hlines.get(q)) {
+                    styled_line(&mut chart, vec![(x0, *h), (x1, *h)], 1, BLACK)?;
+                }
+                if *diagonal {
+                    let (a, b) = (x0.max(y0), x1.min(y1));
+                    styled_line(&mut chart, vec![(a, a), (b, b)], 1, BLACK)?;
+                }
+                let first = ri == 0 && ci == 0 && g == 0;
+                for (k, color_value) in layout.colors.iter().enumerate() {
+                    let color = COLORS[k % COLORS.len()];
+                    for (style, q) in entry.iter().enumerate() {
+                        let mut points: Vec<(f64, f64)> = selected
+                            .iter()
+                            .filter(|r| r.get("quantity") == Some(q.as_str()))
+                            .filter(|r| takes(r, rows_key, rv) && takes(r, cols_key, cv))
+                            .filter(|r| r.get(color_by) == Some(color_value.as_str()))
+                            .filter_map(|r| Some((r.get("x")?.parse().ok()?, r.value.estimate)))
+                            .collect();
+                        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        styled_line(&mut chart, points, style, color)?;
+                    }
+                    if first {
+                        chart
+                            .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
+                            .map_err(e)?
+                            .label(names.setting_value(color_by, color_value))
+                            .legend(move |(x, y)| {
+                                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(3))
+                            });
+                    }
+                }
+                if first && entry.len() > 1 {
+                    for (style, q) in entry.iter().enumerate() {
+                        // Three segments per key: solid, dashed or dotted.
+                        let dash: [(i32, i32); 3] = match style {
+                            0 => [(0, 6), (5, 11), (10, 16)],
+                            1 => [(0, 6), (10, 16), (16, 16)],
+                            _ => [(0, 2), (7, 9), (14, 16)],
+                        };
+                        chart
+                            .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
+                            .map_err(e)?
+                            .label(interval_name(q))
+                            .legend(move |(x, y)| {
+                                let seg = |(a, b): (i32, i32)| {
+                                    PathElement::new(vec![(a, 0), (b, 0)], BLACK.stroke_width(2))
+                                };
+                                EmptyElement::at((x, y))
+                                    + seg(dash[0])
+                                    + seg(dash[1])
+                                    + seg(dash[2])
+                            });
+                    }
+                }
+                if first {
+                    let drawn = selected
+                        .iter()
+                        .filter(|r| takes(r, rows_key, rv) && takes(r, cols_key, cv))
+                        .filter_map(|r| Some((r.get("x")?.parse().ok()?, r.value.estimate)));
+                    let corner = emptiest_corner(drawn, (x0, x1), (y0, y1));
+                    legend_at(&mut chart, corner).map_err(e)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The corner of the panel [x0, x1] × [y0, y1] with the fewest of `points` in its
+/// 45% × 45% box: where a legend covers the least data.
+fn emptiest_corner(
+    points: impl Iterator<Item = (f64, f64)>,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> SeriesLabelPosition {
+    let mut counts = [0usize; 4];
+    for (x, y) in points {
+        let (u, v) = ((x - x0) / (x1 - x0), (y - y0) / (y1 - y0));
+        let corners = [
+            (u > 0.55, v > 0.55),
+            (u < 0.45, v > 0.55),
+            (u < 0.45, v < 0.45),
+            (u > 0.55, v < 0.45),
+        ];
+        for (c, inside) in corners.iter().enumerate() {
+            counts[c] += usize::from(inside.0 && inside.1);
+        }
+    }
+    let best = (0..4).min_by_key(|&c| counts[c]).unwrap_or(0);
+    [
+        SeriesLabelPosition::UpperRight,
+        SeriesLabelPosition::UpperLeft,
+        SeriesLabelPosition::LowerLeft,
+        SeriesLabelPosition::LowerRight,
+    ][best]
+        .clone()
+}
+
+/// One point of a trade-off panel: a cell's interval (corrected or not).
+struct Point {
+    /// The cell's columns other than the quantity (and `corrected`).
+    context: Vec<(String, String)>,
+    color: String,
+    corrected: bool,
+    width: f64,
+    coverage: f64,
+}
+
+/// Draws a `tradeoff` figure (width against coverage) into `root`.
+fn draw_tradeoff<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    plot: &Tradeoff,
+    out: &RunOutput,
+    names: &Names,
+) -> Result<(), String> {
+    let Tradeoff {
+        estimands,
+        rows_where,
+        color_by,
+        join,
+        ..
+    } = plot;
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let suffixes = plot.suffixes();
+    let areas = root.split_evenly((1, estimands.len().max(1)));
+    let mut colors: Vec<String> = Vec::new();
+    for (area, estimand) in areas.iter().zip(estimands) {
+        let mut points: Vec<Point> = Vec::new();
+        for suffix in suffixes {
+            let width = format!("width_{estimand}{suffix}");
+            let coverage = format!("coverage_{estimand}{suffix}");
+            let rows = rows_of(out, &[width.clone(), coverage.clone()], rows_where);
+            let context = |r: &Row<'_>| -> Vec<(String, String)> {
+                r.cols
+                    .iter()
+                    .filter(|(k, _)| *k != "quantity")
+                    .map(|(k, v)| (k.to_string(), v.clone()))
+                    .collect()
+            };
+            for w in rows
+                .iter()
+                .filter(|r| r.get("quantity") == Some(width.as_str()))
+            {
+                let cell = context(w);
+                let Some(c) = rows
+                    .iter()
+                    .find(|r| r.get("quantity") == Some(coverage.as_str()) && context(r) == cell)
+                else {
+                    continue;
+                };
+                let color = w.get(color_by).unwrap_or_default().to_string();
+                if !colors.contains(&color) {
+                    colors.push(color.clone());
+                }
+                points.push(Point {
+                    context: cell,
+                    color,
+                    corrected: !suffix.is_empty(),
+                    width: w.value.estimate,
+                    coverage: c.value.estimate,
+                });
+            }
+        }
+        let (x0, x1) = range(points.iter().map(|p| p.width));
+        let (y0, y1) = range(
+            points
+                .iter()
+                .map(|p| p.coverage)
+                .chain([names.level(), 0.0]),
+        );
+        let (y0, y1) = (y0.max(-0.02), y1.min(1.02));
+        let mut chart =
+            chart_on(area, &learner_estimand(estimand), (x0, x1), (y0, y1)).map_err(e)?;
+        axes(
+            &mut chart,
+            &axis_label(&format!("width_{estimand}")),
+            &axis_label(&format!("coverage_{estimand}")),
+        )
+        .draw()
+        .map_err(e)?;
+        styled_line(
+            &mut chart,
+            vec![(x0, names.level()), (x1, names.level())],
+            1,
+            BLACK,
+        )?;
+        // Points that differ only in `join` are joined by a segment.
+        let group = |p: &Point| -> Vec<(String, String)> {
+            p.context
+                .iter()
+                .filter(|(k, _)| k != join)
+                .cloned()
+                .collect()
+        };
+        for (i, p) in points.iter().enumerate() {
+            for q in points[i + 1..].iter() {
+                let joined = match join.as_str() {
+                    "corrected" => p.context == q.context && p.corrected != q.corrected,
+                    _ => {
+                        p.corrected == q.corrected && group(p) == group(q) && p.context != q.context
+                    }
+                };
+                if joined {
+                    chart
+                        .draw_series(std::iter::once(PathElement::new(
+                            vec![(p.width, p.coverage), (q.width, q.coverage)],
+                            BLACK.mix(0.3).stroke_width(1),
+                        )))
+                        .map_err(e)?;
+                }
+            }
+        }
+        for p in &points {
+            let k = colors.iter().position(|c| *c == p.color).unwrap_or(0);
+            let color = COLORS[k % COLORS.len()].mix(0.85).filled();
+            if p.corrected {
+                chart
+                    .draw_series(std::iter::once(TriangleMarker::new(
+                        (p.width, p.coverage),
+                        6,
+                        color,
+                    )))
+                    .map_err(e)?;
+            } else {
+                chart
+                    .draw_series(std::iter::once(Circle::new(
+                        (p.width, p.coverage),
+                        5,
+                        color,
+                    )))
+                    .map_err(e)?;
+            }
+        }
+        if std::ptr::eq(estimand, &estimands[0]) {
+            // The colour key in the marker the points have: a triangle where only
+            // corrected intervals are drawn.
+            let only_corrected = suffixes == [CORRECTED];
+            for (k, c) in colors.iter().enumerate() {
+                let color = COLORS[k % COLORS.len()];
+                let entry = chart
+                    .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                    .map_err(e)?
+                    .label(names.setting_value(color_by, c));
+                if only_corrected {
+                    entry.legend(move |(x, y)| TriangleMarker::new((x + 8, y), 6, color.filled()));
+                } else {
+                    entry.legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
+                }
+            }
+            if suffixes.len() > 1 {
+                for corrected in [false, true] {
+                    let entry = chart
+                        .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                        .map_err(e)?;
+                    if corrected {
+                        entry
+                            .label(interval_name(CORRECTED))
+                            .legend(|(x, y)| TriangleMarker::new((x + 8, y), 6, BLACK.filled()));
+                    } else {
+                        entry
+                            .label(interval_name(""))
+                            .legend(|(x, y)| Circle::new((x + 8, y), 5, BLACK.filled()));
+                    }
+                }
+            }
+            legend_at(&mut chart, SeriesLabelPosition::LowerRight).map_err(e)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,303 @@
+//! A grid of small ICE panels, one per feature (icefi2022 App. A and B): the kept
+//! curves of the first replicate, the PD in gold, each row's own value as a green
+//! dot; optionally each curve solid only near the row's own value, and centred at
+//! the smallest grid value (c-ICE).
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use xai_core::interpolate;
+
+use super::labels::Names;
+use super::{Canvas, Figure, PlotKind, PlotPlan, range, tick};
+use xai_methods::Invalid;
+use xai_methods::output::RunOutput;
+use xai_methods::table::{CurveRow, SummaryRow};
+
+/// The PD's colour (the authors' gold).
+const GOLD: RGBColor = RGBColor(212, 160, 23);
+/// The colour of each row's own value.
+const GREEN: RGBColor = RGBColor(44, 160, 44);
+/// Pixels per panel.
+const PANEL: (u32, u32) = (360, 250);
+
+plot_settings! {
+    /// One small panel per feature in a grid of `columns` columns (icefi2022 App. A and
+    /// B): the kept ICE curves of one replicate (the first) and the PD in gold, each row's
+    /// own value marked by a green dot. With `near: k`, a feature with more than 10 grid
+    /// values draws each curve dashed grey and its part within ±k·σ of the row's own value
+    /// solid black (σ the population sd of the feature over the first replicate's
+    /// training rows); with `centred`, every curve and the PD minus its value at the
+    /// smallest grid value (c-ICE).
+    pub struct IceGrid {
+        /// The PD quantity (`prediction_pd`).
+        pub pd: String,
+        /// The ICE quantity of the kept rows (`prediction_ice`).
+        pub ice: String,
+        /// Panels per row of the grid (default 4).
+        #[serde(default = "four")]
+        pub columns: usize,
+        /// Half-width, in sds of the feature, of the solid part of each curve.
+        #[serde(default)]
+        pub near: Option<f64>,
+        /// Centre every curve at the smallest grid value.
+        #[serde(default)]
+        pub centred: bool,
+    }
+}
+
+fn four() -> usize {
+    4
+}
+
+impl PlotKind for IceGrid {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        plan.known(&self.pd, &self.pd)?;
+        plan.kept(&self.ice, "`curves:` on an `ice` method")?;
+        if self.columns == 0 {
+            return Err(Invalid::new(
+                "columns",
+                "an ice_grid needs at least 1 column",
+            ));
+        }
+        if self.near.is_some_and(|k| !(k > 0.0 && k.is_finite())) {
+            return Err(Invalid::new("near", "`near` is a positive number of sds"));
+        }
+        Ok(())
+    }
+
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        size(fig.out, &self.pd, self.columns)
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        let style = Style {
+            pd: &self.pd,
+            ice: &self.ice,
+            columns: self.columns,
+            near: self.near,
+            centred: self.centred,
+        };
+        super::on_canvas!(canvas, root => draw(root, fig.out, style, fig.names))
+    }
+}
+
+/// What an `ice_grid` plot draws (see [`IceGrid`]).
+struct Style<'a> {
+    /// The PD quantity.
+    pd: &'a str,
+    /// The ICE quantity.
+    ice: &'a str,
+    /// Panels per row.
+    columns: usize,
+    /// Half-width in sds of the solid part of a curve (features with > 10 values).
+    near: Option<f64>,
+    /// Subtract each curve's value at the smallest grid value.
+    centred: bool,
+}
+
+/// Features with more grid values than this count as continuous (solid only near
+/// the row's own value).
+const CONTINUOUS: usize = 10;
+
+/// The features in the run's order with their PD rows (first model and variant: the
+/// mean over replicates, which is the drawn replicate's own PD when the run has one,
+/// as icefi2022's figures are drawn from one forest).
+fn panels<'a>(out: &'a RunOutput, pd: &str) -> Vec<(&'a str, Vec<&'a SummaryRow>)> {
+    let mut list: Vec<(&str, Vec<&SummaryRow>)> = Vec::new();
+    let Some(first) = out.summary.iter().find(|r| r.quantity == pd) else {
+        return list;
+    };
+    for r in out
+        .summary
+        .iter()
+        .filter(|r| r.quantity == pd && r.model == first.model && r.labels == first.labels)
+    {
+        match list.iter_mut().find(|(f, _)| *f == r.feature) {
+            Some((_, rows)) => rows.push(r),
+            None => list.push((&r.feature, vec![r])),
+        }
+    }
+    list
+}
+
+/// The pixel size: `columns` panels per row, as many rows as needed.
+fn size(out: &RunOutput, pd: &str, columns: usize) -> (u32, u32) {
+    let n = panels(out, pd).len().max(1);
+    let columns = columns.clamp(1, n);
+    let rows = n.div_ceil(columns);
+    (PANEL.0 * columns as u32 + 20, PANEL.1 * rows as u32 + 50)
+}
+
+/// Draws the grid.
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    out: &RunOutput,
+    style: Style<'_>,
+    names: &Names,
+) -> Result<(), String> {
+    let list = panels(out, style.pd);
+    if list.is_empty() {
+        return Err(format!("the run has no `{}` rows to draw", style.pd));
+    }
+    let columns = style.columns.clamp(1, list.len());
+    let areas = root.split_evenly((list.len().div_ceil(columns), columns));
+    for (k, (area, (feature, pd))) in areas.iter().zip(&list).enumerate() {
+        let first = pd[0];
+        let curves: Vec<&CurveRow> = out
+            .curves
+            .iter()
+            .filter(|c| {
+                c.quantity == style.ice
+                    && c.replicate == 0
+                    && c.feature == *feature
+                    && c.model == first.model
+                    && c.labels == first.labels
+            })
+            .collect();
+        panel(
+            area,
+            out,
+            &style,
+            names,
+            (feature, pd),
+            &curves,
+            k % columns == 0,
+        )?;
+    }
+    Ok(())
+}
+
+/// The y-axis name: P(class 1) for a classifier's predictions, else the quantity's.
+fn y_label(out: &RunOutput, pd: &str) -> String {
+    let classes = out
+        .train_sample
+        .as_ref()
+        .is_some_and(|d| matches!(d.y(), xai_core::Target::Classes { .. }));
+    match (classes, pd) {
+        (true, "prediction_pd") => "P(class 1)".into(),
+        _ => super::labels::axis_label(pd),
+    }
+}
+
+/// The population sd of `feature` over the first replicate's training rows.
+fn feature_sd(out: &RunOutput, feature: &str) -> Option<f64> {
+    let data = out.train_sample.as_ref()?;
+    let j = data.feature_names().iter().position(|n| n == feature)?;
+    Some(data.x().column(j).std(0.0))
+}
+
+/// One feature's panel.
+fn panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    out: &RunOutput,
+    style: &Style<'_>,
+    names: &Names,
+    (feature, pd): (&str, &[&SummaryRow]),
+    curves: &[&CurveRow],
+    first_column: bool,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let grid: Vec<f64> = pd.iter().filter_map(|r| r.x).collect();
+    let shift = |values: &[f64]| match (style.centred, values.first()) {
+        (true, Some(&v0)) => values.iter().map(|v| v - v0).collect(),
+        _ => values.to_vec(),
+    };
+    let pd_values = shift(&pd.iter().map(|r| r.value.estimate).collect::<Vec<_>>());
+    let curve_values: Vec<Vec<f64>> = curves.iter().map(|c| shift(&c.values)).collect();
+    // A constant feature has one grid value: a unit-wide axis around it.
+    let (x0, x1) = match grid.as_slice() {
+        [only] => (only - 0.5, only + 0.5),
+        _ => range(grid.iter().copied()),
+    };
+    let (y0, y1) = match range(
+        curve_values
+            .iter()
+            .flatten()
+            .copied()
+            .chain(pd_values.iter().copied()),
+    ) {
+        // Every curve one value (a constant feature, centred): a readable unit range.
+        (lo, hi) if hi - lo < 1e-6 => ((lo + hi) / 2.0 - 0.5, (lo + hi) / 2.0 + 0.5),
+        bounds => bounds,
+    };
+    let y_desc = match (first_column, style.centred) {
+        (false, _) => String::new(),
+        (true, false) => y_label(out, style.pd),
+        (true, true) => format!("{} (centred)", y_label(out, style.pd)),
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(names.feature(feature), ("sans-serif", 14))
+        .margin(6)
+        .x_label_area_size(24)
+        .y_label_area_size(if first_column { 58 } else { 40 })
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(BLACK.mix(0.12))
+        .x_labels(4)
+        .y_labels(4)
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .label_style(("sans-serif", 11))
+        .y_desc(y_desc)
+        .draw()
+        .map_err(e)?;
+    let own = out.feature_names.iter().position(|n| n == feature);
+    let half = match (style.near, grid.len() > CONTINUOUS) {
+        (Some(k), true) => feature_sd(out, feature).map(|sd| k * sd),
+        _ => None,
+    };
+    let black = BLACK.mix(0.3);
+    for (c, values) in curves.iter().zip(&curve_values) {
+        let x_own = own.and_then(|j| c.row_values.get(j).copied());
+        let points = c.grid.iter().copied().zip(values.iter().copied());
+        match (half, x_own) {
+            (Some(h), Some(x)) => {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        points,
+                        4,
+                        4,
+                        RGBColor(150, 150, 150).mix(0.4).stroke_width(1),
+                    ))
+                    .map_err(e)?;
+                let (lo, hi) = (x - h, x + h);
+                let near: Vec<(f64, f64)> = std::iter::once(lo.max(c.grid[0]))
+                    .chain(c.grid.iter().copied().filter(|&g| g > lo && g < hi))
+                    .chain(std::iter::once(hi.min(c.grid[c.grid.len() - 1])))
+                    .map(|g| (g, interpolate(&c.grid, values, g)))
+                    .collect();
+                chart
+                    .draw_series(LineSeries::new(near, black.stroke_width(1)))
+                    .map_err(e)?;
+            }
+            _ => {
+                chart
+                    .draw_series(LineSeries::new(points, black.stroke_width(1)))
+                    .map_err(e)?;
+            }
+        }
+        if let Some(x) = x_own {
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    (x, interpolate(&c.grid, values, x)),
+                    2,
+                    GREEN.filled(),
+                )))
+                .map_err(e)?;
+        }
+    }
+    chart
+        .draw_series(LineSeries::new(
+            grid.iter().copied().zip(pd_values.iter().copied()),
+            GOLD.stroke_width(3),
+        ))
+        .map_err(e)?;
+    Ok(())
+}

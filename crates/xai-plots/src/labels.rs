@@ -1,0 +1,301 @@
+//! Human names in figures: quantities with their units for axis labels (one table for
+//! every figure), models and settings for panel titles, and a dataset's columns with
+//! their units (`features:` in `data/datasets.yaml`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use xai_data::datasets::FeatureName;
+
+/// The names of an experiment's models, grid values and features in figures.
+#[derive(Debug, Clone)]
+pub struct Names {
+    models: BTreeMap<String, String>,
+    labels: BTreeMap<String, String>,
+    features: BTreeMap<String, FeatureName>,
+    model_free: BTreeSet<String>,
+    level: f64,
+    /// The replicate a figure draws alone (its own intervals), if any.
+    replicate: Option<usize>,
+}
+
+impl Names {
+    /// Names from `models` (model key → its name), `labels` (a grid value → its
+    /// words), `features` (a dataset column → its name and unit), the quantities that
+    /// `model_free` depend on the data alone, and the confidence `level` of bands.
+    pub fn new(
+        models: BTreeMap<String, String>,
+        labels: BTreeMap<String, String>,
+        features: BTreeMap<String, FeatureName>,
+        model_free: BTreeSet<String>,
+        level: f64,
+    ) -> Self {
+        Self {
+            models,
+            labels,
+            features,
+            model_free,
+            level,
+            replicate: None,
+        }
+    }
+
+    /// The panel title of `quantity`'s rows of `model` at a grid value: "model name,
+    /// setting", the setting being the grid value's label or "key = value"; "data
+    /// alone" instead of the model for a quantity that does not use it.
+    pub fn panel(&self, model: &str, quantity: &str, setting: Option<(&str, &str)>) -> String {
+        let model = if self.model_free.contains(quantity) {
+            "data alone (no model)"
+        } else {
+            self.models.get(model).map_or(model, String::as_str)
+        };
+        match setting {
+            Some((key, value)) => format!("{model}, {}", self.setting(key, value)),
+            None => model.to_string(),
+        }
+    }
+
+    /// A grid value in a panel title: its label, or "key = value"; a model key
+    /// (`key` = `model`) is the model's name.
+    pub fn setting(&self, key: &str, value: &str) -> String {
+        match self.labels.get(value) {
+            Some(l) => l.clone(),
+            None if key == "model" => self.panel(value, "", None),
+            None => format!("{key} = {value}"),
+        }
+    }
+
+    /// A grid value in a legend, where the key is the legend's subject: its label, or
+    /// the value itself; a model key is the model's name.
+    pub fn setting_value(&self, key: &str, value: &str) -> String {
+        match self.labels.get(value) {
+            Some(l) => l.clone(),
+            None if key == "model" => self.panel(value, "", None),
+            None => value.to_string(),
+        }
+    }
+
+    /// The confidence level of the experiment's intervals.
+    pub fn level(&self) -> f64 {
+        self.level
+    }
+
+    /// The legend entry of an interval band: "band: 95% interval over replicates"
+    /// (the experiment's `level`; the t-interval of the summary).
+    pub fn band(&self) -> String {
+        let level = super::tick(&(100.0 * self.level));
+        match self.replicate {
+            Some(k) => format!("band: {level}% interval of one fit (replicate {k})"),
+            None => format!("band: {level}% interval over replicates"),
+        }
+    }
+
+    /// Names for a figure of replicate `k` alone ([`super::PlotKind::replicate`]).
+    pub fn one_fit(&mut self, k: usize) {
+        self.replicate = Some(k);
+    }
+
+    /// A feature's name in tick labels and titles ("Plasma glucose (2-h OGTT)"), or its
+    /// key.
+    pub fn feature<'a>(&'a self, key: &'a str) -> &'a str {
+        self.features.get(key).map_or(key, |f| f.name.as_str())
+    }
+
+    /// A feature's axis label: its name with its unit ("Age (days)").
+    pub fn feature_axis(&self, key: &str) -> String {
+        match self.features.get(key) {
+            Some(FeatureName {
+                name,
+                unit: Some(unit),
+            }) => with_unit(name.clone(), unit),
+            _ => self.feature(key).to_string(),
+        }
+    }
+}
+
+/// The legend name of a curve quantity: `entropy_pd` → "Entropy-PDP",
+/// `likelihood_pd` → "Likelihood-PDP" (wood2024's names); other quantities keep
+/// their key.
+pub fn curve_name(quantity: &str) -> String {
+    match quantity.rsplit_once('_') {
+        Some((prefix, "pd")) => match statistic(prefix) {
+            Some((name, _)) => format!("{name}-PDP"),
+            None => quantity.to_string(),
+        },
+        _ => quantity.to_string(),
+    }
+}
+
+/// What a statistic prefix measures, as a noun, and its unit ("" when none).
+fn statistic(prefix: &str) -> Option<(&'static str, &'static str)> {
+    Some(match prefix {
+        "likelihood" => ("Likelihood", "nats"),
+        "entropy" => ("Entropy", "nats"),
+        "loss" => ("Squared error", ""),
+        "prediction" => ("Prediction", ""),
+        "r2" => ("R² drop", ""),
+        "accuracy" => ("Accuracy drop", ""),
+        "brier" => ("Brier score", ""),
+        _ => return None,
+    })
+}
+
+/// "name (unit)", or the name alone without a unit.
+fn with_unit(name: String, unit: &str) -> String {
+    if unit.is_empty() {
+        name
+    } else {
+        format!("{name} ({unit})")
+    }
+}
+
+/// The axis label of a quantity: `likelihood_pfi` → "Likelihood-PFI (nats)",
+/// `entropy_conditional_pfi` → "Conditional Entropy-PFI (nats)", `entropy_pd` →
+/// "Entropy (nats)", `likelihood_pd` → "Negative log-likelihood (nats)", `r2_pfi` →
+/// "R² drop (PFI)", `r2_cid` → "R² drop / (1 − Ĉ) (CID)", `prediction_shap` →
+/// "Shapley value φ (prediction)", `covered` → "Covered
+/// fraction Ĉ"; a quantity not in the table keeps its key.
+pub fn axis_label(quantity: &str) -> String {
+    let fixed = match quantity {
+        "impurity_importance" => Some("Impurity (Gini) importance"),
+        "mi" => Some("Mutual information Î(X; Y) (nats)"),
+        "mi_null" => Some("95% quantile of Î under the null (nats)"),
+        "conditional_mi" => Some("Î(X; Y | rest) (nats)"),
+        "conditional_mi_null" => Some("95% quantile of Î(X; Y | rest) under the null (nats)"),
+        "covered" => Some("Covered fraction Ĉ"),
+        "r2_without_target" => Some("R² from the other features"),
+        "r2_with_target" => Some("R² from the others and the target"),
+        "outside_training_range" => Some("Share of test values outside the training range"),
+        "class_share" => Some("Share of the positive class"),
+        "class_entropy" => Some("Label entropy in the bin (nats)"),
+        _ => None,
+    };
+    if let Some(f) = fixed {
+        return f.to_string();
+    }
+    if quantity.ends_with("_roc") {
+        return "True-positive rate".into();
+    }
+    if quantity.ends_with("_auc") {
+        return "Area under the ROC curve".into();
+    }
+    if let Some(label) = interval_label(quantity) {
+        return label;
+    }
+    if let Some(inner) = quantity.strip_prefix("learner_") {
+        let (base, corrected) = match inner.strip_suffix("_corrected") {
+            Some(b) => (b, " (corrected interval)"),
+            None => (inner, ""),
+        };
+        return format!("{}, mean over refits{corrected}", axis_label(base));
+    }
+    let Some((rest, suffix)) = quantity.rsplit_once('_') else {
+        return quantity.to_string();
+    };
+    let (prefix, sampler) = match rest.split_once('_') {
+        Some((p, s)) => (p, Some(s)),
+        None => (rest, None),
+    };
+    let Some((name, unit)) = statistic(prefix) else {
+        return quantity.to_string();
+    };
+    let sampler = sampler.map_or(String::new(), |s| {
+        let mut c = s.chars();
+        c.next().map_or(String::new(), |f| {
+            f.to_uppercase().collect::<String>() + c.as_str() + " "
+        })
+    });
+    match (suffix, unit) {
+        ("pfi", "nats") => with_unit(format!("{sampler}{name}-PFI"), unit),
+        ("pfi", _) => format!("{sampler}{name} (PFI)"),
+        ("cid", _) => format!("{name} / (1 − Ĉ) (CID)"),
+        ("pd" | "ice", _) if prefix == "likelihood" => {
+            with_unit("Negative log-likelihood".into(), unit)
+        }
+        ("pd", _) if sampler.trim() == "Conditional" => format!("{name} (conditional PD)"),
+        ("pd" | "ice", _) => with_unit(name.to_string(), unit),
+        ("shap", _) => with_unit(format!("Shapley value φ ({})", name.to_lowercase()), unit),
+        _ => quantity.to_string(),
+    }
+}
+
+/// The x-axis label of a quantity drawn along its `x` column: the false-positive
+/// rate of a ROC curve (`*_roc`), else the number of refits m of a coverage study.
+pub fn x_axis_label(quantity: &str) -> String {
+    match quantity.ends_with("_roc") {
+        true => "False-positive rate".into(),
+        false => "number of refits m".into(),
+    }
+}
+
+/// The axis label of a coverage study's summary of intervals: `coverage_prediction_pd`
+/// → "Coverage of learner-PD intervals", `width_loss_pfi_corrected` → "Mean width of
+/// learner-PFI intervals" (the `_corrected` twin shares its axis).
+fn interval_label(quantity: &str) -> Option<String> {
+    let (measure, rest) = quantity.split_once('_')?;
+    let measure = match measure {
+        "coverage" => "Coverage",
+        "width" => "Mean width",
+        _ => return None,
+    };
+    let rest = rest.strip_suffix("_corrected").unwrap_or(rest);
+    matches!(rest.rsplit_once('_')?.1, "pd" | "pfi")
+        .then(|| format!("{measure} of {} intervals", learner_estimand(rest)))
+}
+
+/// The name of a learner-inference estimand: `prediction_pd` → "learner-PD",
+/// `loss_pfi` → "learner-PFI" (molnar2023 Eq. 9-10); else the key.
+pub fn learner_estimand(estimand: &str) -> String {
+    match estimand.rsplit_once('_').map(|(_, kind)| kind) {
+        Some("pd") => "learner-PD".into(),
+        Some("pfi") => "learner-PFI".into(),
+        _ => estimand.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{axis_label, curve_name};
+
+    #[test]
+    fn pd_curves_are_named_as_the_paper_names_them() {
+        assert_eq!(curve_name("entropy_pd"), "Entropy-PDP");
+        assert_eq!(curve_name("likelihood_pd"), "Likelihood-PDP");
+        assert_eq!(curve_name("prediction_pd"), "Prediction-PDP");
+        assert_eq!(curve_name("entropy_pfi"), "entropy_pfi");
+    }
+
+    #[test]
+    fn quantities_read_as_the_papers_name_them() {
+        assert_eq!(axis_label("likelihood_pfi"), "Likelihood-PFI (nats)");
+        assert_eq!(axis_label("entropy_pfi"), "Entropy-PFI (nats)");
+        assert_eq!(
+            axis_label("entropy_conditional_pfi"),
+            "Conditional Entropy-PFI (nats)"
+        );
+        assert_eq!(axis_label("entropy_pd"), "Entropy (nats)");
+        assert_eq!(
+            axis_label("likelihood_ice"),
+            "Negative log-likelihood (nats)"
+        );
+        assert_eq!(axis_label("r2_pfi"), "R² drop (PFI)");
+        assert_eq!(axis_label("accuracy_cid"), "Accuracy drop / (1 − Ĉ) (CID)");
+        assert_eq!(axis_label("covered"), "Covered fraction Ĉ");
+        assert_eq!(
+            axis_label("learner_brier_subgroup_pfi_corrected"),
+            "Subgroup Brier score (PFI), mean over refits (corrected interval)"
+        );
+        assert_eq!(
+            axis_label("prediction_conditional_pd"),
+            "Prediction (conditional PD)"
+        );
+        assert_eq!(axis_label("something_new"), "something_new");
+        assert_eq!(
+            axis_label("coverage_prediction_pd"),
+            "Coverage of learner-PD intervals"
+        );
+        assert_eq!(
+            axis_label("width_loss_pfi_corrected"),
+            "Mean width of learner-PFI intervals"
+        );
+    }
+}

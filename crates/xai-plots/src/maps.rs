@@ -1,0 +1,181 @@
+//! The entropy map of a permutation (wood2024 Fig. 2): the model's entropy over the
+//! plane with the test rows before and after permuting a feature, and histograms of
+//! the rows' entropies.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::colors::colormaps::ViridisRGB;
+
+use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, chart_on, legend, range};
+use xai_methods::output::RunOutput;
+use xai_methods::permutation_map::EntropyMap;
+use xai_methods::{Invalid, MethodSpec};
+
+plot_settings! {
+    /// wood2024 Fig. 2: the entropy map of a `permutation_map` method (the first model's
+    /// predictive entropy over the plane of the two features, first replicate), with the
+    /// test points (left) and the same points after the permutation (centre), coloured by
+    /// class, and histograms of the rows' entropies before and after (right).
+    pub struct PermutationMap {
+    }
+}
+
+impl PlotKind for PermutationMap {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        if !plan
+            .methods
+            .iter()
+            .any(|m| matches!(m, MethodSpec::PermutationMap(_)))
+        {
+            return Err(Invalid::new(
+                "permutation_map",
+                "a permutation_map plot draws the map of a `permutation_map` method; list one under `methods:`",
+            ));
+        }
+        Ok(())
+    }
+
+    fn size(&self, _fig: &Figure<'_>) -> (u32, u32) {
+        (1500, 500)
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        super::on_canvas!(canvas, root => draw(root, fig.out))
+    }
+}
+
+/// Draws the map of the run's first `permutation_map` method in three panels.
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, out: &RunOutput) -> Result<(), String> {
+    let snap = out
+        .maps
+        .first()
+        .ok_or("no entropy map: the run has no permutation_map method")?;
+    let areas = root.split_evenly((1, 3));
+    entropy_map(&areas[0], snap, false)?;
+    // Both maps share one entropy scale: its colour bar beside the second.
+    let (second, bar) = super::with_colour_bar(&areas[1], 92);
+    entropy_map(&second, snap, true)?;
+    super::colour_bar(&bar, range(snap.entropy.iter().copied()), "Entropy (nats)")?;
+    histograms(&areas[2], snap)
+}
+
+fn entropy_map<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    snap: &EntropyMap,
+    permuted: bool,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let (xs, ys) = (&snap.xs, &snap.ys);
+    let (h0, h1) = range(snap.entropy.iter().copied());
+    let title = if permuted {
+        format!("after permuting {} (colour = original class)", snap.feature)
+    } else {
+        "test rows and the model's entropy".to_string()
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 15))
+        .margin(12)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(xs[0]..xs[xs.len() - 1], ys[0]..ys[ys.len() - 1])
+        .map_err(e)?;
+    super::axes(&mut chart, &snap.axes.0, &snap.axes.1)
+        .disable_mesh()
+        .draw()
+        .map_err(e)?;
+    let (dx, dy) = ((xs[1] - xs[0]) / 2.0, (ys[1] - ys[0]) / 2.0);
+    chart
+        .draw_series(snap.entropy.indexed_iter().map(|((i, j), &h)| {
+            let color = ViridisRGB::get_color_normalized(h, h0, h1);
+            Rectangle::new(
+                [(xs[i] - dx, ys[j] - dy), (xs[i] + dx, ys[j] + dy)],
+                color.filled(),
+            )
+        }))
+        .map_err(e)?;
+    let points = if permuted {
+        &snap.permuted
+    } else {
+        &snap.points
+    };
+    chart
+        .draw_series(points.rows().into_iter().zip(&snap.classes).map(|(p, &c)| {
+            Circle::new(
+                (p[0], p[1]),
+                3,
+                ShapeStyle::from(&COLORS[(c + 1) % COLORS.len()]).filled(),
+            )
+        }))
+        .map_err(e)?;
+    chart
+        .draw_series(
+            points
+                .rows()
+                .into_iter()
+                .map(|p| Circle::new((p[0], p[1]), 3, BLACK.stroke_width(1))),
+        )
+        .map_err(e)?;
+    if !permuted {
+        // The key to the points' colours.
+        let mut classes = snap.classes.clone();
+        classes.sort_unstable();
+        classes.dedup();
+        for c in classes {
+            let color = COLORS[(c + 1) % COLORS.len()];
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                .map_err(e)?
+                .label(format!("class {c}"))
+                .legend(move |(x, y)| Circle::new((x + 6, y), 4, color.filled()));
+        }
+        super::legend_at(&mut chart, SeriesLabelPosition::LowerRight).map_err(e)?;
+    }
+    Ok(())
+}
+
+fn histograms<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    snap: &EntropyMap,
+) -> Result<(), String> {
+    const BINS: usize = 20;
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let (lo, hi) = range(snap.before.iter().chain(&snap.after).copied());
+    let width = (hi - lo) / BINS as f64;
+    let count = |v: &[f64]| {
+        let mut c = vec![0usize; BINS];
+        for &x in v {
+            c[(((x - lo) / width) as usize).min(BINS - 1)] += 1;
+        }
+        c
+    };
+    let (before, after) = (count(&snap.before), count(&snap.after));
+    let top = before.iter().chain(&after).copied().max().unwrap_or(1) as f64 * 1.1;
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let mut chart = chart_on(area, "entropy of the test rows", (lo, hi), (0.0, top)).map_err(e)?;
+    super::axes(&mut chart, "Entropy (nats)", "rows")
+        .y_label_formatter(&super::count)
+        .draw()
+        .map_err(e)?;
+    for (k, (counts, label, values)) in [
+        (&before, "before", &snap.before),
+        (&after, "after permutation", &snap.after),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let color = COLORS[k];
+        chart
+            .draw_series(counts.iter().enumerate().map(|(b, &n)| {
+                let x = lo + b as f64 * width;
+                Rectangle::new([(x, 0.0), (x + width, n as f64)], color.mix(0.45).filled())
+            }))
+            .map_err(e)?
+            .label(format!("{label} (mean {:.3})", mean(values)))
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+    }
+    legend(&mut chart).map_err(e)
+}

@@ -1,0 +1,246 @@
+//! Pixel maps of Shapley values (watson2023 Fig. 1a): for each value of a grid key (a
+//! pair of digits) and each of the first kept test images, the image in grey and one
+//! map per Shapley quantity, each pixel red where its φ raises the explained
+//! uncertainty and blue where it lowers it, white at 0, on one colour scale per row
+//! of maps: full colour at the row's 95th percentile of |φ| (larger values saturate,
+//! so one extreme pixel does not wash out the rest).
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::labels::Names;
+use super::{Canvas, Figure, PlotKind, PlotPlan};
+use xai_methods::Invalid;
+use xai_methods::output::RunOutput;
+
+plot_settings! {
+    /// Pixel maps (watson2023 Fig. 1a): per value of `panels` and each of the first `rows`
+    /// kept test rows (a `shapley` method's `keep`), the image in grey and a map of each
+    /// quantity's φ per pixel, red above 0 and blue below; the features must be the pixels
+    /// of a square image.
+    pub struct PixelMaps {
+        /// The Shapley quantities mapped (`aleatoric_entropy_shap`, ...).
+        pub quantities: Vec<String>,
+        /// Images per block (default 5).
+        #[serde(default = "five")]
+        pub rows: usize,
+        /// Grid key whose values get a block each (none: one block).
+        #[serde(default)]
+        pub panels: Option<String>,
+    }
+}
+
+fn five() -> usize {
+    5
+}
+
+impl PlotKind for PixelMaps {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        for q in &self.quantities {
+            plan.kept(q, "`keep:` on a `shapley` method")?;
+        }
+        if self.rows == 0 {
+            return Err(Invalid::new("rows", "draw at least one image"));
+        }
+        plan.panels(&self.panels)
+    }
+
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        size(fig.out, &self.quantities, self.rows, self.panels.as_deref())
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        let key = self.panels.as_deref();
+        super::on_canvas!(canvas, root => draw(root, fig.out, &self.quantities, self.rows, key, fig.names))
+    }
+}
+
+/// Side of one image or map, in pixels.
+const CELL: u32 = 112;
+/// Width of the row titles on the left.
+const LEFT: u32 = 230;
+
+/// One kept image: its pixel values and, per quantity, its φ per pixel.
+struct Image {
+    pixels: Vec<f64>,
+    class: Option<usize>,
+    phi: Vec<Vec<f64>>,
+}
+
+/// Per value of `key` (one block, in run order), the first `rows` kept images of the
+/// first replicate.
+fn blocks(
+    out: &RunOutput,
+    quantities: &[String],
+    rows: usize,
+    key: Option<&str>,
+) -> Vec<(String, Vec<Image>)> {
+    let col = key.and_then(|k| out.keys.iter().position(|c| c == k));
+    let d = out.feature_names.len();
+    let mut list: Vec<(String, Vec<Image>)> = Vec::new();
+    for c in out
+        .curves
+        .iter()
+        .filter(|c| c.replicate == 0 && c.row < rows)
+    {
+        let Some(q) = quantities.iter().position(|q| *q == c.quantity) else {
+            continue;
+        };
+        let Some(j) = out.feature_names.iter().position(|f| *f == c.feature) else {
+            continue;
+        };
+        let value = col.map_or_else(String::new, |i| c.labels[i].clone());
+        let b = match list.iter().position(|(v, _)| *v == value) {
+            Some(b) => b,
+            None => {
+                list.push((value, Vec::new()));
+                list.len() - 1
+            }
+        };
+        let images = &mut list[b].1;
+        while images.len() <= c.row {
+            images.push(Image {
+                pixels: c.row_values.clone(),
+                class: c.row_class,
+                phi: vec![vec![0.0; d]; quantities.len()],
+            });
+        }
+        images[c.row].pixels.clone_from(&c.row_values);
+        images[c.row].class = c.row_class;
+        images[c.row].phi[q][j] = c.values.first().copied().unwrap_or(f64::NAN);
+    }
+    list
+}
+
+/// The figure's size: a column per image and the titles; a row per block and map.
+fn size(out: &RunOutput, quantities: &[String], rows: usize, key: Option<&str>) -> (u32, u32) {
+    let b = blocks(out, quantities, rows, key);
+    let columns = b.iter().map(|(_, i)| i.len()).max().unwrap_or(1).max(1) as u32;
+    let lines = (b.len().max(1) * (quantities.len() + 1)) as u32;
+    (LEFT + columns * (CELL + 14) + 20, lines * (CELL + 22) + 34)
+}
+
+/// Draws the maps (module doc); the images must be square (d = w²).
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    out: &RunOutput,
+    quantities: &[String],
+    rows: usize,
+    key: Option<&str>,
+    names: &Names,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let d = out.feature_names.len();
+    let width = (d as f64).sqrt().round() as usize;
+    if width * width != d || d == 0 {
+        return Err(format!(
+            "pixel maps need square images; the rows have {d} features"
+        ));
+    }
+    let list = blocks(out, quantities, rows, key);
+    if list.is_empty() {
+        return Err(format!(
+            "no kept values of {}: the shapley method needs `keep:`",
+            quantities.join(", ")
+        ));
+    }
+    let brightest = list
+        .iter()
+        .flat_map(|(_, images)| images.iter().flat_map(|i| i.pixels.iter().copied()))
+        .fold(0.0f64, f64::max)
+        .max(f64::MIN_POSITIVE);
+    let text = ("sans-serif", 15).into_font().color(&BLACK);
+    let small = ("sans-serif", 12).into_font().color(&BLACK);
+    let square = |x0: i32, y0: i32, values: &[f64], colour: &dyn Fn(f64) -> RGBColor| {
+        let side = CELL as i32 / width as i32;
+        for (p, v) in values.iter().enumerate() {
+            let (r, c) = ((p / width) as i32, (p % width) as i32);
+            let (x, y) = (x0 + c * side, y0 + r * side);
+            root.draw(&Rectangle::new(
+                [(x, y), (x + side, y + side)],
+                colour(*v).filled(),
+            ))
+            .map_err(e)?;
+        }
+        root.draw(&Rectangle::new(
+            [
+                (x0, y0),
+                (x0 + side * width as i32, y0 + side * width as i32),
+            ],
+            BLACK.mix(0.4),
+        ))
+        .map_err(e)
+    };
+    let mut y = 10i32;
+    for (value, images) in &list {
+        let setting = key.map_or_else(String::new, |k| {
+            format!("{}: ", names.setting_value(k, value))
+        });
+        for line in 0..=quantities.len() {
+            let title = match line {
+                0 => format!("{setting}test images"),
+                q => names.setting_value("quantity", &quantities[q - 1]),
+            };
+            root.draw(&Text::new(
+                title,
+                (10, y + CELL as i32 / 2 - 8),
+                text.clone(),
+            ))
+            .map_err(e)?;
+            let scale = match line {
+                0 => 0.0,
+                q => {
+                    let mut abs: Vec<f64> = images
+                        .iter()
+                        .flat_map(|i| i.phi[q - 1].iter().map(|v| v.abs()))
+                        .collect();
+                    abs.sort_by(f64::total_cmp);
+                    let at = ((abs.len() as f64 - 1.0) * 0.95).round() as usize;
+                    abs.get(at).copied().unwrap_or(0.0).max(f64::MIN_POSITIVE)
+                }
+            };
+            for (k, image) in images.iter().enumerate() {
+                let x = (LEFT + k as u32 * (CELL + 14)) as i32;
+                if line == 0 {
+                    square(x, y, &image.pixels, &|v| {
+                        let g = (255.0 * (1.0 - v / brightest)).round() as u8;
+                        RGBColor(g, g, g)
+                    })?;
+                    if let Some(class) = image.class {
+                        let digit = if class == 0 { "first" } else { "second" };
+                        root.draw(&Text::new(
+                            format!("class {class} ({digit})"),
+                            (x, y + CELL as i32 + 3),
+                            small.clone(),
+                        ))
+                        .map_err(e)?;
+                    }
+                } else {
+                    square(x, y, &image.phi[line - 1], &|v| {
+                        let t = (v.abs() / scale).min(1.0);
+                        let fade = (255.0 * (1.0 - t)).round() as u8;
+                        if v >= 0.0 {
+                            RGBColor(255, fade, fade)
+                        } else {
+                            RGBColor(fade, fade, 255)
+                        }
+                    })?;
+                    if k == 0 {
+                        root.draw(&Text::new(
+                            format!("full colour at |φ| ≥ {scale:.3}"),
+                            (x, y + CELL as i32 + 3),
+                            small.clone(),
+                        ))
+                        .map_err(e)?;
+                    }
+                }
+            }
+            y += (CELL + 22) as i32;
+        }
+    }
+    Ok(())
+}

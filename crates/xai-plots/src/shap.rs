@@ -1,0 +1,420 @@
+//! A SHAP summary ("beeswarm") figure: for every feature a row of dots, one per kept
+//! test row, at its Shapley value, jittered vertically and coloured by the row's value
+//! of the feature; a dashed red line at 0; one panel per value of a grid key
+//! (watson2023 Fig. 3a: the mean model beside the variance model). And a dependence
+//! figure: one feature's Shapley values against its values, a series per value of a
+//! grid key (watson2023 Fig. 2: original vs perturbed rows, a panel per dataset).
+
+use std::collections::BTreeMap;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::colors::colormaps::ViridisRGB;
+use serde::Deserialize;
+
+use super::labels::Names;
+use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, colour_bar, range, tick, with_colour_bar};
+use xai_methods::Invalid;
+use xai_methods::output::RunOutput;
+
+plot_settings! {
+    /// A SHAP summary ("beeswarm"): per feature the kept Shapley values of the test rows
+    /// (a `shapley` method's `keep`) as dots jittered vertically and coloured by the
+    /// feature's value, one panel per value of the grid key `panels` (watson2023 Fig. 3a).
+    pub struct ShapSummary {
+        /// The Shapley quantity (`prediction_shap`).
+        pub quantity: String,
+        /// Grid key whose values get a panel each (none: one panel).
+        #[serde(default)]
+        pub panels: Option<String>,
+    }
+}
+
+impl PlotKind for ShapSummary {
+    fn replicate(&self) -> Option<usize> {
+        None
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        plan.kept(&self.quantity, "`keep:` on a `shapley` method")?;
+        plan.panels(&self.panels)
+    }
+
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        size(fig.out, &self.quantity, self.panels.as_deref())
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        super::on_canvas!(canvas, root => draw(root, fig.out, &self.quantity, self.panels.as_deref(), fig.names))
+    }
+}
+
+plot_settings! {
+    /// A SHAP dependence plot: a dot per kept test row at (its value of `feature`, its
+    /// Shapley value for it), coloured and shaped by the grid key `color_by`, one panel
+    /// per value of the grid key `panels` (watson2023 Fig. 2: a dataset's shifted
+    /// feature, original vs perturbed rows).
+    pub struct ShapDependence {
+        /// A kept Shapley quantity (`prediction_shap`).
+        pub quantity: String,
+        /// The feature: one name, or a map from each value of `panels` to its feature.
+        pub feature: FeatureChoice,
+        /// Grid key with one panel per value.
+        #[serde(default)]
+        pub panels: Option<String>,
+        /// Grid key with one colour and marker per value.
+        #[serde(default)]
+        pub color_by: Option<String>,
+        /// Draw this replicate alone (default: the kept rows of every replicate).
+        #[serde(default)]
+        pub replicate: Option<usize>,
+    }
+}
+
+impl PlotKind for ShapDependence {
+    fn replicate(&self) -> Option<usize> {
+        self.replicate
+    }
+
+    fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
+        plan.kept(&self.quantity, "`keep:` on a `shapley` method")?;
+        if let Some(c) = &self.color_by {
+            plan.grid_or_model(c)?;
+        }
+        match &self.feature {
+            FeatureChoice::One(f) => plan.feature(f)?,
+            FeatureChoice::PerPanel(_) if self.panels.is_none() => {
+                return Err(Invalid::new(
+                    "feature",
+                    "a feature per panel needs `panels:`, the grid key of the panels",
+                ));
+            }
+            FeatureChoice::PerPanel(_) => {}
+        }
+        if plan.models > 1 {
+            return Err(Invalid::new(
+                "shap_dependence",
+                "a dependence plot draws one model's values; this experiment has several",
+            ));
+        }
+        plan.panels(&self.panels)
+    }
+
+    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+        dependence_size(
+            fig.out,
+            &self.quantity,
+            &self.feature,
+            self.panels.as_deref(),
+        )
+    }
+
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+        let by = (self.panels.as_deref(), self.color_by.as_deref());
+        super::on_canvas!(canvas, root => draw_dependence(root, fig.out, &self.quantity, &self.feature, by, fig.names))
+    }
+}
+
+/// The feature a dependence plot draws: one for every panel, or one per panel value
+/// (watson2023 Fig. 2: each dataset's shifted feature).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum FeatureChoice {
+    /// The same feature in every panel.
+    One(String),
+    /// Panel value → feature.
+    PerPanel(BTreeMap<String, String>),
+}
+
+impl FeatureChoice {
+    /// The feature of the panel with grid value `panel`.
+    pub fn of(&self, panel: &str) -> Option<&str> {
+        match self {
+            FeatureChoice::One(f) => Some(f),
+            FeatureChoice::PerPanel(m) => m.get(panel).map(String::as_str),
+        }
+    }
+}
+
+/// The kept values of one panel: per feature (in data order) the (φ, feature value)
+/// pairs.
+struct Panel {
+    value: String,
+    points: Vec<Vec<(f64, f64)>>,
+}
+
+fn panels(out: &RunOutput, quantity: &str, key: Option<&str>) -> Vec<Panel> {
+    let col = key.and_then(|k| out.keys.iter().position(|c| c == k));
+    let mut list: Vec<Panel> = Vec::new();
+    for c in out.curves.iter().filter(|c| c.quantity == quantity) {
+        let value = col.map_or_else(String::new, |i| c.labels[i].clone());
+        let Some(j) = out.feature_names.iter().position(|f| *f == c.feature) else {
+            continue;
+        };
+        let panel = match list.iter().position(|p| p.value == value) {
+            Some(i) => &mut list[i],
+            None => {
+                list.push(Panel {
+                    value,
+                    points: vec![Vec::new(); out.feature_names.len()],
+                });
+                list.last_mut().expect("just pushed")
+            }
+        };
+        if let (Some(&x), Some(&phi)) = (c.grid.first(), c.values.first()) {
+            panel.points[j].push((phi, x));
+        }
+    }
+    list
+}
+
+/// The pixel size: a 520-px column per panel and the colour bar.
+fn size(out: &RunOutput, quantity: &str, key: Option<&str>) -> (u32, u32) {
+    let rows = out.feature_names.len().max(1) as u32;
+    (
+        520 * panels(out, quantity, key).len().max(1) as u32 + 110,
+        (120 + 42 * rows).max(420),
+    )
+}
+
+/// A deterministic vertical offset in [−0.3, 0.3] for the k-th dot of a row (the
+/// golden-ratio sequence: spread evenly, no random numbers).
+fn jitter(k: usize) -> f64 {
+    ((k as f64 * 0.618_033_988_749_895).fract() - 0.5) * 0.6
+}
+
+/// Draws the panels side by side, each on its own x-scale (a variance model's values
+/// are an order smaller than a mean model's), with the colour key on the right.
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    out: &RunOutput,
+    quantity: &str,
+    key: Option<&str>,
+    names: &Names,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let list = panels(out, quantity, key);
+    if list.iter().all(|p| p.points.iter().all(Vec::is_empty)) {
+        return Err(format!(
+            "no kept values of `{quantity}` to draw: give the shapley method `keep: k`"
+        ));
+    }
+    let d = out.feature_names.len();
+    let (plots, bar) = with_colour_bar(root, 110);
+    let areas = plots.split_evenly((1, list.len()));
+    let axis = super::labels::axis_label(quantity);
+    for (area, p) in areas.iter().zip(&list) {
+        let title = match key {
+            Some(k) => names.setting_value(k, &p.value),
+            None => String::new(),
+        };
+        let (x0, x1) = range(p.points.iter().flatten().map(|q| q.0));
+        let mut chart = ChartBuilder::on(area)
+            .caption(title, ("sans-serif", 16))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x0..x1, -0.6..(d as f64 - 0.4))
+            .map_err(e)?;
+        // Feature j sits at y = d − 1 − j: the first feature on top.
+        let feature_at = |y: &f64| {
+            let j = d as f64 - 1.0 - y.round();
+            if (y - y.round()).abs() < 1e-9 && j >= 0.0 && (j as usize) < d {
+                names.feature_axis(&out.feature_names[j as usize])
+            } else {
+                String::new()
+            }
+        };
+        chart
+            .configure_mesh()
+            .light_line_style(TRANSPARENT)
+            .bold_line_style(BLACK.mix(0.12))
+            .y_labels(d)
+            .y_label_formatter(&feature_at)
+            .x_label_formatter(&tick)
+            .label_style(("sans-serif", 13))
+            .x_desc(axis.as_str())
+            .draw()
+            .map_err(e)?;
+        for (j, points) in p.points.iter().enumerate() {
+            let (lo, hi) = range(points.iter().map(|q| q.1));
+            let y = (d - 1 - j) as f64;
+            chart
+                .draw_series(points.iter().enumerate().map(|(k, &(phi, v))| {
+                    Circle::new(
+                        (phi, y + jitter(k)),
+                        2,
+                        ViridisRGB::get_color_normalized(v, lo, hi)
+                            .mix(0.8)
+                            .filled(),
+                    )
+                }))
+                .map_err(e)?;
+        }
+        let red = COLORS[3].stroke_width(2);
+        let steps = 30;
+        chart
+            .draw_series((0..steps).step_by(2).map(|k| {
+                let a = -0.6 + d as f64 * k as f64 / steps as f64;
+                let b = -0.6 + d as f64 * (k + 1) as f64 / steps as f64;
+                PathElement::new(vec![(0.0, a), (0.0, b)], red)
+            }))
+            .map_err(e)?;
+    }
+    colour_bar(&bar, (0.0, 1.0), "feature value")
+}
+
+/// The kept values of one feature in a dependence panel: per series (a value of the
+/// colour key, in order of appearance) the (feature value, φ) pairs.
+struct Dependence {
+    panel: String,
+    feature: String,
+    series: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+fn dependence(
+    out: &RunOutput,
+    quantity: &str,
+    feature: &FeatureChoice,
+    key: Option<&str>,
+    color_by: Option<&str>,
+) -> Vec<Dependence> {
+    let col = |k: Option<&str>| k.and_then(|k| out.keys.iter().position(|c| c == k));
+    let (panel_col, series_col) = (col(key), col(color_by));
+    let mut list: Vec<Dependence> = Vec::new();
+    for c in out.curves.iter().filter(|c| c.quantity == quantity) {
+        let panel = panel_col.map_or_else(String::new, |i| c.labels[i].clone());
+        if feature.of(&panel) != Some(c.feature.as_str()) {
+            continue;
+        }
+        let series = series_col.map_or_else(String::new, |i| c.labels[i].clone());
+        let p = match list.iter().position(|p| p.panel == panel) {
+            Some(i) => &mut list[i],
+            None => {
+                list.push(Dependence {
+                    panel,
+                    feature: c.feature.clone(),
+                    series: Vec::new(),
+                });
+                list.last_mut().expect("just pushed")
+            }
+        };
+        let s = match p.series.iter().position(|(s, _)| *s == series) {
+            Some(i) => &mut p.series[i].1,
+            None => {
+                p.series.push((series, Vec::new()));
+                &mut p.series.last_mut().expect("just pushed").1
+            }
+        };
+        // A missing value (NaN) has no place on the x-axis.
+        if let (Some(&x), Some(&phi)) = (c.grid.first(), c.values.first())
+            && x.is_finite()
+        {
+            s.push((x, phi));
+        }
+    }
+    list
+}
+
+/// The grid of dependence panels: up to two columns.
+fn dependence_layout(panels: usize) -> (usize, usize) {
+    let cols = panels.clamp(1, 2);
+    (panels.div_ceil(cols).max(1), cols)
+}
+
+/// The pixel size of a dependence figure: 500 × 420 px per panel.
+fn dependence_size(
+    out: &RunOutput,
+    quantity: &str,
+    feature: &FeatureChoice,
+    key: Option<&str>,
+) -> (u32, u32) {
+    let (rows, cols) = dependence_layout(dependence(out, quantity, feature, key, None).len());
+    (500 * cols as u32, 420 * rows as u32 + 40)
+}
+
+/// A SHAP dependence figure: per panel, a dot per kept row at (its value of the
+/// feature, its Shapley value for that feature), one colour and marker per value of
+/// `color_by` (circles, then triangles, …), a dashed line at φ = 0, and a legend.
+fn draw_dependence<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    out: &RunOutput,
+    quantity: &str,
+    feature: &FeatureChoice,
+    (key, color_by): (Option<&str>, Option<&str>),
+    names: &Names,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let list = dependence(out, quantity, feature, key, color_by);
+    if list.is_empty() {
+        return Err(format!(
+            "no kept values of `{quantity}` for the plotted feature: give the shapley method \
+             `keep: k` (and the feature in `keep_features`)"
+        ));
+    }
+    let areas = root.split_evenly(dependence_layout(list.len()));
+    let axis = super::labels::axis_label(quantity);
+    for (area, p) in areas.iter().zip(&list) {
+        let title = match key {
+            Some(k) => names.setting_value(k, &p.panel),
+            None => String::new(),
+        };
+        let points = || p.series.iter().flat_map(|(_, s)| s.iter());
+        let (x0, x1) = range(points().map(|q| q.0));
+        let (y0, y1) = range(points().map(|q| q.1).chain([0.0]));
+        let mut chart = ChartBuilder::on(area)
+            .caption(title, ("sans-serif", 16))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(62)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(e)?;
+        let x_name = names.feature_axis(&p.feature);
+        let y_name = format!("{axis} of {}", names.feature(&p.feature));
+        super::axes(&mut chart, &x_name, &y_name)
+            .draw()
+            .map_err(e)?;
+        let grey = BLACK.mix(0.5).stroke_width(1);
+        let steps = 40;
+        chart
+            .draw_series((0..steps).step_by(2).map(|k| {
+                let at = |k: usize| x0 + (x1 - x0) * k as f64 / steps as f64;
+                PathElement::new(vec![(at(k), 0.0), (at(k + 1), 0.0)], grey)
+            }))
+            .map_err(e)?;
+        for (k, (series, pts)) in p.series.iter().enumerate() {
+            let color = COLORS[k % COLORS.len()];
+            let style = color.mix(0.75).filled();
+            let legend = match color_by {
+                Some(c) => names.setting_value(c, series),
+                None => String::new(),
+            };
+            let drawn = if k % 2 == 0 {
+                chart.draw_series(pts.iter().map(|&q| Circle::new(q, 3, style)))
+            } else {
+                chart.draw_series(pts.iter().map(|&q| TriangleMarker::new(q, 4, style)))
+            }
+            .map_err(e)?;
+            if color_by.is_some() {
+                drawn.label(legend).legend(move |(x, y)| {
+                    if k % 2 == 0 {
+                        Circle::new((x + 8, y), 4, color.filled()).into_dyn()
+                    } else {
+                        TriangleMarker::new((x + 8, y), 5, color.filled()).into_dyn()
+                    }
+                });
+            }
+        }
+        if color_by.is_some() {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.3))
+                .label_font(("sans-serif", 13))
+                .draw()
+                .map_err(e)?;
+        }
+    }
+    Ok(())
+}
