@@ -1,6 +1,6 @@
 //! `cargo xtask`: list, run, check and bless experiments; run benchmarks.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -34,155 +34,183 @@ enum Command {
         #[arg(long)]
         markdown: bool,
     },
-    /// List every kind an experiment file can name: methods, assertions (a check's
-    /// `assert:`) and plots.
+    /// List every kind an experiment file can name: DGPs, learners (`models:`),
+    /// methods, assertions (a check's `assert:`) and plots.
     Kinds,
     /// Run an experiment and write runs/<id>/<scale>/ (git-ignored; never results/).
     /// Finished cells are kept in <out>/cells/, so a run interrupted in any way and
     /// started again computes only the rest.
-    Run {
-        /// Experiment id (see `list`) or path to a .yaml file.
-        experiment: String,
-        /// smoke, ci or paper.
-        #[arg(long, default_value = "ci")]
-        scale: String,
-        /// Output directory (default: runs/<id>/<scale>/).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Worker threads (default: all cores).
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-        /// Discard the cells of an earlier run in this directory and start over.
-        #[arg(long)]
-        fresh: bool,
-        /// Compute only shard k of N (every N-th cell, k = 1..N) into
-        /// <out>/shard-k-of-N/; join the shards with `merge`.
-        #[arg(long, value_name = "k/N")]
-        shard: Option<String>,
-        /// Compute only the Monte-Carlo truths into <out>/truths/ (a Slurm run's first
-        /// job, so the array's shards share them).
-        #[arg(long, conflicts_with = "shard")]
-        truths_only: bool,
-        /// Print the run plan instead: cells, and CPU-hours from one cell per variant
-        /// and each truth's first runs, timed on one thread; nothing is written.
-        #[arg(long, conflicts_with_all = ["shard", "truths_only"])]
-        plan: bool,
-        /// With --plan: the shard count to plan for.
-        #[arg(long, default_value_t = 100, requires = "plan")]
-        shards: usize,
-    },
+    Run(RunArgs),
     /// Join the shards of a run (`run --shard k/N`) into exactly the whole run's
     /// outputs; refuses a missing, duplicated or foreign shard.
-    Merge {
-        /// Experiment id or path to its .yaml file.
-        experiment: String,
-        /// The shard directories (<out>/shard-k-of-N), all N of them.
-        #[arg(required = true)]
-        dirs: Vec<PathBuf>,
-        /// Output directory (default: the directory holding the first shard).
-        #[arg(long)]
-        out: Option<PathBuf>,
-    },
+    Merge(MergeArgs),
     /// Write Slurm scripts for a run: a truths job, a job array of N shards and a
     /// dependent merge job, all calling this executable; prints the command that
     /// submits them.
-    Slurm {
-        /// Experiment id or path to its .yaml file.
-        experiment: String,
-        /// Number of shards (array tasks).
-        #[arg(long)]
-        shards: usize,
-        /// smoke, ci or paper.
-        #[arg(long, default_value = "paper")]
-        scale: String,
-        /// Slurm partition (default: the cluster's default).
-        #[arg(long)]
-        partition: Option<String>,
-        /// Time limit of each job, in Slurm's format.
-        #[arg(long, default_value = "04:00:00")]
-        time: String,
-        /// CPUs per task (and threads of each task).
-        #[arg(long, default_value_t = 1)]
-        cpus: usize,
-        /// The run's directory on a file system every node sees (default:
-        /// runs/<id>/<scale>/).
-        #[arg(long)]
-        out: Option<PathBuf>,
-    },
+    Slurm(SlurmArgs),
     /// Run experiments into runs/<id>/<scale>/; check the paper's claims, and the
     /// summary and the checks' measured values against the committed baseline of that
     /// scale (results/<id>/ for ci, results/<id>/paper/ for paper).
-    Check {
-        /// Experiment ids (default: all).
-        experiments: Vec<String>,
-        /// ci or paper.
-        #[arg(long, default_value = "ci")]
-        scale: String,
-        /// Compute nothing: evaluate the claims on the committed baseline of the scale
-        /// again and compare them with its checks.csv (seconds); experiments without
-        /// a baseline of that scale are listed and skipped.
-        #[arg(long)]
-        committed: bool,
-        /// Worker threads (default: all cores).
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-    },
+    Check(CheckArgs),
     /// Re-run and overwrite the committed baseline: results/<id>/ at ci scale,
     /// results/<id>/paper/ at paper scale (per-row files over 2 MB keep only the rows
     /// the checks read).
-    Bless {
-        /// Experiment ids.
-        #[arg(required = true)]
-        experiments: Vec<String>,
-        /// ci or paper.
-        #[arg(long, default_value = "ci")]
-        scale: String,
-        /// Compute nothing: evaluate the claims on the committed baseline again and
-        /// rewrite its checks.csv and tables (for a change of the claims or of a
-        /// table's layout; numbers, figures and manifest stay).
-        #[arg(long)]
-        committed: bool,
-        /// Worker threads (default: all cores).
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-    },
+    Bless(BlessArgs),
     /// One HTML page of every experiment (figures, claims with their status and
     /// reasons, manifests) from the committed results/ or a run scale; opens from the
     /// file system.
-    Report {
-        /// Read runs/<id>/<scale>/ instead of the committed results/.
-        #[arg(long)]
-        runs: Option<String>,
-        /// Output directory (default: runs/report/).
-        #[arg(long)]
-        out: Option<PathBuf>,
-    },
+    Report(ReportArgs),
     /// Real datasets of data/datasets.yaml.
     Data {
         #[command(subcommand)]
         action: DataAction,
     },
     /// Run a benchmark workload of ../shared/BENCH.md on a peer dump; prints one JSON line.
-    Bench {
-        /// Workload name (w1_pfi, w2_pdp_ice, w3_gp, w4_treeshap, w5_kernelshap, w6_glasso,
-        /// w7_rf_calib, w8_coverage_rep; nn_mc_dropout writes its own rows into
-        /// <data>/nn_mc_dropout/ when they are not there).
-        workload: String,
-        /// Peer dump directory (holding <workload>/train.csv, ...).
-        #[arg(long)]
-        data: PathBuf,
-        /// Threads.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Timed repeats after one warm-up.
-        #[arg(long, default_value_t = 3)]
-        repeats: usize,
-        /// The peer's JSON line for the same workload (e.g.
-        /// ../shared/peers/dumps/w3_gp.seed1.json): adds speed-ups per phase and fails if
-        /// an answer is outside its tolerance.
-        #[arg(long)]
-        peer: Option<PathBuf>,
-    },
+    Bench(BenchArgs),
+}
+
+/// The arguments of `run`.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Experiment id (see `list`) or path to a .yaml file.
+    experiment: String,
+    /// smoke, ci or paper.
+    #[arg(long, default_value = "ci")]
+    scale: String,
+    /// Output directory (default: runs/<id>/<scale>/).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Discard the cells of an earlier run in this directory and start over.
+    #[arg(long)]
+    fresh: bool,
+    /// Compute only shard k of N (every N-th cell, k = 1..N) into
+    /// <out>/shard-k-of-N/; join the shards with `merge`.
+    #[arg(long, value_name = "k/N")]
+    shard: Option<String>,
+    /// Compute only the Monte-Carlo truths into <out>/truths/ (a Slurm run's first
+    /// job, so the array's shards share them).
+    #[arg(long, conflicts_with = "shard")]
+    truths_only: bool,
+    /// Print the run plan instead: cells, and CPU-hours from one cell per variant
+    /// and each truth's first runs, timed on one thread; nothing is written.
+    #[arg(long, conflicts_with_all = ["shard", "truths_only"])]
+    plan: bool,
+    /// With --plan: the shard count to plan for.
+    #[arg(long, default_value_t = 100, requires = "plan")]
+    shards: usize,
+}
+
+/// The arguments of `merge`.
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// Experiment id or path to its .yaml file.
+    experiment: String,
+    /// The shard directories (<out>/shard-k-of-N), all N of them.
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// Output directory (default: the directory holding the first shard).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// The arguments of `slurm`.
+#[derive(clap::Args)]
+struct SlurmArgs {
+    /// Experiment id or path to its .yaml file.
+    experiment: String,
+    /// Number of shards (array tasks).
+    #[arg(long)]
+    shards: usize,
+    /// smoke, ci or paper.
+    #[arg(long, default_value = "paper")]
+    scale: String,
+    /// Slurm partition (default: the cluster's default).
+    #[arg(long)]
+    partition: Option<String>,
+    /// Time limit of each job, in Slurm's format.
+    #[arg(long, default_value = "04:00:00")]
+    time: String,
+    /// CPUs per task (and threads of each task).
+    #[arg(long, default_value_t = 1)]
+    cpus: usize,
+    /// The run's directory on a file system every node sees (default:
+    /// runs/<id>/<scale>/).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// The arguments of `check`.
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// Experiment ids (default: all).
+    experiments: Vec<String>,
+    /// ci or paper.
+    #[arg(long, default_value = "ci")]
+    scale: String,
+    /// Compute nothing: evaluate the claims on the committed baseline of the scale
+    /// again and compare them with its checks.csv (seconds); experiments without
+    /// a baseline of that scale are listed and skipped.
+    #[arg(long)]
+    committed: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+}
+
+/// The arguments of `bless`.
+#[derive(clap::Args)]
+struct BlessArgs {
+    /// Experiment ids.
+    #[arg(required = true)]
+    experiments: Vec<String>,
+    /// ci or paper.
+    #[arg(long, default_value = "ci")]
+    scale: String,
+    /// Compute nothing: evaluate the claims on the committed baseline again and
+    /// rewrite its checks.csv and tables (for a change of the claims or of a
+    /// table's layout; numbers, figures and manifest stay).
+    #[arg(long)]
+    committed: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+}
+
+/// The arguments of `report`.
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// Read runs/<id>/<scale>/ instead of the committed results/.
+    #[arg(long)]
+    runs: Option<String>,
+    /// Output directory (default: runs/report/).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// The arguments of `bench`.
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Workload name (w1_pfi, w2_pdp_ice, w3_gp, w4_treeshap, w5_kernelshap, w6_glasso,
+    /// w7_rf_calib, w8_coverage_rep; nn_mc_dropout writes its own rows into
+    /// <data>/nn_mc_dropout/ when they are not there).
+    workload: String,
+    /// Peer dump directory (holding <workload>/train.csv, ...).
+    #[arg(long)]
+    data: PathBuf,
+    /// Threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Timed repeats after one warm-up.
+    #[arg(long, default_value_t = 3)]
+    repeats: usize,
+    /// The peer's JSON line for the same workload (e.g.
+    /// ../shared/peers/dumps/w3_gp.seed1.json): adds speed-ups per phase and fails if
+    /// an answer is outside its tolerance.
+    #[arg(long)]
+    peer: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -331,10 +359,12 @@ fn main() -> ExitCode {
     }
 }
 
+/// Long runs show a progress bar on standard error.
+const PROGRESS: bool = true;
+
 fn real_main() -> Result<bool, BenchError> {
     let cli = Cli::parse();
     let root = workspace_root();
-    let progress = true;
     match cli.command {
         Command::List { markdown: true } => {
             print!("{}", xai_bench::catalog::readme_table(&root)?);
@@ -356,234 +386,12 @@ fn real_main() -> Result<bool, BenchError> {
             }
             Ok(true)
         }
-        Command::Run {
-            experiment,
-            scale,
-            out,
-            threads,
-            fresh,
-            shard,
-            truths_only,
-            plan,
-            shards,
-        } => {
-            let scale = Scale::parse(&scale)?;
-            let exp = resolve(&root, &experiment)?;
-            let shard = shard.as_deref().map(Shard::parse).transpose()?;
-            let place = Place { out, fresh, shard };
-            if plan {
-                print_plan(&exp, scale, shards)?;
-                return Ok(true);
-            }
-            if truths_only {
-                let (dir, n) = run_truths(&root, &exp, scale, threads, progress, &place)?;
-                println!(
-                    "{}: {n} Monte-Carlo truths in {}",
-                    exp.id(),
-                    relative_to(&root, &dir)
-                );
-                return Ok(true);
-            }
-            if let Some(shard) = shard {
-                let (dir, c) = run_shard(&root, &exp, scale, threads, progress, &place, shard)?;
-                println!(
-                    "{}: shard {}/{}: {} cells ({} computed, {} resumed) -> {}",
-                    exp.id(),
-                    shard.k,
-                    shard.n,
-                    c.total,
-                    c.computed,
-                    c.resumed,
-                    relative_to(&root, &dir)
-                );
-                println!(
-                    "when all {} shards are done: cargo xtask merge {} {}",
-                    shard.n,
-                    exp.id(),
-                    relative_to(
-                        &root,
-                        &dir.with_file_name(format!("shard-*-of-{}", shard.n))
-                    )
-                );
-                return Ok(true);
-            }
-            let report = run_experiment(&root, &exp, scale, threads, progress, &place)?;
-            print_report(&root, exp.id(), &report);
-            print_outcomes(exp.id(), &report.outcomes);
-            Ok(true)
-        }
-        Command::Merge {
-            experiment,
-            dirs,
-            out,
-        } => {
-            let exp = resolve(&root, &experiment)?;
-            let report = merge_shards(&exp, &dirs, out.as_deref())?;
-            print_report(&root, exp.id(), &report);
-            print_outcomes(exp.id(), &report.outcomes);
-            Ok(true)
-        }
-        Command::Slurm {
-            experiment,
-            shards,
-            scale,
-            partition,
-            time,
-            cpus,
-            out,
-        } => {
-            let scale = Scale::parse(&scale)?;
-            let exp = resolve(&root, &experiment)?;
-            let base = Place {
-                out,
-                ..Place::default()
-            }
-            .base(&root, &exp, scale);
-            let spec = SlurmSpec {
-                shards,
-                scale,
-                partition,
-                time,
-                cpus,
-            };
-            let exe = std::env::current_exe()
-                .map_err(|e| BenchError::Other(format!("cannot find this executable: {e}")))?;
-            let written = xai_bench::slurm::write(&exp, &spec, &root, &base, &exe)?;
-            println!(
-                "Slurm scripts in {}; submit them with:\n  {}",
-                written.dir.display(),
-                written.submit
-            );
-            println!("which runs:");
-            for c in &written.commands {
-                println!("  {c}");
-            }
-            println!(
-                "A failed task k: `sbatch --array=k {}` (it resumes), then `sbatch {}`.",
-                written.dir.join("cells.sbatch").display(),
-                written.dir.join("merge.sbatch").display()
-            );
-            Ok(true)
-        }
-        Command::Check {
-            experiments,
-            scale,
-            committed,
-            threads,
-        } => {
-            let scale = Scale::parse(&scale)?;
-            if scale == Scale::Smoke {
-                return Err(BenchError::Other(
-                    "check compares with a committed baseline, of ci or paper scale; smoke \
-                     has none (`cargo xtask run <id> --scale smoke` runs it)"
-                        .into(),
-                ));
-            }
-            let ids = if experiments.is_empty() {
-                experiment_ids(&root)?
-            } else {
-                experiments
-            };
-            let mut ok = true;
-            let mut total = Tally::default();
-            let exps = ids
-                .iter()
-                .map(|id| resolve(&root, id))
-                .collect::<Result<Vec<_>, _>>()?;
-            let mut runs = SharedRuns::for_batch(&exps).with_cells(&root);
-            let mut without = Vec::new();
-            for exp in &exps {
-                let report = if committed {
-                    match check_committed(&root, exp, scale) {
-                        Ok(Some(report)) => report,
-                        Ok(None) => {
-                            without.push(exp.id());
-                            continue;
-                        }
-                        Err(e) => {
-                            println!("{}: FAILED {e}", exp.id());
-                            ok = false;
-                            total.failed += 1;
-                            continue;
-                        }
-                    }
-                } else {
-                    check_experiment(&root, exp, scale, threads, progress, &mut runs)?
-                };
-                print_report(&root, exp.id(), &report);
-                ok &= print_outcomes(exp.id(), &report.outcomes);
-                total += Tally::of(&report.outcomes);
-            }
-            if !without.is_empty() {
-                println!(
-                    "no {} baseline (not checked): {}",
-                    scale.name(),
-                    without.join(", ")
-                );
-            }
-            println!(
-                "{} experiments at {} scale{}: {total}",
-                ids.len() - without.len(),
-                scale.name(),
-                if committed { " (committed)" } else { "" }
-            );
-            println!(
-                "{}",
-                if ok {
-                    "all checks passed"
-                } else {
-                    "some checks FAILED"
-                }
-            );
-            Ok(ok)
-        }
-        Command::Bless {
-            experiments,
-            scale,
-            committed,
-            threads,
-        } => {
-            let scale = Scale::parse(&scale)?;
-            let exps = experiments
-                .iter()
-                .map(|id| resolve(&root, id))
-                .collect::<Result<Vec<_>, _>>()?;
-            let mut runs = SharedRuns::for_batch(&exps).with_cells(&root);
-            for exp in &exps {
-                let report = if committed {
-                    bless_committed(&root, exp, scale)?.ok_or_else(|| {
-                        BenchError::Other(format!(
-                            "{} has no committed {} baseline to evaluate again: bless it \
-                             without --committed first",
-                            exp.id(),
-                            scale.name()
-                        ))
-                    })?
-                } else {
-                    bless_experiment(&root, exp, scale, threads, progress, &mut runs)?
-                };
-                print_report(&root, exp.id(), &report);
-                print_outcomes(exp.id(), &report.outcomes);
-            }
-            Ok(true)
-        }
-        Command::Report { runs, out } => {
-            let source = match runs {
-                Some(scale) => xai_bench::report::Source::Runs(Scale::parse(&scale)?),
-                None => xai_bench::report::Source::Committed,
-            };
-            let out = out.unwrap_or_else(|| root.join("runs").join("report"));
-            let built = xai_bench::report::build(&root, source, &out)?;
-            println!(
-                "report of {} experiments -> {}",
-                built.experiments.len(),
-                built.page.display()
-            );
-            for id in &built.missing {
-                println!("  {id}: no outputs to show (run it first)");
-            }
-            Ok(true)
-        }
+        Command::Run(args) => run(&root, args),
+        Command::Merge(args) => merge(&root, args),
+        Command::Slurm(args) => slurm(&root, args),
+        Command::Check(args) => check(&root, args),
+        Command::Bless(args) => bless(&root, args),
+        Command::Report(args) => report(&root, args),
         Command::Data {
             action: DataAction::Verify { names },
         } => {
@@ -643,19 +451,267 @@ fn real_main() -> Result<bool, BenchError> {
             }
             Ok(ok)
         }
-        Command::Bench {
-            workload,
-            data,
-            threads,
-            repeats,
-            peer,
-        } => {
-            let mut line = bench::run(&workload, &data, threads, repeats.max(1))?;
-            if let Some(peer) = peer {
-                bench::compare_with_peer(&mut line, &peer)?;
-            }
-            println!("{line}");
-            Ok(true)
-        }
+        Command::Bench(args) => bench_workload(args),
     }
+}
+
+/// `cargo xtask run`; whether everything it checked passed.
+fn run(root: &Path, args: RunArgs) -> Result<bool, BenchError> {
+    let RunArgs {
+        experiment,
+        scale,
+        out,
+        threads,
+        fresh,
+        shard,
+        truths_only,
+        plan,
+        shards,
+    } = args;
+    let scale = Scale::parse(&scale)?;
+    let exp = resolve(root, &experiment)?;
+    let shard = shard.as_deref().map(Shard::parse).transpose()?;
+    let place = Place { out, fresh, shard };
+    if plan {
+        print_plan(&exp, scale, shards)?;
+        return Ok(true);
+    }
+    if truths_only {
+        let (dir, n) = run_truths(root, &exp, scale, threads, PROGRESS, &place)?;
+        println!(
+            "{}: {n} Monte-Carlo truths in {}",
+            exp.id(),
+            relative_to(root, &dir)
+        );
+        return Ok(true);
+    }
+    if let Some(shard) = shard {
+        let (dir, c) = run_shard(root, &exp, scale, threads, PROGRESS, &place, shard)?;
+        println!(
+            "{}: shard {}/{}: {} cells ({} computed, {} resumed) -> {}",
+            exp.id(),
+            shard.k,
+            shard.n,
+            c.total,
+            c.computed,
+            c.resumed,
+            relative_to(root, &dir)
+        );
+        println!(
+            "when all {} shards are done: cargo xtask merge {} {}",
+            shard.n,
+            exp.id(),
+            relative_to(root, &dir.with_file_name(format!("shard-*-of-{}", shard.n)))
+        );
+        return Ok(true);
+    }
+    let report = run_experiment(root, &exp, scale, threads, PROGRESS, &place)?;
+    print_report(root, exp.id(), &report);
+    print_outcomes(exp.id(), &report.outcomes);
+    Ok(true)
+}
+
+/// `cargo xtask merge`; whether everything it checked passed.
+fn merge(root: &Path, args: MergeArgs) -> Result<bool, BenchError> {
+    let MergeArgs {
+        experiment,
+        dirs,
+        out,
+    } = args;
+    let exp = resolve(root, &experiment)?;
+    let report = merge_shards(&exp, &dirs, out.as_deref())?;
+    print_report(root, exp.id(), &report);
+    print_outcomes(exp.id(), &report.outcomes);
+    Ok(true)
+}
+
+/// `cargo xtask slurm`; whether everything it checked passed.
+fn slurm(root: &Path, args: SlurmArgs) -> Result<bool, BenchError> {
+    let SlurmArgs {
+        experiment,
+        shards,
+        scale,
+        partition,
+        time,
+        cpus,
+        out,
+    } = args;
+    let scale = Scale::parse(&scale)?;
+    let exp = resolve(root, &experiment)?;
+    let base = Place {
+        out,
+        ..Place::default()
+    }
+    .base(root, &exp, scale);
+    let spec = SlurmSpec {
+        shards,
+        scale,
+        partition,
+        time,
+        cpus,
+    };
+    let exe = std::env::current_exe()
+        .map_err(|e| BenchError::Other(format!("cannot find this executable: {e}")))?;
+    let written = xai_bench::slurm::write(&exp, &spec, root, &base, &exe)?;
+    println!(
+        "Slurm scripts in {}; submit them with:\n  {}",
+        written.dir.display(),
+        written.submit
+    );
+    println!("which runs:");
+    for c in &written.commands {
+        println!("  {c}");
+    }
+    println!(
+        "A failed task k: `sbatch --array=k {}` (it resumes), then `sbatch {}`.",
+        written.dir.join("cells.sbatch").display(),
+        written.dir.join("merge.sbatch").display()
+    );
+    Ok(true)
+}
+
+/// `cargo xtask check`; whether everything it checked passed.
+fn check(root: &Path, args: CheckArgs) -> Result<bool, BenchError> {
+    let CheckArgs {
+        experiments,
+        scale,
+        committed,
+        threads,
+    } = args;
+    let scale = Scale::parse(&scale)?;
+    if scale == Scale::Smoke {
+        return Err(BenchError::Other(
+            "check compares with a committed baseline, of ci or paper scale; smoke \
+             has none (`cargo xtask run <id> --scale smoke` runs it)"
+                .into(),
+        ));
+    }
+    let ids = if experiments.is_empty() {
+        experiment_ids(root)?
+    } else {
+        experiments
+    };
+    let mut ok = true;
+    let mut total = Tally::default();
+    let exps = ids
+        .iter()
+        .map(|id| resolve(root, id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut runs = SharedRuns::for_batch(&exps).with_cells(root);
+    let mut without = Vec::new();
+    for exp in &exps {
+        let report = if committed {
+            match check_committed(root, exp, scale) {
+                Ok(Some(report)) => report,
+                Ok(None) => {
+                    without.push(exp.id());
+                    continue;
+                }
+                Err(e) => {
+                    println!("{}: FAILED {e}", exp.id());
+                    ok = false;
+                    total.failed += 1;
+                    continue;
+                }
+            }
+        } else {
+            check_experiment(root, exp, scale, threads, PROGRESS, &mut runs)?
+        };
+        print_report(root, exp.id(), &report);
+        ok &= print_outcomes(exp.id(), &report.outcomes);
+        total += Tally::of(&report.outcomes);
+    }
+    if !without.is_empty() {
+        println!(
+            "no {} baseline (not checked): {}",
+            scale.name(),
+            without.join(", ")
+        );
+    }
+    println!(
+        "{} experiments at {} scale{}: {total}",
+        ids.len() - without.len(),
+        scale.name(),
+        if committed { " (committed)" } else { "" }
+    );
+    println!(
+        "{}",
+        if ok {
+            "all checks passed"
+        } else {
+            "some checks FAILED"
+        }
+    );
+    Ok(ok)
+}
+
+/// `cargo xtask bless`; whether everything it checked passed.
+fn bless(root: &Path, args: BlessArgs) -> Result<bool, BenchError> {
+    let BlessArgs {
+        experiments,
+        scale,
+        committed,
+        threads,
+    } = args;
+    let scale = Scale::parse(&scale)?;
+    let exps = experiments
+        .iter()
+        .map(|id| resolve(root, id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut runs = SharedRuns::for_batch(&exps).with_cells(root);
+    for exp in &exps {
+        let report = if committed {
+            bless_committed(root, exp, scale)?.ok_or_else(|| {
+                BenchError::Other(format!(
+                    "{} has no committed {} baseline to evaluate again: bless it \
+                     without --committed first",
+                    exp.id(),
+                    scale.name()
+                ))
+            })?
+        } else {
+            bless_experiment(root, exp, scale, threads, PROGRESS, &mut runs)?
+        };
+        print_report(root, exp.id(), &report);
+        print_outcomes(exp.id(), &report.outcomes);
+    }
+    Ok(true)
+}
+
+/// `cargo xtask report`; whether everything it checked passed.
+fn report(root: &Path, args: ReportArgs) -> Result<bool, BenchError> {
+    let ReportArgs { runs, out } = args;
+    let source = match runs {
+        Some(scale) => xai_bench::report::Source::Runs(Scale::parse(&scale)?),
+        None => xai_bench::report::Source::Committed,
+    };
+    let out = out.unwrap_or_else(|| root.join("runs").join("report"));
+    let built = xai_bench::report::build(root, source, &out)?;
+    println!(
+        "report of {} experiments -> {}",
+        built.experiments.len(),
+        built.page.display()
+    );
+    for id in &built.missing {
+        println!("  {id}: no outputs to show (run it first)");
+    }
+    Ok(true)
+}
+
+/// `cargo xtask bench`: prints the workload's JSON line (and fails on an answer
+/// outside its tolerance against the peer).
+fn bench_workload(args: BenchArgs) -> Result<bool, BenchError> {
+    let BenchArgs {
+        workload,
+        data,
+        threads,
+        repeats,
+        peer,
+    } = args;
+    let mut line = bench::run(&workload, &data, threads, repeats.max(1))?;
+    if let Some(peer) = peer {
+        bench::compare_with_peer(&mut line, &peer)?;
+    }
+    println!("{line}");
+    Ok(true)
 }

@@ -4,7 +4,7 @@
 //! `xtask` is the command-line front end; everything it does is a function here.
 //!
 //! The crates below it, by job (each imports only the ones listed before it):
-//! 1. `xai-data`: [`error`], [`workspace`], [`datasets`] and [`fetch`] (feature
+//! 1. `xai-data`: [`error`], [`workspace`], [`datasets`] and `fetch` (feature
 //!    `fetch`);
 //! 2. `xai-methods`: [`methods`], each kind of method behind one trait, and what a
 //!    run produced and how it is read: [`table`] (rows and CSV), [`output`] (the run's
@@ -25,7 +25,7 @@
 //!    [`run`]: the runner;
 //! 4. [`outputs`], [`manifest`]: writing a run's tables; [`committed`]: reading a
 //!    committed baseline back; [`figures`]: an experiment's figures;
-//! 5. [`commands`], [`report`], [`slurm`] and [`bench`] (feature `peers`): what the
+//! 5. [`commands`], [`report`], [`slurm`] and `bench` (feature `peers`): what the
 //!    CLI does.
 
 #![warn(missing_docs)]

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::catalog::{baseline_dir, experiment_ids, resolve, run_dir};
 use crate::error::{Result, io_err};
 use crate::plan::Scale;
+use crate::spec::ExperimentSpec;
 use crate::table::read_csv;
 
 /// Where the report reads each experiment's outputs.
@@ -162,7 +163,7 @@ fn markdown_table(md: &str) -> String {
 /// our estimate, its Monte-Carlo standard error se = sd/√n over the replicates, and
 /// the difference (ours − reference)/se. Empty when the experiment has no `near`
 /// check.
-fn reference_table(spec: &crate::spec::ExperimentSpec, dir: &Path) -> Result<String> {
+fn reference_table(spec: &ExperimentSpec, dir: &Path) -> Result<String> {
     use crate::checks::Assertion;
     let near: Vec<_> = spec
         .checks
@@ -261,6 +262,123 @@ fn verdict_changes(shown: &[Check], ci: &[Check]) -> String {
     }
 }
 
+/// The experiment's figures (copied to `<out>/img/<id>/`) and its tables, each
+/// captioned with the scale `label` they were computed at.
+fn figures_and_tables(
+    html: &mut String,
+    s: &ExperimentSpec,
+    dir: &Path,
+    out: &Path,
+    id: &str,
+    label: &str,
+) -> Result<()> {
+    let img = out.join("img").join(id);
+    std::fs::create_dir_all(&img).map_err(io_err(&img))?;
+    for plot in &s.plots {
+        let file = format!("{}.png", plot.kind().name());
+        let from = dir.join(&file);
+        if from.is_file() {
+            std::fs::copy(&from, img.join(&file)).map_err(io_err(&from))?;
+            let _ = writeln!(
+                html,
+                "<figure><a href=\"img/{id}/{file}\"><img src=\"img/{id}/{file}\" alt=\"{id} {file}\" onerror=\"this.setAttribute('data-broken','1')\"></a><figcaption class=\"meta\">{file}: {label}</figcaption></figure>"
+            );
+        }
+    }
+    for t in &s.tables {
+        let path = dir.join(format!("{}.md", t.name));
+        if let Ok(md) = std::fs::read_to_string(&path) {
+            let _ = writeln!(html, "<p class=\"meta\">{}: {label}</p>", t.name);
+            html.push_str(&markdown_table(&md));
+        }
+    }
+    Ok(())
+}
+
+/// The table of the experiment's claims (status, whose claim, the measured numbers;
+/// a known deviation with its reason at the shown scale), counted into `c`.
+fn claims_table(
+    html: &mut String,
+    checks: &[Check],
+    s: &ExperimentSpec,
+    shown_scale: &str,
+    c: &mut Counts,
+) {
+    html.push_str("<table><tr><th>claim</th><th>whose</th><th>status</th><th>measured</th></tr>\n");
+    for k in checks {
+        let class = match k.status.as_str() {
+            "pass" => {
+                c.passed += 1;
+                "pass"
+            }
+            "known deviation" => {
+                c.known += 1;
+                "known"
+            }
+            _ => {
+                c.failed += 1;
+                "fail"
+            }
+        };
+        let whose = match k.kind.as_str() {
+            "derived" => "derived from the paper",
+            _ => "the paper's",
+        };
+        // A known deviation shows its measured reason beside its status.
+        let why = s
+            .checks
+            .iter()
+            .find(|c| c.claim == k.claim)
+            .and_then(|c| c.expected_to_differ.as_ref())
+            .and_then(|d| d.at(shown_scale))
+            .filter(|_| class == "known")
+            .map(|why| format!("<br><small>{}</small>", escape(why)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            html,
+            "<tr class=\"{class}\"><td>{}</td><td>{whose}</td><td>{}{why}</td><td><details><summary>numbers</summary>{}</details></td></tr>",
+            escape(&k.claim),
+            escape(&k.status),
+            escape(&k.detail)
+        );
+    }
+    html.push_str("</table>\n");
+}
+
+/// The page's head and its summary table: experiments and verdicts per paper and
+/// scale, and over all papers per scale.
+fn summary(source: Source, counts: &BTreeMap<(String, String), Counts>) -> String {
+    let mut page = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>xai-workspace report</title><style>{STYLE}</style></head><body>\n<h1>xai-workspace: every experiment</h1>\n<p class=\"meta\">From {}. Each claim of a paper is a check: pass, a known deviation (the reason follows its numbers), or a failure. Every figure and table says the scale and replicates it was computed at.</p>\n<h2>Summary</h2>\n<table><tr><th>paper</th><th>scale</th><th>experiments</th><th>passed</th><th>known deviations</th><th>failed</th></tr>\n",
+        match source {
+            Source::Committed => "the committed results/: the paper-scale baseline (results/&lt;id&gt;/paper/) where one is committed, the ci-scale one otherwise".to_string(),
+            Source::Runs(scale) => format!("runs/*/{}", scale.name()),
+        }
+    );
+    let mut total: BTreeMap<&str, Counts> = BTreeMap::new();
+    for ((paper, scale), c) in counts {
+        let _ = writeln!(
+            page,
+            "<tr><td><a href=\"#{paper}\">{paper}</a></td><td>{scale}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            c.experiments, c.passed, c.known, c.failed
+        );
+        let t = total.entry(scale).or_default();
+        t.experiments += c.experiments;
+        t.passed += c.passed;
+        t.known += c.known;
+        t.failed += c.failed;
+    }
+    for (scale, c) in &total {
+        let _ = writeln!(
+            page,
+            "<tr><th>all</th><th>{scale}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
+            c.experiments, c.passed, c.known, c.failed
+        );
+    }
+    page.push_str("</table>\n");
+    page
+}
+
 /// Builds `<out>/index.html` with the figures copied to `<out>/img/<id>/`.
 pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
     let ids = experiment_ids(root)?;
@@ -319,72 +437,13 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
                 );
             }
             html.push_str("</p>\n");
-            let img = out.join("img").join(id);
-            std::fs::create_dir_all(&img).map_err(io_err(&img))?;
-            for plot in &s.plots {
-                let file = format!("{}.png", plot.kind().name());
-                let from = dir.join(&file);
-                if from.is_file() {
-                    std::fs::copy(&from, img.join(&file)).map_err(io_err(&from))?;
-                    let _ = writeln!(
-                        html,
-                        "<figure><a href=\"img/{id}/{file}\"><img src=\"img/{id}/{file}\" alt=\"{id} {file}\" onerror=\"this.setAttribute('data-broken','1')\"></a><figcaption class=\"meta\">{file}: {label}</figcaption></figure>"
-                    );
-                }
-            }
-            for t in &s.tables {
-                let path = dir.join(format!("{}.md", t.name));
-                if let Ok(md) = std::fs::read_to_string(&path) {
-                    let _ = writeln!(html, "<p class=\"meta\">{}: {label}</p>", t.name);
-                    html.push_str(&markdown_table(&md));
-                }
-            }
+            figures_and_tables(&mut html, s, &dir, out, id, &label)?;
             let checks = read_checks(&dir.join("checks.csv"))?;
             let shown_scale = manifest
                 .as_ref()
                 .and_then(|m| m["scale"].as_str())
                 .unwrap_or_default();
-            html.push_str(
-                "<table><tr><th>claim</th><th>whose</th><th>status</th><th>measured</th></tr>\n",
-            );
-            for k in &checks {
-                let class = match k.status.as_str() {
-                    "pass" => {
-                        c.passed += 1;
-                        "pass"
-                    }
-                    "known deviation" => {
-                        c.known += 1;
-                        "known"
-                    }
-                    _ => {
-                        c.failed += 1;
-                        "fail"
-                    }
-                };
-                let whose = match k.kind.as_str() {
-                    "derived" => "derived from the paper",
-                    _ => "the paper's",
-                };
-                // A known deviation shows its measured reason beside its status.
-                let why = s
-                    .checks
-                    .iter()
-                    .find(|c| c.claim == k.claim)
-                    .and_then(|c| c.expected_to_differ.as_ref())
-                    .and_then(|d| d.at(shown_scale))
-                    .filter(|_| class == "known")
-                    .map(|why| format!("<br><small>{}</small>", escape(why)))
-                    .unwrap_or_default();
-                let _ = writeln!(
-                    html,
-                    "<tr class=\"{class}\"><td>{}</td><td>{whose}</td><td>{}{why}</td><td><details><summary>numbers</summary>{}</details></td></tr>",
-                    escape(&k.claim),
-                    escape(&k.status),
-                    escape(&k.detail)
-                );
-            }
-            html.push_str("</table>\n");
+            claims_table(&mut html, &checks, s, shown_scale, c);
             if let Some(other) = other.filter(|o| o.join("checks.csv").is_file()) {
                 html.push_str(&verdict_changes(
                     &checks,
@@ -407,34 +466,7 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
             .push(id.clone());
         sections.insert(id.clone(), html);
     }
-    let mut page = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>xai-workspace report</title><style>{STYLE}</style></head><body>\n<h1>xai-workspace: every experiment</h1>\n<p class=\"meta\">From {}. Each claim of a paper is a check: pass, a known deviation (the reason follows its numbers), or a failure. Every figure and table says the scale and replicates it was computed at.</p>\n<h2>Summary</h2>\n<table><tr><th>paper</th><th>scale</th><th>experiments</th><th>passed</th><th>known deviations</th><th>failed</th></tr>\n",
-        match source {
-            Source::Committed => "the committed results/: the paper-scale baseline (results/&lt;id&gt;/paper/) where one is committed, the ci-scale one otherwise".to_string(),
-            Source::Runs(scale) => format!("runs/*/{}", scale.name()),
-        }
-    );
-    let mut total: BTreeMap<&str, Counts> = BTreeMap::new();
-    for ((paper, scale), c) in &counts {
-        let _ = writeln!(
-            page,
-            "<tr><td><a href=\"#{paper}\">{paper}</a></td><td>{scale}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            c.experiments, c.passed, c.known, c.failed
-        );
-        let t = total.entry(scale).or_default();
-        t.experiments += c.experiments;
-        t.passed += c.passed;
-        t.known += c.known;
-        t.failed += c.failed;
-    }
-    for (scale, c) in &total {
-        let _ = writeln!(
-            page,
-            "<tr><th>all</th><th>{scale}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
-            c.experiments, c.passed, c.known, c.failed
-        );
-    }
-    page.push_str("</table>\n");
+    let mut page = summary(source, &counts);
     for (paper, list) in &by_paper {
         let _ = writeln!(page, "<h2 id=\"{paper}\">{paper}</h2>");
         for id in list {

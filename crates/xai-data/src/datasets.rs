@@ -281,6 +281,25 @@ pub fn keep_classes(
     .map_err(|e| bad(e.to_string()))
 }
 
+/// Replaces each column's missing (NaN) cells by the mean of its observed ones; the
+/// error names a column with none observed.
+fn impute_means(x: &mut Array2<f64>, names: &[String]) -> std::result::Result<(), String> {
+    for (j, mut column) in x.columns_mut().into_iter().enumerate() {
+        let observed: Vec<f64> = column.iter().copied().filter(|v| !v.is_nan()).collect();
+        if observed.len() < column.len() {
+            if observed.is_empty() {
+                return Err(format!(
+                    "column `{}` has no observed value to impute its mean from",
+                    names[j]
+                ));
+            }
+            let mean = observed.iter().sum::<f64>() / observed.len() as f64;
+            column.mapv_inplace(|v| if v.is_nan() { mean } else { v });
+        }
+    }
+    Ok(())
+}
+
 /// Loads, verifies and encodes dataset `name`.
 pub fn load(
     name: &str,
@@ -407,19 +426,7 @@ pub fn load(
         .collect();
     let mut x = Array2::from_shape_vec((n, names.len()), x).expect("n·d values");
     if policy == MissingPolicy::ImputeMean {
-        for (j, mut column) in x.columns_mut().into_iter().enumerate() {
-            let observed: Vec<f64> = column.iter().copied().filter(|v| !v.is_nan()).collect();
-            if observed.len() < column.len() {
-                if observed.is_empty() {
-                    return Err(bad(format!(
-                        "column `{}` has no observed value to impute its mean from",
-                        names[j]
-                    )));
-                }
-                let mean = observed.iter().sum::<f64>() / observed.len() as f64;
-                column.mapv_inplace(|v| if v.is_nan() { mean } else { v });
-            }
-        }
+        impute_means(&mut x, &names).map_err(bad)?;
     }
     let target = match entry.target.task {
         Task::Regression => Target::Continuous(Array1::from(y)),

@@ -189,7 +189,190 @@ fn prediction() -> ValueFunction {
     ValueFunction::Prediction
 }
 
+impl Acquisition {
+    /// At least one driver, all known, and some features left that are not drivers;
+    /// at least 2 ROC points.
+    fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
+        super::known_features(plan, &self.drivers)?;
+        if self.drivers.is_empty() {
+            return Err(Invalid::new("drivers", "name at least one driver"));
+        }
+        if plan
+            .feature_names
+            .is_some_and(|n| n.len() <= self.drivers.len())
+        {
+            return Err(Invalid::new(
+                "drivers",
+                "some features must not be drivers: the ROC curve needs both kinds",
+            ));
+        }
+        if self.points < 2 {
+            return Err(Invalid::new(
+                "points",
+                "a ROC curve needs at least 2 points",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Separating {
+    /// At least one value read per row; k and m within the features.
+    fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
+        if self.top == 0 {
+            return Err(Invalid::new("top", "read at least one value per row"));
+        }
+        if let Some(names) = plan.feature_names
+            && (self.features == 0 || self.features >= names.len() || self.top > names.len())
+        {
+            return Err(Invalid::new(
+                "separating",
+                format!(
+                    "features = {} must lie in 1..{} and top = {} at most {} (the features)",
+                    self.features,
+                    names.len(),
+                    self.top,
+                    names.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Conformal {
+    /// α and the calibrating share in (0, 1), and enough calibrating rows of the `n`
+    /// explained (when known) for the ⌈(n_c + 1)(1 − α)⌉-th smallest deviation.
+    fn validate(&self, n: Option<usize>) -> Result<(), Invalid> {
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            return Err(Invalid::new(
+                "alpha",
+                format!("α = {} must lie in (0, 1)", self.alpha),
+            ));
+        }
+        if !(self.calibrate > 0.0 && self.calibrate < 1.0) {
+            return Err(Invalid::new(
+                "calibrate",
+                format!(
+                    "calibrate = {} is the share of the explained rows that calibrate; \
+                     it must lie in (0, 1) so that some rows are left to measure coverage \
+                     on (watson2023 Table 1: 0.5 of 2000 test rows)",
+                    self.calibrate
+                ),
+            ));
+        }
+        if let Some(n) = n {
+            let n_c = self.calibration_rows(n);
+            if ((n_c + 1) as f64 * (1.0 - self.alpha)).ceil() as usize > n_c {
+                return Err(Invalid::new(
+                    "calibrate",
+                    format!(
+                        "{n_c} of the {n} explained rows calibrate: too few for α = {} \
+                         (the ⌈(n_c + 1)(1 − α)⌉-th smallest deviation must exist); raise \
+                         `calibrate`, `alpha` or the rows",
+                        self.alpha
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl ShapleySpec {
+    /// The estimator against the value function, the models and the features:
+    /// TreeSHAP explains tree ensembles' predictions only; a member-reading value
+    /// needs a classifier with members; a game needs background rows, KernelSHAP
+    /// more coalitions than features, exact enumeration at most 20 features.
+    fn validate_estimator(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
+        if self.estimator == Estimator::Tree {
+            if self.value != ValueFunction::Prediction {
+                return Err(Invalid::new(
+                    "value",
+                    "TreeSHAP explains the trees' own output (value: prediction); use estimator \
+                     `exact` or `kernel` for another value function",
+                ));
+            }
+            if let Some((name, l)) = super::model_without(plan.models, |c| c.trees) {
+                return Err(Invalid::new(
+                    "estimator",
+                    format!(
+                        "estimator `tree` needs tree-ensemble models (random_forest, \
+                         extra_trees, rpart, r_random_forest, xgboost); model `{name}` is {}",
+                        l.name()
+                    ),
+                ));
+            }
+        }
+        if self.value.reads_members()
+            && let Some(d) = plan.loaded
+            && matches!(d.y(), xai_core::Target::Continuous(_))
+        {
+            return Err(Invalid::new(
+                "value",
+                format!(
+                    "value `{}` splits a classifier's entropy over its members' class \
+                     probabilities, but this data's target is continuous: use a \
+                     classification dataset, or value `prediction`",
+                    self.value.quantity_prefix()
+                ),
+            ));
+        }
+        if self.value.reads_members()
+            && let Some((name, l)) = super::model_without(plan.models, |c| c.members)
+        {
+            return Err(Invalid::new(
+                "value",
+                format!(
+                    "value `{}` splits an ensemble's entropy by its members; model `{name}` \
+                     ({}) has none: use a forest",
+                    self.value.quantity_prefix(),
+                    l.name()
+                ),
+            ));
+        }
+        if self.estimator != Estimator::Tree && self.background == 0 {
+            return Err(Invalid::new(
+                "background",
+                "at least one background row is needed",
+            ));
+        }
+        if self.estimator == Estimator::Kernel && self.samples < 2 {
+            return Err(Invalid::new(
+                "samples",
+                "KernelSHAP needs at least 2 coalitions",
+            ));
+        }
+        if let Some(names) = plan.feature_names
+            && self.estimator == Estimator::Kernel
+            && self.samples <= names.len()
+        {
+            return Err(Invalid::new(
+                "samples",
+                format!(
+                    "KernelSHAP of {} features needs more than {} coalitions to determine \
+                     their values (2048 is the default)",
+                    names.len(),
+                    names.len()
+                ),
+            ));
+        }
+        if let Some(names) = plan.feature_names
+            && self.estimator == Estimator::Exact
+            && names.len() > 20
+        {
+            return Err(Invalid::new(
+                "estimator",
+                format!(
+                    "exact enumeration of {} features takes 2^{} coalitions; use `kernel`",
+                    names.len(),
+                    names.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn prefix(&self) -> String {
         format!("{}_shap", self.value.quantity_prefix())
     }
@@ -278,91 +461,7 @@ impl Method for ShapleySpec {
     }
 
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        if self.estimator == Estimator::Tree {
-            if self.value != ValueFunction::Prediction {
-                return Err(Invalid::new(
-                    "value",
-                    "TreeSHAP explains the trees' own output (value: prediction); use estimator \
-                     `exact` or `kernel` for another value function",
-                ));
-            }
-            if let Some((name, l)) = super::model_without(plan.models, |c| c.trees) {
-                return Err(Invalid::new(
-                    "estimator",
-                    format!(
-                        "estimator `tree` needs tree-ensemble models (random_forest, \
-                         extra_trees, rpart, r_random_forest, xgboost); model `{name}` is {}",
-                        l.name()
-                    ),
-                ));
-            }
-        }
-        if self.value.reads_members()
-            && let Some(d) = plan.loaded
-            && matches!(d.y(), xai_core::Target::Continuous(_))
-        {
-            return Err(Invalid::new(
-                "value",
-                format!(
-                    "value `{}` splits a classifier's entropy over its members' class \
-                     probabilities, but this data's target is continuous: use a \
-                     classification dataset, or value `prediction`",
-                    self.value.quantity_prefix()
-                ),
-            ));
-        }
-        if self.value.reads_members()
-            && let Some((name, l)) = super::model_without(plan.models, |c| c.members)
-        {
-            return Err(Invalid::new(
-                "value",
-                format!(
-                    "value `{}` splits an ensemble's entropy by its members; model `{name}` \
-                     ({}) has none: use a forest",
-                    self.value.quantity_prefix(),
-                    l.name()
-                ),
-            ));
-        }
-        if self.estimator != Estimator::Tree && self.background == 0 {
-            return Err(Invalid::new(
-                "background",
-                "at least one background row is needed",
-            ));
-        }
-        if self.estimator == Estimator::Kernel && self.samples < 2 {
-            return Err(Invalid::new(
-                "samples",
-                "KernelSHAP needs at least 2 coalitions",
-            ));
-        }
-        if let Some(names) = plan.feature_names
-            && self.estimator == Estimator::Kernel
-            && self.samples <= names.len()
-        {
-            return Err(Invalid::new(
-                "samples",
-                format!(
-                    "KernelSHAP of {} features needs more than {} coalitions to determine \
-                     their values (2048 is the default)",
-                    names.len(),
-                    names.len()
-                ),
-            ));
-        }
-        if let Some(names) = plan.feature_names
-            && self.estimator == Estimator::Exact
-            && names.len() > 20
-        {
-            return Err(Invalid::new(
-                "estimator",
-                format!(
-                    "exact enumeration of {} features takes 2^{} coalitions; use `kernel`",
-                    names.len(),
-                    names.len()
-                ),
-            ));
-        }
+        self.validate_estimator(plan)?;
         let n = self.rows.or(plan.n_test);
         if let (Some(rows), Some(n_test)) = (self.rows, plan.n_test)
             && (rows == 0 || rows > n_test)
@@ -391,77 +490,13 @@ impl Method for ShapleySpec {
             ));
         }
         if let Some(a) = &self.acquisition {
-            super::known_features(plan, &a.drivers)?;
-            if a.drivers.is_empty() {
-                return Err(Invalid::new("drivers", "name at least one driver"));
-            }
-            if plan
-                .feature_names
-                .is_some_and(|n| n.len() <= a.drivers.len())
-            {
-                return Err(Invalid::new(
-                    "drivers",
-                    "some features must not be drivers: the ROC curve needs both kinds",
-                ));
-            }
-            if a.points < 2 {
-                return Err(Invalid::new(
-                    "points",
-                    "a ROC curve needs at least 2 points",
-                ));
-            }
+            a.validate(plan)?;
         }
         if let Some(sep) = &self.separating {
-            if sep.top == 0 {
-                return Err(Invalid::new("top", "read at least one value per row"));
-            }
-            if let Some(names) = plan.feature_names
-                && (sep.features == 0 || sep.features >= names.len() || sep.top > names.len())
-            {
-                return Err(Invalid::new(
-                    "separating",
-                    format!(
-                        "features = {} must lie in 1..{} and top = {} at most {} (the features)",
-                        sep.features,
-                        names.len(),
-                        sep.top,
-                        names.len()
-                    ),
-                ));
-            }
+            sep.validate(plan)?;
         }
         if let Some(c) = self.conformal {
-            if !(c.alpha > 0.0 && c.alpha < 1.0) {
-                return Err(Invalid::new(
-                    "alpha",
-                    format!("α = {} must lie in (0, 1)", c.alpha),
-                ));
-            }
-            if !(c.calibrate > 0.0 && c.calibrate < 1.0) {
-                return Err(Invalid::new(
-                    "calibrate",
-                    format!(
-                        "calibrate = {} is the share of the explained rows that calibrate; \
-                         it must lie in (0, 1) so that some rows are left to measure coverage \
-                         on (watson2023 Table 1: 0.5 of 2000 test rows)",
-                        c.calibrate
-                    ),
-                ));
-            }
-            if let Some(n) = n {
-                let n_c = c.calibration_rows(n);
-                if ((n_c + 1) as f64 * (1.0 - c.alpha)).ceil() as usize > n_c {
-                    return Err(Invalid::new(
-                        "calibrate",
-                        format!(
-                            "{n_c} of the {n} explained rows calibrate: too few for α = {} \
-                             (the ⌈(n_c + 1)(1 − α)⌉-th smallest deviation must exist); raise \
-                             `calibrate`, `alpha` or the rows",
-                            c.alpha
-                        ),
-                    ));
-                }
-            }
+            c.validate(n)?;
         }
         Ok(())
     }

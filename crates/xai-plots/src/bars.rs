@@ -237,6 +237,60 @@ fn whisker(
     ]
 }
 
+/// The range [lo, hi] of the estimates and interval ends of quantity `q` over all
+/// panels (of every quantity drawn, with a shared y-axis), always including 0.
+fn value_range(panels: &[Panel<'_>], quantities: &[String], q: &str, shared_y: bool) -> (f64, f64) {
+    let (mut lo, mut hi) = (0.0f64, 0.0f64);
+    let in_range = |r: &&SummaryRow| {
+        if shared_y {
+            quantities.contains(&r.quantity)
+        } else {
+            r.quantity == q
+        }
+    };
+    for r in panels
+        .iter()
+        .flat_map(|p| p.rows.iter().copied())
+        .filter(in_range)
+    {
+        for v in [r.value.estimate, r.value.lower, r.value.upper] {
+            if v.is_finite() {
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+        }
+    }
+    (lo, hi)
+}
+
+/// The features a panel shows, in drawing order: ranked by estimate (`rank`) or in
+/// the order `features` lists them, the first `top`; `rows` keeps only theirs (ranked
+/// too).
+fn shown_features<'a>(rows: &mut Vec<&'a SummaryRow>, order: &BarOrder) -> Vec<&'a str> {
+    let mut features: Vec<&str> = Vec::new();
+    if order.rank {
+        rows.sort_by(|a, b| b.value.estimate.total_cmp(&a.value.estimate));
+    }
+    for r in rows.iter() {
+        if !features.contains(&r.feature.as_str()) {
+            features.push(&r.feature);
+        }
+    }
+    if !order.rank {
+        let place = |f: &str| {
+            order
+                .features
+                .iter()
+                .position(|o| o == f)
+                .unwrap_or(usize::MAX)
+        };
+        features.sort_by_key(|f| place(f));
+    }
+    features.truncate(order.top.unwrap_or(usize::MAX));
+    rows.retain(|r| features.contains(&r.feature.as_str()));
+    features
+}
+
 /// One row of panels per quantity (each row with its own y-range, shared across the
 /// row, or one range for all rows with `shared_y`), one column per panel (model × grid
 /// value); bars per feature with whiskers from the interval.
@@ -255,51 +309,12 @@ fn bars<DB: DrawingBackend>(
         fn of_q<'a>(p: &Panel<'a>, q: &str) -> Vec<&'a SummaryRow> {
             p.rows.iter().copied().filter(|r| r.quantity == q).collect()
         }
-        let (mut lo, mut hi) = (0.0f64, 0.0f64);
-        let in_range = |r: &&SummaryRow| {
-            if order.shared_y {
-                quantities.contains(&r.quantity)
-            } else {
-                r.quantity == *q
-            }
-        };
-        for r in panels
-            .iter()
-            .flat_map(|p| p.rows.iter().copied())
-            .filter(in_range)
-        {
-            for v in [r.value.estimate, r.value.lower, r.value.upper] {
-                if v.is_finite() {
-                    lo = lo.min(v);
-                    hi = hi.max(v);
-                }
-            }
-        }
+        let (lo, hi) = value_range(panels, quantities, q, order.shared_y);
         let pad = 0.08 * (hi - lo).max(1e-9);
         for (k, &pi) in layout.cells[qi].iter().enumerate() {
             let panel = &panels[pi];
             let mut rows = of_q(panel, q);
-            let mut features: Vec<&str> = Vec::new();
-            if order.rank {
-                rows.sort_by(|a, b| b.value.estimate.total_cmp(&a.value.estimate));
-            }
-            for r in &rows {
-                if !features.contains(&r.feature.as_str()) {
-                    features.push(&r.feature);
-                }
-            }
-            if !order.rank {
-                let place = |f: &str| {
-                    order
-                        .features
-                        .iter()
-                        .position(|o| o == f)
-                        .unwrap_or(usize::MAX)
-                };
-                features.sort_by_key(|f| place(f));
-            }
-            features.truncate(order.top.unwrap_or(usize::MAX));
-            rows.retain(|r| features.contains(&r.feature.as_str()));
+            let features = shown_features(&mut rows, order);
             let nf = features.len();
             let area = &areas[layout.area(qi, k)];
             // Category c (a feature) at position c, left to right, or from the top.

@@ -424,6 +424,59 @@ struct Point {
     coverage: f64,
 }
 
+/// The (width, coverage) points of `estimand`, one per cell and interval (plain and,
+/// per the plot's suffixes, corrected), each coloured by its `color_by` value; a new
+/// value is appended to `colors`.
+fn tradeoff_points(
+    out: &RunOutput,
+    plot: &Tradeoff,
+    estimand: &str,
+    colors: &mut Vec<String>,
+) -> Vec<Point> {
+    let Tradeoff {
+        rows_where,
+        color_by,
+        ..
+    } = plot;
+    let mut points: Vec<Point> = Vec::new();
+    for suffix in plot.suffixes() {
+        let width = format!("width_{estimand}{suffix}");
+        let coverage = format!("coverage_{estimand}{suffix}");
+        let rows = rows_of(out, &[width.clone(), coverage.clone()], rows_where);
+        let context = |r: &Row<'_>| -> Vec<(String, String)> {
+            r.cols
+                .iter()
+                .filter(|(k, _)| *k != "quantity")
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect()
+        };
+        for w in rows
+            .iter()
+            .filter(|r| r.get("quantity") == Some(width.as_str()))
+        {
+            let cell = context(w);
+            let Some(c) = rows
+                .iter()
+                .find(|r| r.get("quantity") == Some(coverage.as_str()) && context(r) == cell)
+            else {
+                continue;
+            };
+            let color = w.get(color_by).unwrap_or_default().to_string();
+            if !colors.contains(&color) {
+                colors.push(color.clone());
+            }
+            points.push(Point {
+                context: cell,
+                color,
+                corrected: !suffix.is_empty(),
+                width: w.value.estimate,
+                coverage: c.value.estimate,
+            });
+        }
+    }
+    points
+}
+
 /// Draws a `tradeoff` figure (width against coverage) into `root`.
 fn draw_tradeoff<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -433,7 +486,6 @@ fn draw_tradeoff<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let Tradeoff {
         estimands,
-        rows_where,
         color_by,
         join,
         ..
@@ -443,42 +495,7 @@ fn draw_tradeoff<DB: DrawingBackend>(
     let areas = root.split_evenly((1, estimands.len().max(1)));
     let mut colors: Vec<String> = Vec::new();
     for (area, estimand) in areas.iter().zip(estimands) {
-        let mut points: Vec<Point> = Vec::new();
-        for suffix in suffixes {
-            let width = format!("width_{estimand}{suffix}");
-            let coverage = format!("coverage_{estimand}{suffix}");
-            let rows = rows_of(out, &[width.clone(), coverage.clone()], rows_where);
-            let context = |r: &Row<'_>| -> Vec<(String, String)> {
-                r.cols
-                    .iter()
-                    .filter(|(k, _)| *k != "quantity")
-                    .map(|(k, v)| (k.to_string(), v.clone()))
-                    .collect()
-            };
-            for w in rows
-                .iter()
-                .filter(|r| r.get("quantity") == Some(width.as_str()))
-            {
-                let cell = context(w);
-                let Some(c) = rows
-                    .iter()
-                    .find(|r| r.get("quantity") == Some(coverage.as_str()) && context(r) == cell)
-                else {
-                    continue;
-                };
-                let color = w.get(color_by).unwrap_or_default().to_string();
-                if !colors.contains(&color) {
-                    colors.push(color.clone());
-                }
-                points.push(Point {
-                    context: cell,
-                    color,
-                    corrected: !suffix.is_empty(),
-                    width: w.value.estimate,
-                    coverage: c.value.estimate,
-                });
-            }
-        }
+        let points = tradeoff_points(out, plot, estimand, &mut colors);
         let (x0, x1) = range(points.iter().map(|p| p.width));
         let (y0, y1) = range(
             points
