@@ -48,6 +48,18 @@ pub enum Statistic {
 }
 
 impl Statistic {
+    /// Every statistic, in declaration order (what a quantity's name may start with).
+    pub const ALL: [Statistic; 8] = [
+        Statistic::Prediction,
+        Statistic::SquaredError,
+        Statistic::Nll,
+        Statistic::Entropy,
+        Statistic::R2Loss,
+        Statistic::Misclassification,
+        Statistic::Brier,
+        Statistic::CodeEntropy,
+    ];
+
     /// The name used to build quantity names (`<name>_<aggregation>`, e.g.
     /// `likelihood_pfi`, `entropy_ice`).
     pub fn quantity_prefix(self) -> &'static str {

@@ -17,6 +17,7 @@ use serde::Deserialize;
 use xai_core::CoreError;
 use xai_core::rng::StreamRng;
 
+use super::quantity::{Inference, Quantity, Suffix};
 use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
 
 /// `normalise: {quantities: [q, ...]}`: reports `<q>_normalised` per feature.
@@ -112,6 +113,34 @@ fn aligned(
 }
 
 /// A per-feature value.
+/// Quantity `q` read by name (every method's quantity has one).
+fn named(q: &str) -> Quantity {
+    Quantity::parse(q).expect("a method's quantity is not empty")
+}
+
+/// `<q>_normalised`.
+fn normalised(q: &str) -> String {
+    named(q).with(Suffix::Word("normalised")).to_string()
+}
+
+impl CorrelationSpec {
+    /// `pearson_<reference>`.
+    fn correlation(&self) -> String {
+        named(&self.reference)
+            .within(Inference::Pearson)
+            .to_string()
+    }
+}
+
+impl DifferenceSpec {
+    /// `<quantity>_minus_<minus>`.
+    fn difference(&self) -> String {
+        named(&self.quantity)
+            .with(Suffix::Minus(Box::new(named(&self.minus))))
+            .to_string()
+    }
+}
+
 fn value(quantity: String, feature: &str, v: f64, n: usize) -> Value {
     Value {
         quantity,
@@ -127,10 +156,7 @@ impl Method for NormaliseSpec {
     }
 
     fn quantities(&self) -> Vec<String> {
-        self.quantities
-            .iter()
-            .map(|q| format!("{q}_normalised"))
-            .collect()
+        self.quantities.iter().map(|q| normalised(q)).collect()
     }
 
     fn needs_fit(&self) -> bool {
@@ -153,10 +179,12 @@ impl Method for NormaliseSpec {
                     estimates.len()
                 ))
             })?;
-            out.values
-                .extend(values.iter().zip(shares).map(|(v, share)| {
-                    value(format!("{q}_normalised"), &v.feature, share, values.len())
-                }));
+            out.values.extend(
+                values
+                    .iter()
+                    .zip(shares)
+                    .map(|(v, share)| value(normalised(q), &v.feature, share, values.len())),
+            );
         }
         Ok(out)
     }
@@ -191,7 +219,7 @@ impl Method for CorrelationSpec {
     }
 
     fn quantities(&self) -> Vec<String> {
-        vec![format!("pearson_{}", self.reference)]
+        vec![self.correlation()]
     }
 
     fn needs_fit(&self) -> bool {
@@ -216,7 +244,7 @@ impl Method for CorrelationSpec {
         for q in &self.with {
             let b = aligned(input, q, &features)?;
             out.values.push(value(
-                format!("pearson_{}", self.reference),
+                self.correlation(),
                 q,
                 pearson(&a, &b),
                 features.len(),
@@ -232,7 +260,7 @@ impl Method for DifferenceSpec {
     }
 
     fn quantities(&self) -> Vec<String> {
-        vec![format!("{}_minus_{}", self.quantity, self.minus)]
+        vec![self.difference()]
     }
 
     fn needs_fit(&self) -> bool {
@@ -252,7 +280,7 @@ impl Method for DifferenceSpec {
         let from = per_feature(input, &self.quantity);
         let features: Vec<&str> = from.iter().map(|v| v.feature.as_str()).collect();
         let minus = aligned(input, &self.minus, &features)?;
-        let name = self.quantities().remove(0);
+        let name = self.difference();
         Ok(Emitted {
             values: from
                 .iter()

@@ -19,6 +19,7 @@ use xai_models::glasso::{
     GlassoParams, cross_validated_alpha, empirical_covariance, graphical_lasso,
 };
 
+use super::quantity::{Aggregation, Quantity};
 use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
 
 /// `cid:` settings: Λ̂ by the graphical lasso with penalty `alpha` on the standardised
@@ -94,9 +95,22 @@ pub const TERMS: [&str; 5] = [
     "conditional_mi_null",
 ];
 
-/// The corrected quantity of a PFI quantity: `r2_pfi` → `r2_cid`.
-fn corrected_name(pfi: &str) -> String {
-    format!("{}_cid", pfi.strip_suffix("_pfi").unwrap_or(pfi))
+/// A PFI quantity (`r2_pfi`), read as one; none for another quantity.
+fn pfi(name: &str) -> Option<Quantity> {
+    Quantity::parse(name).filter(|q| {
+        q.aggregation == Some(Aggregation::Pfi) && q.inference.is_empty() && q.suffixes.is_empty()
+    })
+}
+
+/// The corrected quantity of a PFI quantity: `r2_pfi` → `r2_cid` (validation has
+/// refused any other name).
+fn corrected_name(pfi_name: &str) -> String {
+    let q = pfi(pfi_name).expect("validate refuses a quantity that is not a PFI");
+    Quantity {
+        aggregation: Some(Aggregation::Cid),
+        ..q
+    }
+    .to_string()
 }
 
 impl CidSpec {
@@ -160,7 +174,7 @@ impl Method for CidSpec {
             ));
         }
         for q in &self.corrects {
-            if !q.ends_with("_pfi") || !plan.earlier.contains(q) {
+            if pfi(q).is_none() || !plan.earlier.contains(q) {
                 return Err(Invalid::new(
                     "corrects",
                     format!(

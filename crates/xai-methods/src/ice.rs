@@ -12,6 +12,7 @@ use serde::Deserialize;
 use xai_core::rng::{StreamRng, stream_rng};
 use xai_core::{GridRange, GridSpec, Statistic, Target};
 
+use super::quantity::{Aggregation, Impact, Inference, Quantity, Sampler, Suffix};
 use super::{Emitted, Input, Invalid, Method, Plan, Value, feature_indices, known_features};
 use crate::table::CurveRow;
 
@@ -68,19 +69,26 @@ pub struct ImpactSpec {
 }
 
 impl ImpactSpec {
-    /// The conventions reported, with the ending of their quantities' names.
-    fn conventions(self) -> Vec<(xai_core::Convention, &'static str)> {
-        let printed = [(xai_core::Convention::Printed, "_printed")];
-        std::iter::once((xai_core::Convention::Code, ""))
+    /// The conventions reported, with the suffix of their quantities' names.
+    fn conventions(self) -> Vec<(xai_core::Convention, Option<Suffix>)> {
+        let printed = [(xai_core::Convention::Printed, Some(Suffix::Word("printed")))];
+        std::iter::once((xai_core::Convention::Code, None))
             .chain(printed.into_iter().filter(|_| self.printed))
             .collect()
     }
+
+    /// The quantity of impact number `i` of `statistic` under a convention's suffix.
+    fn quantity(statistic: Statistic, i: Impact, suffix: &Option<Suffix>) -> String {
+        let q = Quantity::of(statistic, None, Aggregation::Impact(i));
+        match suffix {
+            Some(s) => q.with(s.clone()),
+            None => q,
+        }
+        .to_string()
+    }
 }
 
-/// The suffixes of the impact quantities, in [`impact_numbers`]' order.
-const IMPACT: [&str; 5] = ["fi", "signed_fi", "idfi", "he", "nl"];
-
-/// The numbers of [`xai_core::IceImpact`] in [`IMPACT`]'s order.
+/// The numbers of [`xai_core::IceImpact`] in [`Impact::ALL`]'s order.
 fn impact_numbers(i: xai_core::IceImpact) -> [f64; 5] {
     [i.fi, i.signed_fi, i.idfi, i.he, i.nl]
 }
@@ -113,12 +121,30 @@ impl Band {
         }
     }
 
-    /// The PD's quantity name for `prefix`: `<prefix>_pd`, or `<prefix>_conditional_pd`.
-    fn pd_quantity(self, prefix: &str) -> String {
-        match self {
-            Band::Conditional { .. } => format!("{prefix}_conditional_pd"),
-            Band::Rows | Band::Model => format!("{prefix}_pd"),
-        }
+    /// The PD's quantity of `statistic`: `<prefix>_pd`, or `<prefix>_conditional_pd`.
+    fn pd_quantity(self, statistic: Statistic) -> Quantity {
+        let sampler = match self {
+            Band::Conditional { .. } => Some(Sampler::Conditional),
+            Band::Rows | Band::Model => None,
+        };
+        Quantity::of(statistic, sampler, Aggregation::Pd)
+    }
+
+    /// The PD quantity `pd` with this band's name, which the coverage study's
+    /// quantities wrap (`prediction_pd_rows`).
+    fn band_quantity(self, pd: &Quantity) -> Quantity {
+        pd.clone().with(Suffix::Word(self.name()))
+    }
+
+    /// The coverage study's quantities of PD quantity `pd`: the coverage and width
+    /// of its bands (`coverage_prediction_pd_rows`), and its Monte-Carlo se.
+    fn coverage_quantities(self, pd: &Quantity) -> [String; 3] {
+        let band = self.band_quantity(pd);
+        [
+            band.clone().within(Inference::Coverage).to_string(),
+            band.within(Inference::Width).to_string(),
+            pd.clone().within(Inference::McSe).to_string(),
+        ]
     }
 }
 
@@ -128,25 +154,27 @@ impl Method for IceSpec {
     }
 
     fn quantities(&self) -> Vec<String> {
-        let pd: Vec<String> = self
+        let pd: Vec<Quantity> = self
             .statistics
             .iter()
-            .map(|s| self.band.pd_quantity(s.quantity_prefix()))
+            .map(|&s| self.band.pd_quantity(s))
             .collect();
-        let coverage = pd.iter().filter(|_| self.coverage).flat_map(|q| {
-            ["coverage", "width"]
-                .map(|w| format!("{w}_{q}_{}", self.band.name()))
-                .into_iter()
-                .chain([format!("mc_se_{q}")])
-        });
+        let coverage = pd
+            .iter()
+            .filter(|_| self.coverage)
+            .flat_map(|q| self.band.coverage_quantities(q));
         let impact = self.impact.iter().flat_map(|i| {
-            self.statistics.iter().flat_map(move |s| {
-                i.conventions().into_iter().flat_map(move |(_, end)| {
-                    IMPACT.map(|suffix| format!("{}_{suffix}{end}", s.quantity_prefix()))
+            self.statistics.iter().flat_map(move |&s| {
+                i.conventions().into_iter().flat_map(move |(_, suffix)| {
+                    Impact::ALL.map(|n| ImpactSpec::quantity(s, n, &suffix))
                 })
             })
         });
-        pd.iter().cloned().chain(coverage).chain(impact).collect()
+        pd.iter()
+            .map(Quantity::to_string)
+            .chain(coverage)
+            .chain(impact)
+            .collect()
     }
 
     fn curve_quantities(&self) -> Vec<String> {
@@ -155,7 +183,7 @@ impl Method for IceSpec {
         }
         self.statistics
             .iter()
-            .map(|s| format!("{}_ice", s.quantity_prefix()))
+            .map(|&s| Quantity::of(s, None, Aggregation::Ice).to_string())
             .collect()
     }
 
@@ -269,7 +297,9 @@ impl Method for IceSpec {
         let kept = sample_rows(test.n_rows(), self.curves, seed);
         let names = test.feature_names();
         let mut out = Emitted::default();
-        for ((q, stat), per_feature) in self.quantities().iter().zip(&self.statistics).zip(res) {
+        for (&stat, per_feature) in self.statistics.iter().zip(res) {
+            let pd_quantity = self.band.pd_quantity(stat);
+            let q = pd_quantity.to_string();
             let (mut intervals, mut truths, mut mc_se) = (Vec::new(), Vec::new(), Vec::new());
             for mut f in per_feature {
                 mc_se.extend(f.pd.iter().map(|e| e.se));
@@ -320,7 +350,7 @@ impl Method for IceSpec {
                 }
                 if let Some(impact) = self.impact {
                     let x = test.x();
-                    for (convention, end) in impact.conventions() {
+                    for (convention, suffix) in impact.conventions() {
                         let numbers = xai_core::ice_impact(
                             &f.grid,
                             f.curves.view(),
@@ -328,15 +358,17 @@ impl Method for IceSpec {
                             impact.lambda,
                             convention,
                         )?;
-                        out.values
-                            .extend(IMPACT.iter().zip(impact_numbers(numbers)).map(
-                                |(suffix, v)| Value {
-                                    quantity: format!("{}_{suffix}{end}", stat.quantity_prefix()),
+                        out.values.extend(
+                            Impact::ALL
+                                .into_iter()
+                                .zip(impact_numbers(numbers))
+                                .map(|(n, v)| Value {
+                                    quantity: ImpactSpec::quantity(stat, n, &suffix),
                                     feature: names[f.feature].clone(),
                                     x: None,
                                     estimate: super::point(v, test.n_rows()),
-                                },
-                            ));
+                                }),
+                        );
                     }
                 }
                 for (x, pd) in f.grid.iter().zip(&f.pd) {
@@ -351,7 +383,7 @@ impl Method for IceSpec {
                     labels: Vec::new(),
                     replicate: 0,
                     model: String::new(),
-                    quantity: format!("{}_ice", stat.quantity_prefix()),
+                    quantity: Quantity::of(stat, None, Aggregation::Ice).to_string(),
                     feature: names[f.feature].clone(),
                     row,
                     grid: f.grid.clone(),
@@ -365,14 +397,14 @@ impl Method for IceSpec {
             }
             if self.coverage {
                 out.values.extend(super::coverage_values(
-                    &format!("{q}_{}", self.band.name()),
+                    &self.band.band_quantity(&pd_quantity),
                     None,
                     &intervals,
                     &truths,
                     input.level,
                 ));
                 out.values.push(Value {
-                    quantity: format!("mc_se_{q}"),
+                    quantity: pd_quantity.clone().within(Inference::McSe).to_string(),
                     feature: String::new(),
                     x: None,
                     estimate: super::point(

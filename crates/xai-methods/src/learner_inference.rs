@@ -39,6 +39,7 @@ use xai_core::{Dataset, Estimate, PerturbationSpec};
 use xai_models::{LearnerKind, LearnerSpec};
 use xai_synth::DgpSpec;
 
+use super::quantity::{Inference, Quantity};
 use super::{Emitted, Input, Invalid, Method, MethodSpec, Plan, Value};
 
 /// How refits get their training and explained rows.
@@ -150,16 +151,24 @@ impl LearnerInferenceSpec {
             .collect()
     }
 
-    /// The quantities the coverage rows report for inner quantity `q`.
+    /// The quantities the coverage rows report for inner quantity `q`: coverage and
+    /// width of its plain intervals, then of its corrected ones.
     fn coverage_quantities(&self, q: &str) -> Vec<String> {
-        let mut out = vec![format!("coverage_{q}"), format!("width_{q}")];
-        if self.corrected() {
-            out.extend([
-                format!("coverage_{q}_corrected"),
-                format!("width_{q}_corrected"),
-            ]);
+        self.intervals()
+            .into_iter()
+            .flat_map(|corrected| {
+                [Inference::Coverage, Inference::Width]
+                    .map(|i| wrap(q, None, corrected).within(i).to_string())
+            })
+            .collect()
+    }
+
+    /// Which intervals it reports: the plain one, and the corrected one if asked.
+    fn intervals(&self) -> Vec<bool> {
+        match self.corrected() {
+            true => vec![false, true],
+            false => vec![false],
         }
-        out
     }
 
     /// One refit: draw its rows, fit `learner`, run `explain` on it.
@@ -301,16 +310,15 @@ impl Method for LearnerInferenceSpec {
         let mut out: Vec<String> = inner
             .iter()
             .flat_map(|q| {
-                let mut out = vec![format!("learner_{q}")];
-                if self.corrected() {
-                    out.push(format!("learner_{q}_corrected"));
-                }
-                out
+                self.intervals()
+                    .into_iter()
+                    .map(|corrected| wrap(q, Some(Inference::Learner), corrected).to_string())
+                    .collect::<Vec<_>>()
             })
             .collect();
         if self.truth.is_some() {
             for q in &inner {
-                out.push(format!("truth_{q}"));
+                out.push(wrap(q, Some(Inference::Truth), false).to_string());
                 out.extend(self.coverage_quantities(q));
             }
         }
@@ -504,16 +512,21 @@ impl Method for LearnerInferenceSpec {
             })
             .collect::<xai_core::error::Result<_>>()?;
         let pooled = pool_over_refits(&refits)?;
-        let corrections: Vec<(&str, f64)> = match self.corrected() {
-            true => vec![("", 0.0), ("_corrected", self.correction)],
-            false => vec![("", 0.0)],
-        };
+        let corrections: Vec<(bool, f64)> = self
+            .intervals()
+            .into_iter()
+            .map(|corrected| (corrected, if corrected { self.correction } else { 0.0 }))
+            .collect();
         let mut out = Vec::new();
         for ((q, feature, x), v) in &pooled {
-            for &(suffix, c) in &corrections {
+            for &(corrected, c) in &corrections {
                 let estimate = xai_core::corrected_t_interval(v, c, input.level);
                 out.push(value(
-                    (format!("learner_{q}{suffix}"), feature.clone(), *x),
+                    (
+                        wrap(q, Some(Inference::Learner), corrected).to_string(),
+                        feature.clone(),
+                        *x,
+                    ),
                     estimate,
                 ));
             }
@@ -539,7 +552,7 @@ impl LearnerInferenceSpec {
     fn coverage(
         &self,
         pooled: &[(Key, Vec<f64>)],
-        corrections: &[(&str, f64)],
+        corrections: &[(bool, f64)],
         truth: &[Value],
         level: f64,
     ) -> xai_core::error::Result<Vec<Value>> {
@@ -555,7 +568,7 @@ impl LearnerInferenceSpec {
         let mut out: Vec<Value> = truth
             .iter()
             .map(|t| Value {
-                quantity: format!("truth_{}", t.quantity),
+                quantity: wrap(&t.quantity, Some(Inference::Truth), false).to_string(),
                 ..t.clone()
             })
             .collect();
@@ -569,14 +582,14 @@ impl LearnerInferenceSpec {
                 .iter()
                 .map(|(k, _)| truth_of(k))
                 .collect::<xai_core::error::Result<_>>()?;
-            for &(suffix, c) in corrections {
+            for &(corrected, c) in corrections {
                 for m in self.ms() {
                     let intervals: Vec<Estimate> = of_q
                         .iter()
                         .map(|(_, v)| xai_core::corrected_t_interval(&v[..m], c, level))
                         .collect();
                     out.extend(super::coverage_values(
-                        &format!("{q}{suffix}"),
+                        &wrap(&q, None, corrected),
                         Some(m as f64),
                         &intervals,
                         &truths,
@@ -587,6 +600,12 @@ impl LearnerInferenceSpec {
         }
         Ok(out)
     }
+}
+
+/// Inner quantity `q` wrapped in `inference` (outside any it has), with the
+/// corrected interval's suffix when `corrected` (`learner_loss_pfi_corrected`).
+fn wrap(q: &str, inference: Option<Inference>, corrected: bool) -> Quantity {
+    Quantity::wrapped(q, inference, corrected).expect("a method's quantity reads back")
 }
 
 /// The DGP's closed-form PD at every pooled (PD quantity, feature, x), as truth

@@ -30,6 +30,7 @@ pub mod output;
 pub mod permutation_map;
 pub mod pfi;
 pub mod predictability;
+pub mod quantity;
 pub mod score;
 pub mod select;
 pub mod shapley;
@@ -43,6 +44,7 @@ use xai_core::rng::StreamRng;
 use xai_core::{Dataset, Estimate, Model};
 use xai_models::{LearnerKind, LearnerSpec};
 
+use crate::quantity::{Inference, Quantity};
 use crate::table::CurveRow;
 
 xai_core::registry! {
@@ -341,12 +343,12 @@ pub fn point(estimate: f64, n: usize) -> Estimate {
     }
 }
 
-/// The rows `coverage_<name>` and `width_<name>` (feature empty, grid point `x`) of
+/// The rows `coverage_<estimand>` and `width_<estimand>` (feature empty, grid point `x`) of
 /// `intervals` against `truths` (one each): the share of intervals holding their
 /// truth and the mean width ([`xai_core::coverage`]); their means over replicates are
 /// the coverage and width of molnar2023 Tables 1 and 2.
 pub fn coverage_values(
-    name: &str,
+    estimand: &Quantity,
     x: Option<f64>,
     intervals: &[Estimate],
     truths: &[f64],
@@ -354,8 +356,12 @@ pub fn coverage_values(
 ) -> [Value; 2] {
     let c = xai_core::coverage(intervals, truths, level);
     let k = intervals.len();
-    [("coverage", c.coverage), ("width", c.width)].map(|(what, e)| Value {
-        quantity: format!("{what}_{name}"),
+    [
+        (Inference::Coverage, c.coverage),
+        (Inference::Width, c.width),
+    ]
+    .map(|(what, e)| Value {
+        quantity: estimand.clone().within(what).to_string(),
         feature: String::new(),
         x,
         estimate: point(e.estimate, k),

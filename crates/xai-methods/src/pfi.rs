@@ -15,6 +15,7 @@ use serde::Deserialize;
 use xai_core::rng::StreamRng;
 use xai_core::{PerturbationSpec, Statistic};
 
+use super::quantity::{Aggregation, Quantity, Sampler};
 use super::{Emitted, Input, Invalid, Method, Plan, Value, feature_indices, known_features};
 
 /// `pfi:` settings.
@@ -71,19 +72,16 @@ fn read_permutations(path: &Path, n: usize) -> xai_core::error::Result<Vec<Vec<u
 /// The quantity of a PFI: `<statistic prefix>_pfi` under the marginal permutation,
 /// `<statistic prefix>_<sampler>_pfi` under another sampler (`entropy_conditional_pfi`).
 pub fn pfi_quantity(statistic: Statistic, perturbation: &PerturbationSpec) -> String {
-    match sampler_name(perturbation) {
-        Some(s) => format!("{}_{s}_pfi", statistic.quantity_prefix()),
-        None => format!("{}_pfi", statistic.quantity_prefix()),
-    }
+    Quantity::of(statistic, sampler(perturbation), Aggregation::Pfi).to_string()
 }
 
-/// The sampler's name in quantity names (none for the marginal permutation).
-fn sampler_name(p: &PerturbationSpec) -> Option<&'static str> {
+/// The sampler a quantity names (none for the marginal permutation).
+fn sampler(p: &PerturbationSpec) -> Option<Sampler> {
     match p {
         PerturbationSpec::Permutation { .. } | PerturbationSpec::Grid(_) => None,
-        PerturbationSpec::ConditionalGaussian { .. } => Some("conditional"),
-        PerturbationSpec::FreshDraws { .. } => Some("fresh"),
-        PerturbationSpec::ConditionalSubgroups { .. } => Some("subgroup"),
+        PerturbationSpec::ConditionalGaussian { .. } => Some(Sampler::Conditional),
+        PerturbationSpec::FreshDraws { .. } => Some(Sampler::Fresh),
+        PerturbationSpec::ConditionalSubgroups { .. } => Some(Sampler::Subgroup),
     }
 }
 

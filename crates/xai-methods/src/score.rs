@@ -8,6 +8,7 @@ use serde::Deserialize;
 use xai_core::Statistic;
 use xai_core::rng::StreamRng;
 
+use super::quantity::{Aggregation, Quantity};
 use super::{Emitted, Input, Invalid, Method, Plan, Value};
 
 /// `score:` settings.
@@ -27,7 +28,7 @@ impl Method for ScoreSpec {
     fn quantities(&self) -> Vec<String> {
         self.statistics
             .iter()
-            .map(|s| format!("{}_score", s.quantity_prefix()))
+            .map(|&s| Quantity::of(s, None, Aggregation::Score).to_string())
             .collect()
     }
 

@@ -4,6 +4,7 @@
 use xai_core::Estimate;
 
 use crate::output::RunOutput;
+use crate::quantity::{Aggregation, Quantity};
 use std::collections::BTreeMap;
 
 use crate::table::{CurveRow, TidyRow, format_number};
@@ -343,7 +344,10 @@ pub fn curves<'a>(
 ) -> Vec<Curve<'a>> {
     let keys = &out.keys;
     let index = |name: &str| out.feature_names.iter().position(|n| n == name);
-    if quantity.ends_with("_ice") {
+    let ice = Quantity::parse(quantity).is_some_and(|q| {
+        q.aggregation == Some(Aggregation::Ice) && q.inference.is_empty() && q.suffixes.is_empty()
+    });
+    if ice {
         return out
             .curves
             .iter()

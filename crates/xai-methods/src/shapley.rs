@@ -52,6 +52,7 @@ use xai_core::shapley::kernel::kernel_shap;
 use xai_core::shapley::tree::tree_shap;
 use xai_core::{CoreError, Target, t_interval};
 
+use super::quantity::{Aggregation, Quantity, Suffix};
 use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
 use crate::table::CurveRow;
 
@@ -373,8 +374,14 @@ impl ShapleySpec {
         Ok(())
     }
 
-    fn prefix(&self) -> String {
-        format!("{}_shap", self.value.quantity_prefix())
+    /// `<value prefix>_shap`, the Shapley values' quantity.
+    fn shap(&self) -> Quantity {
+        Quantity::new(self.value.quantity_prefix(), None, Aggregation::Shap)
+    }
+
+    /// A summary of the Shapley values, `<value prefix>_shap_<word>`.
+    fn summary(&self, word: &'static str) -> String {
+        self.shap().with(Suffix::Word(word)).to_string()
     }
 
     /// φ (rows × d) of the first `n` test rows, with v(∅) and v([d]) per row.
@@ -426,26 +433,25 @@ impl Method for ShapleySpec {
     }
 
     fn quantities(&self) -> Vec<String> {
-        let p = self.prefix();
-        let mut q = vec![p.clone(), format!("{p}_abs")];
+        let mut q = vec![self.shap().to_string(), self.summary("abs")];
         if self.conformal.is_some() {
-            q.extend(["mu", "tau", "coverage"].map(|w| format!("{p}_{w}")));
+            q.extend(["mu", "tau", "coverage"].map(|w| self.summary(w)));
         }
         if self.acquisition.is_some() {
-            q.extend(["auc", "roc"].map(|w| format!("{p}_{w}")));
+            q.extend(["auc", "roc"].map(|w| self.summary(w)));
         }
         if self.efficiency {
-            q.push(format!("{p}_efficiency_gap"));
+            q.push(self.summary("efficiency_gap"));
         }
         if self.separating.is_some() {
-            q.push(format!("{p}_separating_share"));
+            q.push(self.summary("separating_share"));
         }
         q
     }
 
     fn curve_quantities(&self) -> Vec<String> {
         if self.keep > 0 {
-            vec![self.prefix()]
+            vec![self.shap().to_string()]
         } else {
             Vec::new()
         }
@@ -510,7 +516,7 @@ impl Method for ShapleySpec {
         for (mut row, a) in phi.rows_mut().into_iter().zip(&attributions) {
             row.assign(&a.phi);
         }
-        let p = self.prefix();
+        let p = self.shap().to_string();
         let mut out = Emitted::default();
         for (j, name) in test.feature_names().iter().enumerate() {
             let values = phi.column(j).to_vec();
@@ -524,15 +530,15 @@ impl Method for ShapleySpec {
                 })
             };
             push(p.clone(), t_interval(&values, input.level));
-            push(format!("{p}_abs"), t_interval(&abs, input.level));
+            push(self.summary("abs"), t_interval(&abs, input.level));
             if let Some(c) = self.conformal {
                 let n_c = c.calibration_rows(n);
                 let (calibration, new) = values.split_at(n_c);
                 let (interval, coverage) =
                     xai_core::conformal::split_coverage(calibration, new, c.alpha)?;
-                push(format!("{p}_mu"), point(interval.center, n_c));
-                push(format!("{p}_tau"), point(interval.margin, n_c));
-                push(format!("{p}_coverage"), point(coverage, n - n_c));
+                push(self.summary("mu"), point(interval.center, n_c));
+                push(self.summary("tau"), point(interval.margin, n_c));
+                push(self.summary("coverage"), point(coverage, n - n_c));
             }
         }
         let x = test.x();
@@ -542,7 +548,7 @@ impl Method for ShapleySpec {
                 .map(Attribution::efficiency_gap)
                 .fold(0.0, f64::max);
             out.values.push(Value {
-                quantity: format!("{p}_efficiency_gap"),
+                quantity: self.summary("efficiency_gap"),
                 feature: String::new(),
                 x: None,
                 estimate: point(gap, n),
@@ -551,7 +557,7 @@ impl Method for ShapleySpec {
         if let Some(sep) = &self.separating {
             let shares = separating_shares(sep, input.train, phi.view())?;
             out.values.push(Value {
-                quantity: format!("{p}_separating_share"),
+                quantity: self.summary("separating_share"),
                 feature: String::new(),
                 x: None,
                 estimate: t_interval(&shares, input.level),
@@ -560,7 +566,7 @@ impl Method for ShapleySpec {
         if let Some(a) = &self.acquisition {
             out.values.extend(acquisition(
                 a,
-                &p,
+                [self.summary("auc"), self.summary("roc")],
                 phi.view(),
                 x.slice(s![..n, ..]),
                 test.feature_names(),
@@ -642,11 +648,11 @@ fn top_indices(values: &[f64], k: usize) -> Vec<usize> {
     order.truncate(k);
     order
 }
-
-/// The AUC and the ROC curve of feature-value acquisition (see the module doc).
+/// The AUC and the ROC curve of feature-value acquisition (see the module doc), as
+/// quantities `auc` and `roc`.
 fn acquisition(
     a: &Acquisition,
-    prefix: &str,
+    [auc, roc]: [String; 2],
     phi: ArrayView2<'_, f64>,
     x: ArrayView2<'_, f64>,
     names: &[String],
@@ -673,7 +679,7 @@ fn acquisition(
     let cells = scores.len();
     let curve = xai_core::roc::roc_curve(&scores, &labels)?;
     let mut values = vec![Value {
-        quantity: format!("{prefix}_auc"),
+        quantity: auc,
         feature: String::new(),
         x: None,
         estimate: point(xai_core::roc::auc(&scores, &labels)?, cells),
@@ -681,7 +687,7 @@ fn acquisition(
     values.extend((0..a.points).map(|g| {
         let fpr = g as f64 / (a.points - 1) as f64;
         Value {
-            quantity: format!("{prefix}_roc"),
+            quantity: roc.clone(),
             feature: String::new(),
             x: Some(fpr),
             estimate: point(xai_core::roc::tpr_at(&curve, fpr), cells),

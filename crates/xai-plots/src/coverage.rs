@@ -14,6 +14,7 @@ use super::labels::{Names, axis_label, learner_estimand, x_axis_label};
 use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, legend_at, range};
 use xai_methods::Invalid;
 use xai_methods::output::RunOutput;
+use xai_methods::quantity::{Inference, Quantity};
 use xai_methods::select::Selector;
 use xai_methods::select::{Row, summary_rows};
 
@@ -112,11 +113,11 @@ plot_settings! {
 }
 
 impl Tradeoff {
-    /// The suffixes of the intervals drawn: "" for the uncorrected, `_corrected`.
-    fn suffixes(&self) -> &'static [&'static str] {
+    /// The intervals drawn, whether each is the corrected one.
+    fn corrected(&self) -> &'static [bool] {
         match self.intervals {
-            Intervals::Both => &["", CORRECTED],
-            Intervals::Corrected => &[CORRECTED],
+            Intervals::Both => &[false, true],
+            Intervals::Corrected => &[true],
         }
     }
 }
@@ -128,11 +129,11 @@ impl PlotKind for Tradeoff {
 
     fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
         for e in &self.estimands {
-            for (kind, suffix) in ["width", "coverage"]
-                .iter()
-                .flat_map(|k| self.suffixes().iter().map(move |s| (k, s)))
+            for (kind, &corrected) in [Inference::Width, Inference::Coverage]
+                .into_iter()
+                .flat_map(|k| self.corrected().iter().map(move |c| (k, c)))
             {
-                plan.known(&format!("{kind}_{e}{suffix}"), e)?;
+                plan.known(&summary(e, kind, corrected), e)?;
             }
         }
         plan.grid_or_model(&self.color_by)?;
@@ -164,8 +165,15 @@ pub enum Intervals {
 /// The pixel size of one panel.
 const PANEL: (u32, u32) = (470, 370);
 
-/// The suffix of a corrected interval's quantities.
-const CORRECTED: &str = "_corrected";
+/// The quantity of the coverage study's `kind` of `estimand`'s intervals,
+/// corrected or not (`width_loss_pfi_corrected`); an estimand that is no quantity
+/// keeps its name inside (and is then refused as unknown).
+fn summary(estimand: &str, kind: Inference, corrected: bool) -> String {
+    match Quantity::wrapped(estimand, Some(kind), corrected) {
+        Some(q) => q.to_string(),
+        None => format!("{}_{estimand}", kind.as_str()),
+    }
+}
 
 /// The values of column `key` among `rows`, in order of first appearance; one empty
 /// value when there is no key.
@@ -209,8 +217,8 @@ fn title_of(names: &Names, parts: &[(Option<&str>, &str)]) -> String {
 }
 
 /// The legend name of a quantity's line style: whether its interval is corrected.
-fn interval_name(quantity: &str) -> &'static str {
-    if quantity.ends_with(CORRECTED) {
+fn interval_name(corrected: bool) -> &'static str {
+    if corrected {
         "corrected (Nadeau-Bengio)"
     } else {
         "uncorrected"
@@ -358,7 +366,9 @@ fn draw_lines<DB: DrawingBackend>(
                         chart
                             .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
                             .map_err(e)?
-                            .label(interval_name(q))
+                            .label(interval_name(
+                                Quantity::parse(q).is_some_and(|q| q.is_corrected()),
+                            ))
                             .legend(move |(x, y)| {
                                 let seg = |(a, b): (i32, i32)| {
                                     PathElement::new(vec![(a, 0), (b, 0)], BLACK.stroke_width(2))
@@ -439,9 +449,9 @@ fn tradeoff_points(
         ..
     } = plot;
     let mut points: Vec<Point> = Vec::new();
-    for suffix in plot.suffixes() {
-        let width = format!("width_{estimand}{suffix}");
-        let coverage = format!("coverage_{estimand}{suffix}");
+    for &corrected in plot.corrected() {
+        let width = summary(estimand, Inference::Width, corrected);
+        let coverage = summary(estimand, Inference::Coverage, corrected);
         let rows = rows_of(out, &[width.clone(), coverage.clone()], rows_where);
         let context = |r: &Row<'_>| -> Vec<(String, String)> {
             r.cols
@@ -468,7 +478,7 @@ fn tradeoff_points(
             points.push(Point {
                 context: cell,
                 color,
-                corrected: !suffix.is_empty(),
+                corrected,
                 width: w.value.estimate,
                 coverage: c.value.estimate,
             });
@@ -491,7 +501,7 @@ fn draw_tradeoff<DB: DrawingBackend>(
         ..
     } = plot;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let suffixes = plot.suffixes();
+    let intervals = plot.corrected();
     let areas = root.split_evenly((1, estimands.len().max(1)));
     let mut colors: Vec<String> = Vec::new();
     for (area, estimand) in areas.iter().zip(estimands) {
@@ -508,8 +518,8 @@ fn draw_tradeoff<DB: DrawingBackend>(
             chart_on(area, &learner_estimand(estimand), (x0, x1), (y0, y1)).map_err(e)?;
         axes(
             &mut chart,
-            &axis_label(&format!("width_{estimand}")),
-            &axis_label(&format!("coverage_{estimand}")),
+            &axis_label(&summary(estimand, Inference::Width, false)),
+            &axis_label(&summary(estimand, Inference::Coverage, false)),
         )
         .draw()
         .map_err(e)?;
@@ -569,7 +579,7 @@ fn draw_tradeoff<DB: DrawingBackend>(
         if std::ptr::eq(estimand, &estimands[0]) {
             // The colour key in the marker the points have: a triangle where only
             // corrected intervals are drawn.
-            let only_corrected = suffixes == [CORRECTED];
+            let only_corrected = intervals == [true];
             for (k, c) in colors.iter().enumerate() {
                 let color = COLORS[k % COLORS.len()];
                 let entry = chart
@@ -582,18 +592,18 @@ fn draw_tradeoff<DB: DrawingBackend>(
                     entry.legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
                 }
             }
-            if suffixes.len() > 1 {
+            if intervals.len() > 1 {
                 for corrected in [false, true] {
                     let entry = chart
                         .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
                         .map_err(e)?;
                     if corrected {
                         entry
-                            .label(interval_name(CORRECTED))
+                            .label(interval_name(true))
                             .legend(|(x, y)| TriangleMarker::new((x + 8, y), 6, BLACK.filled()));
                     } else {
                         entry
-                            .label(interval_name(""))
+                            .label(interval_name(false))
                             .legend(|(x, y)| Circle::new((x + 8, y), 5, BLACK.filled()));
                     }
                 }

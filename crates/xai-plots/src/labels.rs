@@ -4,7 +4,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use xai_core::Statistic;
 use xai_data::datasets::FeatureName;
+use xai_methods::quantity::{Aggregation, Inference, Quantity, Sampler, Suffix};
 
 /// The names of an experiment's models, grid values and features in figures.
 #[derive(Debug, Clone)]
@@ -116,26 +118,31 @@ impl Names {
 /// `likelihood_pd` → "Likelihood-PDP" (wood2024's names); other quantities keep
 /// their key.
 pub fn curve_name(quantity: &str) -> String {
-    match quantity.rsplit_once('_') {
-        Some((prefix, "pd")) => match statistic(prefix) {
-            Some((name, _)) => format!("{name}-PDP"),
-            None => quantity.to_string(),
-        },
-        _ => quantity.to_string(),
+    let Some(q) = Quantity::parse(quantity) else {
+        return quantity.to_string();
+    };
+    let plain_pd = q.inference.is_empty()
+        && q.sampler.is_none()
+        && q.suffixes.is_empty()
+        && q.aggregation == Some(Aggregation::Pd);
+    match q.statistic().and_then(noun).filter(|_| plain_pd) {
+        Some((name, _)) => format!("{name}-PDP"),
+        None => quantity.to_string(),
     }
 }
 
-/// What a statistic prefix measures, as a noun, and its unit ("" when none).
-fn statistic(prefix: &str) -> Option<(&'static str, &'static str)> {
-    Some(match prefix {
-        "likelihood" => ("Likelihood", "nats"),
-        "entropy" => ("Entropy", "nats"),
-        "loss" => ("Squared error", ""),
-        "prediction" => ("Prediction", ""),
-        "r2" => ("R² drop", ""),
-        "accuracy" => ("Accuracy drop", ""),
-        "brier" => ("Brier score", ""),
-        _ => return None,
+/// What a statistic measures, as a noun, and its unit ("" when none); none for the
+/// mistyped entropy of watson2023's code, whose quantities keep their key.
+fn noun(statistic: Statistic) -> Option<(&'static str, &'static str)> {
+    Some(match statistic {
+        Statistic::Nll => ("Likelihood", "nats"),
+        Statistic::Entropy => ("Entropy", "nats"),
+        Statistic::SquaredError => ("Squared error", ""),
+        Statistic::Prediction => ("Prediction", ""),
+        Statistic::R2Loss => ("R² drop", ""),
+        Statistic::Misclassification => ("Accuracy drop", ""),
+        Statistic::Brier => ("Brier score", ""),
+        Statistic::CodeEntropy => return None,
     })
 }
 
@@ -172,56 +179,68 @@ pub fn axis_label(quantity: &str) -> String {
     if let Some(f) = fixed {
         return f.to_string();
     }
-    if quantity.ends_with("_roc") {
+    let Some(q) = Quantity::parse(quantity) else {
+        return quantity.to_string();
+    };
+    if q.ends_with_word("roc") {
         return "True-positive rate".into();
     }
-    if quantity.ends_with("_auc") {
+    if q.ends_with_word("auc") {
         return "Area under the ROC curve".into();
     }
-    if let Some(label) = interval_label(quantity) {
+    if let Some(label) = interval_label(&q) {
         return label;
     }
-    if let Some(inner) = quantity.strip_prefix("learner_") {
-        let (base, corrected) = match inner.strip_suffix("_corrected") {
-            Some(b) => (b, " (corrected interval)"),
-            None => (inner, ""),
+    if q.outer() == Some(Inference::Learner) {
+        let mut base = q.clone().unwrapped();
+        let corrected = match base.suffixes.last() {
+            Some(Suffix::Corrected) => {
+                base.suffixes.pop();
+                " (corrected interval)"
+            }
+            _ => "",
         };
-        return format!("{}, mean over refits{corrected}", axis_label(base));
+        return format!(
+            "{}, mean over refits{corrected}",
+            axis_label(&base.to_string())
+        );
     }
-    let Some((rest, suffix)) = quantity.rsplit_once('_') else {
-        return quantity.to_string();
-    };
-    let (prefix, sampler) = match rest.split_once('_') {
-        Some((p, s)) => (p, Some(s)),
-        None => (rest, None),
-    };
-    let Some((name, unit)) = statistic(prefix) else {
-        return quantity.to_string();
-    };
-    let sampler = sampler.map_or(String::new(), |s| {
-        let mut c = s.chars();
-        c.next().map_or(String::new(), |f| {
-            f.to_uppercase().collect::<String>() + c.as_str() + " "
-        })
+    explanation_label(&q).unwrap_or_else(|| quantity.to_string())
+}
+
+/// The label of an explanation of a statistic without inference or suffixes: its
+/// noun, sampler and aggregation ("Conditional Entropy-PFI (nats)").
+fn explanation_label(q: &Quantity) -> Option<String> {
+    if !q.inference.is_empty() || !q.suffixes.is_empty() {
+        return None;
+    }
+    let (name, unit) = noun(q.statistic()?)?;
+    let sampler = q.sampler.map_or(String::new(), |s| {
+        let word = s.as_str();
+        word[..1].to_uppercase() + &word[1..] + " "
     });
-    match (suffix, unit) {
-        ("pfi", "nats") => with_unit(format!("{sampler}{name}-PFI"), unit),
-        ("pfi", _) => format!("{sampler}{name} (PFI)"),
-        ("cid", _) => format!("{name} / (1 − Ĉ) (CID)"),
-        ("pd" | "ice", _) if prefix == "likelihood" => {
+    Some(match (q.aggregation?, unit) {
+        (Aggregation::Pfi, "nats") => with_unit(format!("{sampler}{name}-PFI"), unit),
+        (Aggregation::Pfi, _) => format!("{sampler}{name} (PFI)"),
+        (Aggregation::Cid, _) => format!("{name} / (1 − Ĉ) (CID)"),
+        (Aggregation::Pd | Aggregation::Ice, _) if q.statistic() == Some(Statistic::Nll) => {
             with_unit("Negative log-likelihood".into(), unit)
         }
-        ("pd", _) if sampler.trim() == "Conditional" => format!("{name} (conditional PD)"),
-        ("pd" | "ice", _) => with_unit(name.to_string(), unit),
-        ("shap", _) => with_unit(format!("Shapley value φ ({})", name.to_lowercase()), unit),
-        _ => quantity.to_string(),
-    }
+        (Aggregation::Pd, _) if q.sampler == Some(Sampler::Conditional) => {
+            format!("{name} (conditional PD)")
+        }
+        (Aggregation::Pd | Aggregation::Ice, _) => with_unit(name.to_string(), unit),
+        (Aggregation::Shap, _) => {
+            with_unit(format!("Shapley value φ ({})", name.to_lowercase()), unit)
+        }
+        _ => return None,
+    })
 }
 
 /// The x-axis label of a quantity drawn along its `x` column: the false-positive
 /// rate of a ROC curve (`*_roc`), else the number of refits m of a coverage study.
 pub fn x_axis_label(quantity: &str) -> String {
-    match quantity.ends_with("_roc") {
+    match Quantity::parse(quantity).is_some_and(|q| q.ends_with_word("roc")) {
         true => "False-positive rate".into(),
         false => "number of refits m".into(),
     }
@@ -230,31 +249,41 @@ pub fn x_axis_label(quantity: &str) -> String {
 /// The axis label of a coverage study's summary of intervals: `coverage_prediction_pd`
 /// → "Coverage of learner-PD intervals", `width_loss_pfi_corrected` → "Mean width of
 /// learner-PFI intervals" (the `_corrected` twin shares its axis).
-fn interval_label(quantity: &str) -> Option<String> {
-    let (measure, rest) = quantity.split_once('_')?;
-    let measure = match measure {
-        "coverage" => "Coverage",
-        "width" => "Mean width",
+fn interval_label(q: &Quantity) -> Option<String> {
+    let measure = match q.inference.as_slice() {
+        [Inference::Coverage] => "Coverage",
+        [Inference::Width] => "Mean width",
         _ => return None,
     };
-    let rest = rest.strip_suffix("_corrected").unwrap_or(rest);
-    matches!(rest.rsplit_once('_')?.1, "pd" | "pfi")
-        .then(|| format!("{measure} of {} intervals", learner_estimand(rest)))
+    let plain_or_corrected = matches!(q.suffixes.as_slice(), [] | [Suffix::Corrected]);
+    let estimand = learner_name(q.aggregation?)?;
+    plain_or_corrected.then(|| format!("{measure} of {estimand} intervals"))
+}
+
+/// The name of a learner-inference estimand of `aggregation`: PD → "learner-PD",
+/// PFI → "learner-PFI" (molnar2023 Eq. 9-10).
+fn learner_name(aggregation: Aggregation) -> Option<&'static str> {
+    match aggregation {
+        Aggregation::Pd => Some("learner-PD"),
+        Aggregation::Pfi => Some("learner-PFI"),
+        _ => None,
+    }
 }
 
 /// The name of a learner-inference estimand: `prediction_pd` → "learner-PD",
 /// `loss_pfi` → "learner-PFI" (molnar2023 Eq. 9-10); else the key.
 pub fn learner_estimand(estimand: &str) -> String {
-    match estimand.rsplit_once('_').map(|(_, kind)| kind) {
-        Some("pd") => "learner-PD".into(),
-        Some("pfi") => "learner-PFI".into(),
-        _ => estimand.into(),
-    }
+    Quantity::parse(estimand)
+        .filter(|q| q.suffixes.is_empty())
+        .and_then(|q| learner_name(q.aggregation?))
+        .map_or_else(|| estimand.to_string(), String::from)
 }
 
 #[cfg(test)]
 mod tests {
     use super::{axis_label, curve_name};
+    use xai_core::Statistic;
+    use xai_methods::quantity::{Aggregation, Quantity};
 
     #[test]
     fn pd_curves_are_named_as_the_paper_names_them() {
@@ -262,6 +291,20 @@ mod tests {
         assert_eq!(curve_name("likelihood_pd"), "Likelihood-PDP");
         assert_eq!(curve_name("prediction_pd"), "Prediction-PDP");
         assert_eq!(curve_name("entropy_pfi"), "entropy_pfi");
+    }
+
+    /// Every statistic's PFI and PD have a label of words (but the mistyped entropy
+    /// of watson2023's code, which keeps its key): renaming a statistic's prefix
+    /// cannot leave its figures with bare keys.
+    #[test]
+    fn every_statistic_has_words() {
+        for s in Statistic::ALL {
+            for a in [Aggregation::Pfi, Aggregation::Pd] {
+                let key = Quantity::of(s, None, a).to_string();
+                let words = axis_label(&key) != key;
+                assert_eq!(words, s != Statistic::CodeEntropy, "{key}");
+            }
+        }
     }
 
     #[test]

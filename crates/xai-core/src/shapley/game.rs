@@ -103,6 +103,19 @@ pub enum ValueFunction {
 }
 
 impl ValueFunction {
+    /// Every value function but `Expected` (which wraps a statistic), in
+    /// declaration order.
+    pub const PLAIN: [ValueFunction; 8] = [
+        ValueFunction::Prediction,
+        ValueFunction::Entropy,
+        ValueFunction::NegEntropy,
+        ValueFunction::NegKl,
+        ValueFunction::NegCrossEntropy,
+        ValueFunction::NegLogLoss,
+        ValueFunction::AleatoricEntropy,
+        ValueFunction::EpistemicEntropy,
+    ];
+
     /// The prefix of its quantity names (`<prefix>_shap`): its YAML name
     /// (`prediction`, `entropy`, `neg_entropy`, `neg_kl`, `neg_cross_entropy`,
     /// `neg_log_loss`, `aleatoric_entropy`, `epistemic_entropy`), or `expected_` followed by the statistic's prefix
