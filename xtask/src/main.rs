@@ -455,7 +455,7 @@ fn real_main() -> Result<bool, BenchError> {
     }
 }
 
-/// `cargo xtask run`; whether everything it checked passed.
+/// `cargo xtask run`: a run, its shard, its truths or its plan.
 fn run(root: &Path, args: RunArgs) -> Result<bool, BenchError> {
     let RunArgs {
         experiment,
@@ -511,7 +511,7 @@ fn run(root: &Path, args: RunArgs) -> Result<bool, BenchError> {
     Ok(true)
 }
 
-/// `cargo xtask merge`; whether everything it checked passed.
+/// `cargo xtask merge`: joins a run's shards.
 fn merge(root: &Path, args: MergeArgs) -> Result<bool, BenchError> {
     let MergeArgs {
         experiment,
@@ -525,7 +525,7 @@ fn merge(root: &Path, args: MergeArgs) -> Result<bool, BenchError> {
     Ok(true)
 }
 
-/// `cargo xtask slurm`; whether everything it checked passed.
+/// `cargo xtask slurm`: writes a run's Slurm scripts.
 fn slurm(root: &Path, args: SlurmArgs) -> Result<bool, BenchError> {
     let SlurmArgs {
         experiment,
@@ -570,7 +570,7 @@ fn slurm(root: &Path, args: SlurmArgs) -> Result<bool, BenchError> {
     Ok(true)
 }
 
-/// `cargo xtask check`; whether everything it checked passed.
+/// `cargo xtask check`: whether every check of every experiment passed.
 fn check(root: &Path, args: CheckArgs) -> Result<bool, BenchError> {
     let CheckArgs {
         experiments,
@@ -645,7 +645,7 @@ fn check(root: &Path, args: CheckArgs) -> Result<bool, BenchError> {
     Ok(ok)
 }
 
-/// `cargo xtask bless`; whether everything it checked passed.
+/// `cargo xtask bless`: rewrites committed baselines.
 fn bless(root: &Path, args: BlessArgs) -> Result<bool, BenchError> {
     let BlessArgs {
         experiments,
@@ -678,7 +678,7 @@ fn bless(root: &Path, args: BlessArgs) -> Result<bool, BenchError> {
     Ok(true)
 }
 
-/// `cargo xtask report`; whether everything it checked passed.
+/// `cargo xtask report`: the HTML page of every experiment.
 fn report(root: &Path, args: ReportArgs) -> Result<bool, BenchError> {
     let ReportArgs { runs, out } = args;
     let source = match runs {

@@ -31,8 +31,9 @@ fn workspace_dir(dir: &str) -> std::path::PathBuf {
 }
 
 /// Top-level module of every source file of the crate in `crate_dir` (a workspace
-/// directory), and the top-level modules its code (not its comments)
-/// names as `crate::<module>` (a submodule's imports count for its parent).
+/// directory), and the top-level modules its code (not its comments) names as
+/// `crate::<module>` or, in a top-level module, `super::<module>`, alone or in a
+/// `{...}` group (a submodule's imports count for its parent).
 fn imports_of(crate_dir: &str) -> BTreeMap<String, BTreeSet<String>> {
     let src = workspace_dir(crate_dir).join("src");
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -56,18 +57,51 @@ fn imports_of(crate_dir: &str) -> BTreeMap<String, BTreeSet<String>> {
             .filter(|l| !l.trim_start().starts_with("//"))
             .collect::<Vec<_>>()
             .join("\n");
+        // In a top-level module `super::` is the crate root too.
+        let top_level = rel.components().count() == 1;
         let used = graph.entry(top.clone()).or_default();
-        for part in text.split("crate::").skip(1) {
-            let name: String = part
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() && name != top {
-                used.insert(name);
+        for prefix in ["crate::", "super::"] {
+            if prefix == "super::" && !top_level {
+                continue;
+            }
+            for (i, _) in text.match_indices(prefix) {
+                let before = text[..i].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                    continue;
+                }
+                used.extend(first_segments(&text[i + prefix.len()..]));
             }
         }
+        used.remove(&top);
+    }
+    // Only the crate's modules are nodes: an item of the root (`super::Method`) is not.
+    let modules: BTreeSet<String> = graph.keys().cloned().collect();
+    for used in graph.values_mut() {
+        used.retain(|m| modules.contains(m));
     }
     graph
+}
+
+/// The first path segments a path starts with: `pfi::X` → [pfi], `{pfi, ice::Y}` →
+/// [pfi, ice].
+fn first_segments(path: &str) -> Vec<String> {
+    let word = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    match path.strip_prefix('{') {
+        Some(group) => group
+            .split('}')
+            .next()
+            .unwrap_or("")
+            .split(',')
+            .map(word)
+            .filter(|w| !w.is_empty())
+            .collect(),
+        None => vec![word(path)],
+    }
 }
 
 /// xai-bench's module graph.
@@ -144,6 +178,8 @@ fn no_learner_module_imports_another_in_a_circle() {
     let graph = imports_of("crates/xai-models");
     assert!(graph["registry"].contains("uncertainty"));
     assert!(!graph["uncertainty"].contains("registry"));
+    // `super::` imports count: a method reads its quantity names from `quantity`.
+    assert!(imports_of("crates/xai-methods")["pfi"].contains("quantity"));
     assert_no_circle(&graph);
 }
 

@@ -66,7 +66,7 @@ fn pd_run(curves: &[(&str, Vec<f64>)]) -> RunOutput {
     for (r, shift) in [-0.01, 0.0, 0.01].into_iter().enumerate() {
         for (f, ys) in curves {
             for (i, y) in ys.iter().enumerate() {
-                tidy.push(row(&[], r, "q_pd", f, Some(i as f64), y + shift));
+                tidy.push(row(&[], r, "prediction_pd", f, Some(i as f64), y + shift));
             }
         }
     }
@@ -74,12 +74,12 @@ fn pd_run(curves: &[(&str, Vec<f64>)]) -> RunOutput {
 }
 
 /// ICE curves of feature A over x = 0, 1, 2, ...: (values, the row's own value of A,
-/// its class), with the PD `q_pd` of A (`pd`) in the summary.
+/// its class), with the PD `prediction_pd` of A (`pd`) in the summary.
 fn ice_run(curves: &[(Vec<f64>, f64, usize)], pd: &[f64]) -> RunOutput {
     let tidy = pd
         .iter()
         .enumerate()
-        .map(|(i, &y)| row(&[], 0, "q_pd", "A", Some(i as f64), y))
+        .map(|(i, &y)| row(&[], 0, "prediction_pd", "A", Some(i as f64), y))
         .collect();
     let kept = curves
         .iter()
@@ -88,7 +88,7 @@ fn ice_run(curves: &[(Vec<f64>, f64, usize)], pd: &[f64]) -> RunOutput {
             labels: Vec::new(),
             replicate: 0,
             model: "m".into(),
-            quantity: "q_ice".into(),
+            quantity: "prediction_ice".into(),
             feature: "A".into(),
             row: k,
             grid: (0..ys.len()).map(|i| i as f64).collect(),
@@ -556,7 +556,8 @@ fn spearman_uses_mean_ranks_for_ties() {
 fn interior_peak_needs_a_bump_above_both_ends_of_the_interval() {
     let bump = pd_run(&[("A", vec![0.0, 0.1, 1.0, 0.1, 0.0])]);
     let flat = pd_run(&[("A", vec![0.0, 0.1, 0.2, 0.3, 0.4])]);
-    let claim = "interior_peak: { quantity: q_pd, where: { feature: A }, lower: 1, upper: 3 }";
+    let claim =
+        "interior_peak: { quantity: prediction_pd, where: { feature: A }, lower: 1, upper: 3 }";
     assert_eq!(status(claim, &bump), Status::Pass);
     assert_eq!(status(claim, &flat), Status::Fail);
 }
@@ -565,8 +566,7 @@ fn interior_peak_needs_a_bump_above_both_ends_of_the_interval() {
 fn rises_towards_edges_needs_both_grid_ends_above_their_side_minimum() {
     let valley = pd_run(&[("A", vec![1.0, 0.2, 0.5, 0.2, 1.0])]);
     let one_sided = pd_run(&[("A", vec![1.0, 0.2, 0.5, 0.2, 0.2])]);
-    let claim =
-        "rises_towards_edges: { quantity: q_pd, where: { feature: A }, lower: 1, upper: 3 }";
+    let claim = "rises_towards_edges: { quantity: prediction_pd, where: { feature: A }, lower: 1, upper: 3 }";
     assert_eq!(status(claim, &valley), Status::Pass);
     assert_eq!(status(claim, &one_sided), Status::Fail);
 }
@@ -579,7 +579,7 @@ fn argmax_within_locates_the_curve_maximum() {
     ]);
     let claim = |f: &str| {
         format!(
-            "argmax_within: {{ quantity: q_pd, where: {{ feature: {f} }}, lower: 0.5, upper: 2.5 }}"
+            "argmax_within: {{ quantity: prediction_pd, where: {{ feature: {f} }}, lower: 0.5, upper: 2.5 }}"
         )
     };
     assert_eq!(status(&claim("A"), &out), Status::Pass);
@@ -600,7 +600,7 @@ fn trend_counts_the_curves_that_move_as_claimed() {
     let claim = |share: f64, class: Option<usize>| {
         let filter = class.map_or(String::new(), |c| format!(", rows_with: {{ class: {c} }}"));
         format!(
-            "trend: {{ quantity: q_ice, where: {{ feature: A }}{filter}, from: 0, to: 2, direction: increasing, share: {share} }}"
+            "trend: {{ quantity: prediction_ice, where: {{ feature: A }}{filter}, from: 0, to: 2, direction: increasing, share: {share} }}"
         )
     };
     let o = check(&claim(0.6, None), None, &out);
@@ -613,7 +613,7 @@ fn trend_counts_the_curves_that_move_as_claimed() {
     // counts, and exactly 1.0 does not count either.
     let by = |b: f64| {
         format!(
-            "trend: {{ quantity: q_ice, where: {{ feature: A }}, from: 0, to: 2, direction: increasing, share: 0.6, by: {b} }}"
+            "trend: {{ quantity: prediction_ice, where: {{ feature: A }}, from: 0, to: 2, direction: increasing, share: 0.6, by: {b} }}"
         )
     };
     assert_eq!(status(&by(0.5), &out), Status::Pass);
@@ -626,8 +626,9 @@ fn trend_counts_the_curves_that_move_as_claimed() {
 #[test]
 fn varies_needs_a_range_beyond_the_bound_and_the_noise() {
     let out = pd_run(&[("A", vec![0.0, 0.5, 1.0]), ("B", vec![0.0, 0.02, 0.0])]);
-    let claim =
-        |f: &str| format!("varies: {{ quantity: q_pd, where: {{ feature: {f} }}, bound: 0.1 }}");
+    let claim = |f: &str| {
+        format!("varies: {{ quantity: prediction_pd, where: {{ feature: {f} }}, bound: 0.1 }}")
+    };
     assert_eq!(status(&claim("A"), &out), Status::Pass);
     assert_eq!(status(&claim("B"), &out), Status::Fail);
 }
@@ -642,7 +643,7 @@ fn shapes_differ_ignores_level_and_sees_shape() {
         &[(vec![0.0, 1.0, 2.0], 0.0, 0), (vec![2.0, 1.0, 0.0], 0.0, 0)],
         &[0.0, 0.0, 0.0],
     );
-    let claim = "shapes_differ: { quantity: q_ice, where: { feature: A }, bound: 0.1 }";
+    let claim = "shapes_differ: { quantity: prediction_ice, where: { feature: A }, bound: 0.1 }";
     let o = check(claim, None, &shifted);
     assert_eq!(o.status, Status::Fail);
     assert!(o.measured.abs() < 1e-12, "{o:?}");
@@ -658,7 +659,7 @@ fn similar_curves_compares_point_by_point_relative_to_the_range() {
     ]);
     let claim = |f: &str| {
         format!(
-            "similar_curves: {{ quantity: q_pd, this: {{ feature: A }}, that: {{ feature: {f} }}, tolerance: 0.1 }}"
+            "similar_curves: {{ quantity: prediction_pd, this: {{ feature: A }}, that: {{ feature: {f} }}, tolerance: 0.1 }}"
         )
     };
     let o = check(&claim("B"), None, &out);
@@ -678,14 +679,14 @@ fn below_pd_peak_compares_curves_with_the_pd_of_their_feature() {
         ],
         &pd,
     );
-    let whole = "below_pd_peak: { quantity: q_ice, pd: q_pd, where: { feature: A } }";
+    let whole =
+        "below_pd_peak: { quantity: prediction_ice, pd: prediction_pd, where: { feature: A } }";
     assert_eq!(status(whole, &out), Status::Pass);
-    let inside =
-        "below_pd_peak: { quantity: q_ice, pd: q_pd, where: { feature: A }, within: [0.5, 1.5] }";
+    let inside = "below_pd_peak: { quantity: prediction_ice, pd: prediction_pd, where: { feature: A }, within: [0.5, 1.5] }";
     let o = check(inside, None, &out);
     assert_eq!((o.status, o.measured), (Status::Fail, 0.5));
     // At the rows' own value x = 1: 0.8 passes, 1.5 does not, against the interior peak.
-    let own = "below_pd_peak: { quantity: q_ice, pd: q_pd, where: { feature: A }, at_own_value: true, within: [0.5, 1.5] }";
+    let own = "below_pd_peak: { quantity: prediction_ice, pd: prediction_pd, where: { feature: A }, at_own_value: true, within: [0.5, 1.5] }";
     assert_eq!(status(own, &out), Status::Fail);
 }
 
@@ -815,8 +816,8 @@ fn a_nan_estimate_decides_no_claim_and_no_negation() {
     // A curve with a NaN point: neither a bump nor its absence can be claimed.
     let nan_curve = pd_run(&[("A", vec![0.0, 0.1, f64::NAN, 0.1, 0.0])]);
     for claim in [
-        "interior_peak: { quantity: q_pd, where: { feature: A }, lower: 1, upper: 3 }",
-        "not: { interior_peak: { quantity: q_pd, where: { feature: A }, lower: 1, upper: 3 } }",
+        "interior_peak: { quantity: prediction_pd, where: { feature: A }, lower: 1, upper: 3 }",
+        "not: { interior_peak: { quantity: prediction_pd, where: { feature: A }, lower: 1, upper: 3 } }",
     ] {
         assert_eq!(status(claim, &nan_curve), Status::Fail, "{claim}");
     }

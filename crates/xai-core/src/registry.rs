@@ -1,9 +1,10 @@
 //! The one pattern every extension point follows: a kind is a settings struct in its
-//! own file implementing the extension point's trait, and one line of a [`registry!`]
+//! own file implementing the extension point's trait, and one line of a [`registry!`](crate::registry!)
 //! adds it. The macro writes the YAML enum (a variant per kind, named by the line's
-//! string), the dispatch to the trait, and the list of names (`NAMES`), so that the
-//! YAML error for an unknown kind ("expected one of ..."), the listing a command
-//! prints and a docs test all read the one list and none can miss a kind.
+//! string, from which serde's "expected one of ..." error for an unknown kind is
+//! built), the dispatch to the trait, and the list of names (`NAMES`) that commands
+//! print and a docs test reads: each comes from the registry's lines, so none can miss
+//! a kind. A line may carry only its doc comment and one `#[cfg]`.
 
 /// A registry of kinds behind one trait.
 ///

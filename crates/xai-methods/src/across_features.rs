@@ -112,10 +112,9 @@ fn aligned(
         .collect()
 }
 
-/// A per-feature value.
-/// Quantity `q` read by name (every method's quantity has one).
+/// Quantity `q` read by name ([`Quantity::read`]).
 fn named(q: &str) -> Quantity {
-    Quantity::parse(q).expect("a method's quantity is not empty")
+    Quantity::read(q)
 }
 
 /// `<q>_normalised`.
@@ -141,6 +140,7 @@ impl DifferenceSpec {
     }
 }
 
+/// A per-feature value.
 fn value(quantity: String, feature: &str, v: f64, n: usize) -> Value {
     Value {
         quantity,

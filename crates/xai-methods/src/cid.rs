@@ -102,15 +102,17 @@ fn pfi(name: &str) -> Option<Quantity> {
     })
 }
 
-/// The corrected quantity of a PFI quantity: `r2_pfi` → `r2_cid` (validation has
-/// refused any other name).
+/// The corrected quantity of a PFI quantity: `r2_pfi` → `r2_cid`; another name
+/// (which validation refuses) gets `_cid` appended.
 fn corrected_name(pfi_name: &str) -> String {
-    let q = pfi(pfi_name).expect("validate refuses a quantity that is not a PFI");
-    Quantity {
-        aggregation: Some(Aggregation::Cid),
-        ..q
+    match pfi(pfi_name) {
+        Some(q) => Quantity {
+            aggregation: Some(Aggregation::Cid),
+            ..q
+        }
+        .to_string(),
+        None => format!("{pfi_name}_cid"),
     }
-    .to_string()
 }
 
 impl CidSpec {

@@ -605,7 +605,7 @@ impl LearnerInferenceSpec {
 /// Inner quantity `q` wrapped in `inference` (outside any it has), with the
 /// corrected interval's suffix when `corrected` (`learner_loss_pfi_corrected`).
 fn wrap(q: &str, inference: Option<Inference>, corrected: bool) -> Quantity {
-    Quantity::wrapped(q, inference, corrected).expect("a method's quantity reads back")
+    Quantity::wrapped(q, inference, corrected)
 }
 
 /// The DGP's closed-form PD at every pooled (PD quantity, feature, x), as truth

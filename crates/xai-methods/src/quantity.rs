@@ -4,7 +4,9 @@
 //! `coverage_loss_pfi`, `prediction_shap_abs`), exactly as before the type existed, so
 //! no committed file changes:
 //!
-//!   [inference_] measure [_sampler] [_aggregation] [_suffix ...]
+//! ```text
+//! [inference_]... measure [_sampler] [_aggregation] [_suffix]...
+//! ```
 //!
 //! - measure: a statistic's prefix (`loss`, `entropy`, `code_entropy`; [`Statistic`]),
 //!   a Shapley value function's (`aleatoric_entropy`), or a quantity of its own (`mi`,
@@ -245,18 +247,18 @@ impl Quantity {
         self
     }
 
-    /// `estimand`'s name read back, wrapped in `inference` (outside any it has), with
-    /// the corrected interval's suffix when `corrected`: `learner_loss_pfi_corrected`,
-    /// `width_prediction_pd`. None when `estimand` is no quantity.
-    pub fn wrapped(estimand: &str, inference: Option<Inference>, corrected: bool) -> Option<Self> {
-        let mut q = Quantity::parse(estimand)?;
+    /// `estimand`'s name read back ([`Quantity::read`]), wrapped in `inference`
+    /// (outside any it has), with the corrected interval's suffix when `corrected`:
+    /// `learner_loss_pfi_corrected`, `width_prediction_pd`.
+    pub fn wrapped(estimand: &str, inference: Option<Inference>, corrected: bool) -> Self {
+        let mut q = Quantity::read(estimand);
         if let Some(i) = inference {
             q = q.within(i);
         }
         if corrected {
             q = q.with(Suffix::Corrected);
         }
-        Some(q)
+        q
     }
 
     /// The outermost inference, if any.
@@ -285,9 +287,9 @@ impl Quantity {
             .find(|s| s.quantity_prefix() == self.measure)
     }
 
-    /// Whether it carries the corrected interval.
+    /// Whether it is a corrected interval's (its last suffix is `corrected`).
     pub fn is_corrected(&self) -> bool {
-        self.suffixes.contains(&Suffix::Corrected)
+        self.suffixes.last() == Some(&Suffix::Corrected)
     }
 
     /// Whether its last suffix is `word`.
@@ -295,14 +297,18 @@ impl Quantity {
         matches!(self.suffixes.last(), Some(Suffix::Word(w)) if *w == word)
     }
 
-    /// The quantity inside its inference and without its suffixes: the estimand of
-    /// a coverage study (`coverage_loss_pfi_corrected` → `loss_pfi`).
-    pub fn estimand(&self) -> Quantity {
-        Quantity {
+    /// `name` read as a quantity, or kept whole as a measure of its own when it does
+    /// not parse (a YAML name validation then refuses where it needs a structure):
+    /// never fails, so a method can name its quantities before its settings are
+    /// checked.
+    pub fn read(name: &str) -> Quantity {
+        Quantity::parse(name).unwrap_or_else(|| Quantity {
             inference: Vec::new(),
+            measure: name.to_string(),
+            sampler: None,
+            aggregation: None,
             suffixes: Vec::new(),
-            ..self.clone()
-        }
+        })
     }
 
     /// Reads a quantity's name; `None` for an empty name or an aggregation of a
@@ -465,7 +471,10 @@ mod tests {
         let q = parsed("learner_prediction_conditional_pd_corrected");
         assert_eq!(q.inference, [Inference::Learner]);
         assert!(q.is_corrected());
-        assert_eq!(q.estimand().to_string(), "prediction_conditional_pd");
+        assert_eq!(
+            q.unwrapped().to_string(),
+            "prediction_conditional_pd_corrected"
+        );
         let q = parsed("coverage_prediction_pd_model");
         assert_eq!(q.outer(), Some(Inference::Coverage));
         assert_eq!(q.suffixes, [Suffix::Word("model")]);
@@ -509,6 +518,9 @@ mod tests {
         assert_eq!(Quantity::parse("lost_pfi"), None);
         assert_eq!(Quantity::parse("learner_lost_conditional_pd"), None);
         assert_eq!(Quantity::parse(""), None);
+        // Read without failing, kept whole.
+        assert_eq!(Quantity::read("lost_pfi").to_string(), "lost_pfi");
+        assert_eq!(Quantity::read("lost_pfi").aggregation, None);
         assert_eq!(parsed("expected_loss_shap").measure, "expected_loss");
     }
 

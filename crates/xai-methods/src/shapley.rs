@@ -648,6 +648,7 @@ fn top_indices(values: &[f64], k: usize) -> Vec<usize> {
     order.truncate(k);
     order
 }
+
 /// The AUC and the ROC curve of feature-value acquisition (see the module doc), as
 /// quantities `auc` and `roc`.
 fn acquisition(

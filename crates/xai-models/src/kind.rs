@@ -1,8 +1,9 @@
 //! The extension point for learners: a learner is its settings struct (what its YAML
 //! entry holds, e.g. [`crate::GpParams`]) implementing [`LearnerKind`] in the
 //! learner's own file, plus one line of the registry ([`crate::LearnerSpec`]). The
-//! registry names no learner anywhere else: experiment validation, the memory
-//! planner, figure labels and the runner read a learner only through this trait.
+//! registry names no learner elsewhere but in `LearnerSpec::data_files_mut` (the
+//! learners that read a file): experiment validation, the memory planner, figure
+//! labels and the runner read a learner only through this trait.
 
 use xai_core::Learner;
 

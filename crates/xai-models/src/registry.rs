@@ -3,7 +3,7 @@
 //! Adding a learner: its settings struct in its own module implements
 //! [`LearnerKind`] (description, validation, [`Capabilities`],
 //! memory estimates, the [`xai_core::Learner`] it builds), and one line below names
-//! it. Nothing else names a learner.
+//! it. A learner that reads a file is also named in [`LearnerSpec::data_files_mut`].
 
 use serde::Deserialize;
 use xai_core::Learner;

@@ -166,13 +166,9 @@ pub enum Intervals {
 const PANEL: (u32, u32) = (470, 370);
 
 /// The quantity of the coverage study's `kind` of `estimand`'s intervals,
-/// corrected or not (`width_loss_pfi_corrected`); an estimand that is no quantity
-/// keeps its name inside (and is then refused as unknown).
+/// corrected or not (`width_loss_pfi_corrected`).
 fn summary(estimand: &str, kind: Inference, corrected: bool) -> String {
-    match Quantity::wrapped(estimand, Some(kind), corrected) {
-        Some(q) => q.to_string(),
-        None => format!("{}_{estimand}", kind.as_str()),
-    }
+    Quantity::wrapped(estimand, Some(kind), corrected).to_string()
 }
 
 /// The values of column `key` among `rows`, in order of first appearance; one empty

@@ -75,8 +75,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Deserialize;
 
+use xai_core::Statistic;
 use xai_data::error::{BenchError, Result};
 use xai_methods::output::RunOutput;
+use xai_methods::quantity::Quantity;
 use xai_methods::{Invalid, MethodSpec};
 
 xai_core::registry! {
@@ -343,9 +345,10 @@ fn tick(v: &f64) -> String {
 /// blue for likelihood (Likelihood-PFI, Likelihood-PDP), orange for entropy; `None`
 /// for other statistics (they take the palette in order).
 fn statistic_color(quantity: &str) -> Option<RGBColor> {
-    match quantity.split('_').next() {
-        Some("likelihood") => Some(COLORS[0]),
-        Some("entropy") => Some(COLORS[1]),
+    let q = Quantity::parse(quantity).filter(|q| q.inference.is_empty())?;
+    match q.statistic()? {
+        Statistic::Nll => Some(COLORS[0]),
+        Statistic::Entropy => Some(COLORS[1]),
         _ => None,
     }
 }
