@@ -142,22 +142,30 @@ struct SlurmArgs {
     out: Option<PathBuf>,
 }
 
+/// The scale and threads of `check` and `bless`, which compare with a committed
+/// baseline.
+#[derive(clap::Args)]
+struct Baseline {
+    /// ci or paper.
+    #[arg(long, default_value = "ci")]
+    scale: String,
+    /// Worker threads (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+}
+
 /// The arguments of `check`.
 #[derive(clap::Args)]
 struct CheckArgs {
     /// Experiment ids (default: all).
     experiments: Vec<String>,
-    /// ci or paper.
-    #[arg(long, default_value = "ci")]
-    scale: String,
+    #[command(flatten)]
+    baseline: Baseline,
     /// Compute nothing: evaluate the claims on the committed baseline of the scale
     /// again and compare them with its checks.csv (seconds); experiments without
     /// a baseline of that scale are listed and skipped.
     #[arg(long)]
     committed: bool,
-    /// Worker threads (default: all cores).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
 }
 
 /// The arguments of `bless`.
@@ -166,17 +174,13 @@ struct BlessArgs {
     /// Experiment ids.
     #[arg(required = true)]
     experiments: Vec<String>,
-    /// ci or paper.
-    #[arg(long, default_value = "ci")]
-    scale: String,
+    #[command(flatten)]
+    baseline: Baseline,
     /// Compute nothing: evaluate the claims on the committed baseline again and
     /// rewrite its checks.csv and tables (for a change of the claims or of a
     /// table's layout; numbers, figures and manifest stay).
     #[arg(long)]
     committed: bool,
-    /// Worker threads (default: all cores).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
 }
 
 /// The arguments of `report`.
@@ -574,9 +578,8 @@ fn slurm(root: &Path, args: SlurmArgs) -> Result<bool, BenchError> {
 fn check(root: &Path, args: CheckArgs) -> Result<bool, BenchError> {
     let CheckArgs {
         experiments,
-        scale,
+        baseline: Baseline { scale, threads },
         committed,
-        threads,
     } = args;
     let scale = Scale::parse(&scale)?;
     if scale == Scale::Smoke {
@@ -649,9 +652,8 @@ fn check(root: &Path, args: CheckArgs) -> Result<bool, BenchError> {
 fn bless(root: &Path, args: BlessArgs) -> Result<bool, BenchError> {
     let BlessArgs {
         experiments,
-        scale,
+        baseline: Baseline { scale, threads },
         committed,
-        threads,
     } = args;
     let scale = Scale::parse(&scale)?;
     let exps = experiments

@@ -108,44 +108,6 @@ impl AssertionKind for Positive {
     }
 }
 
-/// Every selected row's interval lies below `bound`: upper < bound (icefi2022
-/// Table 1: ICE FI correlates with the other importance measures at less than 0.6).
-/// Measured: the largest upper end.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Below {
-    /// The quantity.
-    pub quantity: String,
-    /// The rows.
-    #[serde(rename = "where")]
-    pub rows: Selector,
-    /// The bound the intervals must stay under.
-    pub bound: f64,
-}
-
-impl AssertionKind for Below {
-    fn quantities(&self) -> Vec<&String> {
-        vec![&self.quantity]
-    }
-
-    fn reads(&self) -> Reads<'_> {
-        Reads::summary()
-    }
-
-    fn verdict(&self, ctx: &Context<'_>) -> Verdict {
-        let bound = self.bound;
-        every(
-            summary_rows(ctx.out),
-            &self.quantity,
-            &self.rows,
-            |r| r.value.upper < bound,
-            |r| r.value.upper,
-            nan_max,
-            &format!("upper < {bound}"),
-        )
-    }
-}
-
 /// For every selected row, the share of replicates whose own interval excludes 0
 /// (lower > 0 or upper < 0) is at least `at_least` and at most `at_most` (give one or
 /// both): a claim about the intervals one fit reports (molnar2023 Fig. 6: only
@@ -343,21 +305,34 @@ impl AssertionKind for Near {
     }
 }
 
-/// Every selected row is negligible: its interval covers 0 or |estimate| ≤ bound.
-/// Measured: the largest |estimate|.
+/// A rule each selected summary row must pass against one bound, and the number a
+/// row is measured by (the largest over the rows is the verdict's measured number).
+pub trait BoundRule {
+    /// Whether row `r` passes against `bound`.
+    fn holds(r: &Row<'_>, bound: f64) -> bool;
+    /// The row's number.
+    fn measure(r: &Row<'_>) -> f64;
+    /// The rule in words, for the verdict ("upper < 0.6").
+    fn describe(bound: f64) -> String;
+}
+
+/// `{quantity, where, bound}`: every selected summary row passes rule `R` against
+/// `bound` ([`Below`], [`Negligible`]).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Negligible {
+#[serde(deny_unknown_fields, bound = "")]
+pub struct Bounded<R> {
     /// The quantity.
     pub quantity: String,
     /// The rows.
     #[serde(rename = "where")]
     pub rows: Selector,
-    /// The largest |estimate| that still counts as negligible.
+    /// The bound of the rule.
     pub bound: f64,
+    #[serde(skip)]
+    rule: std::marker::PhantomData<R>,
 }
 
-impl AssertionKind for Negligible {
+impl<R: BoundRule + Send + Sync> AssertionKind for Bounded<R> {
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity]
     }
@@ -372,10 +347,56 @@ impl AssertionKind for Negligible {
             summary_rows(ctx.out),
             &self.quantity,
             &self.rows,
-            |r| r.value.covers(0.0) || r.value.estimate.abs() <= bound,
-            |r| r.value.estimate.abs(),
+            |r| R::holds(r, bound),
+            R::measure,
             nan_max,
-            &format!("interval covers 0 or |estimate| <= {bound}"),
+            &R::describe(bound),
         )
+    }
+}
+
+/// `below`: every selected row's interval lies below `bound`, upper < bound
+/// (icefi2022 Table 1: ICE FI correlates with the other importance measures at less
+/// than 0.6). Measured: the largest upper end.
+pub type Below = Bounded<UpperBelow>;
+
+/// The rule of [`Below`]: upper < bound.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpperBelow;
+
+impl BoundRule for UpperBelow {
+    fn holds(r: &Row<'_>, bound: f64) -> bool {
+        r.value.upper < bound
+    }
+
+    fn measure(r: &Row<'_>) -> f64 {
+        r.value.upper
+    }
+
+    fn describe(bound: f64) -> String {
+        format!("upper < {bound}")
+    }
+}
+
+/// `negligible`: every selected row's interval covers 0 or |estimate| ≤ `bound` (the
+/// largest |estimate| that still counts as negligible). Measured: the largest
+/// |estimate|.
+pub type Negligible = Bounded<CoversZeroOrSmall>;
+
+/// The rule of [`Negligible`]: the interval covers 0 or |estimate| ≤ bound.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoversZeroOrSmall;
+
+impl BoundRule for CoversZeroOrSmall {
+    fn holds(r: &Row<'_>, bound: f64) -> bool {
+        r.value.covers(0.0) || r.value.estimate.abs() <= bound
+    }
+
+    fn measure(r: &Row<'_>) -> f64 {
+        r.value.estimate.abs()
+    }
+
+    fn describe(bound: f64) -> String {
+        format!("interval covers 0 or |estimate| <= {bound}")
     }
 }

@@ -32,7 +32,8 @@ use xai_core::{Statistic, ValueFunction};
 /// The inference a quantity wraps around its measure, written first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Inference {
-    /// `learner_`: the mean over refits with its interval (molnar2023 Eq. 9-10).
+    /// `learner_`: the mean over refits with its (optionally Nadeau-Bengio corrected)
+    /// t-interval (molnar2023 Eq. 9-10).
     Learner,
     /// `truth_`: the Monte-Carlo or closed-form truth of a coverage study.
     Truth,
@@ -42,8 +43,8 @@ pub enum Inference {
     Width,
     /// `mc_se_`: the Monte-Carlo standard error of an estimate.
     McSe,
-    /// `pearson_`: not over refits but across features, the Pearson correlation of
-    /// each other quantity with this one (icefi2022 Table 3).
+    /// `pearson_`: not over refits but across features, Pearson's r of each other
+    /// quantity with this one over the features (icefi2022 Tables 1 and 3).
     Pearson,
 }
 
@@ -89,18 +90,19 @@ pub enum Aggregation {
     Impact(Impact),
 }
 
-/// The numbers of ICE impact (icefi2022 Eq. 3-7).
+/// The numbers of ICE impact ([`xai_core::IceImpact`], icefi2022 Eq. 1-5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Impact {
-    /// Feature impact.
+    /// `fi`: ICE feature impact, FI = σ · mean |s| over the ICE slopes s (Eq. 1).
     Fi,
-    /// Signed feature impact.
+    /// `signed_fi`: σ · mean s, Eq. 1 without the absolute value.
     SignedFi,
-    /// In-distribution feature impact.
+    /// `idfi`: in-distribution feature impact, σ · Σ L|s| / Σ L with
+    /// L⁽ⁱ⁾_k = λ^{|v_k − x⁽ⁱ⁾|/σ} (Eq. 2-3).
     Idfi,
-    /// Heterogeneity.
+    /// `he`: heterogeneity, σ · mean over k of the sd over rows of s_k (Eq. 4).
     He,
-    /// Non-linearity.
+    /// `nl`: non-linearity, σ · mean over rows of the sd over k of s⁽ⁱ⁾ (Eq. 5).
     Nl,
 }
 

@@ -277,6 +277,18 @@ fn num(v: f64) -> String {
     }
 }
 
+/// An estimate's columns, as both the tidy rows and the summary write them:
+/// estimate, se, lower, upper, n.
+fn estimate_fields(e: &Estimate) -> [String; 5] {
+    [
+        num(e.estimate),
+        num(e.se),
+        num(e.lower),
+        num(e.upper),
+        e.n.to_string(),
+    ]
+}
+
 fn opt(v: Option<f64>) -> String {
     v.map(num).unwrap_or_default()
 }
@@ -331,12 +343,8 @@ pub fn write_tidy(path: &Path, keys: &[String], rows: &[TidyRow]) -> Result<()> 
                 r.quantity.clone(),
                 r.feature.clone(),
                 opt(r.x),
-                num(r.value.estimate),
-                num(r.value.se),
-                num(r.value.lower),
-                num(r.value.upper),
-                r.value.n.to_string(),
             ]);
+            rec.extend(estimate_fields(&r.value));
             rec
         }),
     )
@@ -365,17 +373,9 @@ pub fn summary_table(keys: &[String], rows: &[SummaryRow]) -> CsvTable {
         .map(|r| {
             let mut rec = vec![r.quantity.clone()];
             rec.extend(r.labels.iter().cloned());
-            rec.extend([
-                r.model.clone(),
-                r.feature.clone(),
-                opt(r.x),
-                num(r.value.estimate),
-                num(r.value.se),
-                num(r.value.lower),
-                num(r.value.upper),
-                r.value.n.to_string(),
-                num(r.sd),
-            ]);
+            rec.extend([r.model.clone(), r.feature.clone(), opt(r.x)]);
+            rec.extend(estimate_fields(&r.value));
+            rec.push(num(r.sd));
             rec
         })
         .collect();

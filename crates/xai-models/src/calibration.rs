@@ -18,7 +18,7 @@ use rand::Rng;
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
 
-use crate::capabilities::{Capabilities, Coefficients};
+use crate::capabilities::Capabilities;
 use crate::cart::Response;
 use crate::error::ParamError;
 use crate::forest::{Forest, ForestLearner, ForestParams};
@@ -79,16 +79,9 @@ impl LearnerKind for CalibratedParams {
         "calibrated random forest"
     }
 
-    /// Predictions only (the calibrated members are not exposed).
+    /// [`Capabilities::PREDICTIONS_ONLY`].
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            trees: false,
-            members: false,
-            coefficients: Coefficients::None,
-            mean_covariance: false,
-            missing_values: false,
-            predicts_label: true,
-        }
+        Capabilities::PREDICTIONS_ONLY
     }
 
     /// Peak bytes of [`CalibratedForestLearner::fit_calibrated`] on n rows and d

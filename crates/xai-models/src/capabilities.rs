@@ -4,7 +4,7 @@
 //! which needs its node file) and checks that its model offers exactly the declared
 //! trees, members, slopes and mean covariance; `tests/missing_values.rs` walks the
 //! tree learners' missing values. The struct has no default, so a new learner states
-//! every field.
+//! every field, or names one of the shared sets below, each stated in full.
 
 /// The offers of a learner's fitted model ([`xai_core::Model`]'s optional parts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,51 @@ pub enum Coefficients {
 }
 
 impl Capabilities {
+    /// A mean of trees (`random_forest`, `extra_trees`, `rpart` as a one-tree forest,
+    /// `r_random_forest`, `fitted_forest`): its trees (impurity importance, TreeSHAP)
+    /// and the trees as members; no slopes, covariance or missing values.
+    pub const MEAN_OF_TREES: Capabilities = Capabilities {
+        trees: true,
+        members: true,
+        coefficients: Coefficients::None,
+        mean_covariance: false,
+        missing_values: false,
+        predicts_label: true,
+    };
+
+    /// A network's (`mlp`, `bayes_by_backprop`): its members, a dropout pass or a
+    /// weight sample each; nothing else.
+    pub const MEMBERS_ONLY: Capabilities = Capabilities {
+        trees: false,
+        members: true,
+        coefficients: Coefficients::None,
+        mean_covariance: false,
+        missing_values: false,
+        predicts_label: true,
+    };
+
+    /// A Gaussian process's (`gaussian_process`, `kriging`): the joint covariance of
+    /// its mean predictions (molnar2023 §2.5's model-based PD band), nothing else.
+    pub const MEAN_COVARIANCE_ONLY: Capabilities = Capabilities {
+        trees: false,
+        members: false,
+        coefficients: Coefficients::None,
+        mean_covariance: true,
+        missing_values: false,
+        predicts_label: true,
+    };
+
+    /// Predictions only (`calibrated_forest`, whose calibrated members are not
+    /// exposed; `svr`).
+    pub const PREDICTIONS_ONLY: Capabilities = Capabilities {
+        trees: false,
+        members: false,
+        coefficients: Coefficients::None,
+        mean_covariance: false,
+        missing_values: false,
+        predicts_label: true,
+    };
+
     /// Whether it reports slopes for some data.
     pub fn has_coefficients(&self) -> bool {
         self.coefficients != Coefficients::None

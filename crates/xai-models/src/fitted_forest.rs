@@ -26,7 +26,7 @@ use xai_core::{CoreError, Dataset, Learner, Model, Target, TreeEnsembleView};
 
 use crate::capabilities::Capabilities;
 use crate::error::ParamError;
-use crate::forest::{FOREST_CAPABILITIES, Forest, ForestParams};
+use crate::forest::{Forest, ForestParams};
 use crate::kind::LearnerKind;
 
 /// `fitted_forest: {file, float32}`.
@@ -56,9 +56,9 @@ impl LearnerKind for FittedForestParams {
         Ok(())
     }
 
-    /// A mean of trees: [`FOREST_CAPABILITIES`].
+    /// [`Capabilities::MEAN_OF_TREES`].
     fn capabilities(&self) -> Capabilities {
-        FOREST_CAPABILITIES
+        Capabilities::MEAN_OF_TREES
     }
 
     /// A default forest's size, the best guess before the file is read (scikit-learn's

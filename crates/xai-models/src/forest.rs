@@ -13,7 +13,7 @@ use serde::Deserialize;
 use xai_core::rng::stream_rng;
 use xai_core::{Dataset, Learner, Model, Predictions, Target, Tree, TreeEnsembleView};
 
-use crate::capabilities::{Capabilities, Coefficients};
+use crate::capabilities::Capabilities;
 use crate::cart::{Response, SortedColumns, TreeSettings, grow};
 use crate::error::ParamError;
 use crate::flat::FlatTree;
@@ -122,9 +122,9 @@ impl LearnerKind for ForestParams {
         "random forest"
     }
 
-    /// A mean of trees: [`FOREST_CAPABILITIES`].
+    /// [`Capabilities::MEAN_OF_TREES`].
     fn capabilities(&self) -> Capabilities {
-        FOREST_CAPABILITIES
+        Capabilities::MEAN_OF_TREES
     }
 
     /// Peak bytes of fitting the forest on n rows and d features:
@@ -151,18 +151,6 @@ impl LearnerKind for ForestParams {
     }
 }
 
-/// What a mean of trees offers (`random_forest`, `extra_trees`, `rpart` as a one-tree
-/// forest, `r_random_forest`, `fitted_forest`): its trees (impurity importance,
-/// TreeSHAP) and the trees as members; no slopes, covariance or missing values.
-pub const FOREST_CAPABILITIES: Capabilities = Capabilities {
-    trees: true,
-    members: true,
-    coefficients: Coefficients::None,
-    mean_covariance: false,
-    missing_values: false,
-    predicts_label: true,
-};
-
 /// `extra_trees: {...}`: the forest's settings ([`ForestParams`], bootstrap off by
 /// default), grown with one uniform random threshold per tried feature.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
@@ -179,7 +167,7 @@ impl LearnerKind for ExtraTreesParams {
     }
 
     fn capabilities(&self) -> Capabilities {
-        FOREST_CAPABILITIES
+        Capabilities::MEAN_OF_TREES
     }
 
     /// As the random forest's.

@@ -29,7 +29,7 @@ use rand::{Rng, RngExt};
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, MeanCovariance, Model, Predictions, Target};
 
-use crate::capabilities::{Capabilities, Coefficients};
+use crate::capabilities::Capabilities;
 use crate::error::ParamError;
 use crate::kind::LearnerKind;
 use crate::optim::{LbfgsOptions, dot, minimize_box};
@@ -108,16 +108,9 @@ impl LearnerKind for GpParams {
         "Gaussian process"
     }
 
-    /// Its mean covariance (molnar2023 §2.5's model-based PD band), nothing else.
+    /// [`Capabilities::MEAN_COVARIANCE_ONLY`].
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            trees: false,
-            members: false,
-            coefficients: Coefficients::None,
-            mean_covariance: true,
-            missing_values: false,
-            predicts_label: true,
-        }
+        Capabilities::MEAN_COVARIANCE_ONLY
     }
 
     /// 8·(4n² + 2nd + 4n) (`fit_memory_bytes`).

@@ -37,7 +37,7 @@ use rand::{Rng, RngExt};
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, MeanCovariance, Model, Predictions, Target};
 
-use crate::capabilities::{Capabilities, Coefficients};
+use crate::capabilities::Capabilities;
 use crate::error::ParamError;
 use crate::kind::LearnerKind;
 use crate::optim::{LbfgsOptions, dot, minimize_box};
@@ -81,16 +81,9 @@ impl LearnerKind for KrigingParams {
         "Gaussian process (kriging, power-exponential)"
     }
 
-    /// Its mean covariance, as the GP's, nothing else.
+    /// [`Capabilities::MEAN_COVARIANCE_ONLY`].
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            trees: false,
-            members: false,
-            coefficients: Coefficients::None,
-            mean_covariance: true,
-            missing_values: false,
-            predicts_label: true,
-        }
+        Capabilities::MEAN_COVARIANCE_ONLY
     }
 
     /// 8·(n²d + 4n² + nd + 4n) (`fit_memory_bytes`).

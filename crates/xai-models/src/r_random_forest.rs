@@ -48,7 +48,7 @@ use xai_core::{CoreError, Dataset, Learner, Model, Target};
 use crate::capabilities::Capabilities;
 use crate::cart::{FeatureDraw, NodeSize, Response, ThresholdRule, TreeSettings};
 use crate::error::ParamError;
-use crate::forest::{FOREST_CAPABILITIES, Forest, ForestParams, Mtry, MtryRule, grow_forest};
+use crate::forest::{Forest, ForestParams, Mtry, MtryRule, grow_forest};
 use crate::kind::LearnerKind;
 
 /// R randomForest's regression settings (R's names; all optional in YAML).
@@ -133,9 +133,9 @@ impl LearnerKind for RForestParams {
         "random forest (R)"
     }
 
-    /// A mean of trees: [`FOREST_CAPABILITIES`].
+    /// [`Capabilities::MEAN_OF_TREES`].
     fn capabilities(&self) -> Capabilities {
-        FOREST_CAPABILITIES
+        Capabilities::MEAN_OF_TREES
     }
 
     /// As `ForestParams`' (`Self::as_forest`: l = 1, D unlimited, T = ntree).

@@ -42,7 +42,7 @@ use xai_core::{CoreError, Dataset, Learner, Model, Target};
 use crate::capabilities::Capabilities;
 use crate::cart::{FeatureDraw, NodeSize, Response, ThresholdRule, TreeSettings};
 use crate::error::ParamError;
-use crate::forest::{FOREST_CAPABILITIES, Forest, ForestParams, grow_forest};
+use crate::forest::{Forest, ForestParams, grow_forest};
 use crate::kind::LearnerKind;
 
 /// rpart's settings (R's names; all optional in YAML, defaults R's, R/rpart.control.R).
@@ -149,9 +149,9 @@ impl LearnerKind for RpartParams {
         "regression tree (rpart)"
     }
 
-    /// A one-tree forest: [`FOREST_CAPABILITIES`].
+    /// A one-tree forest: [`Capabilities::MEAN_OF_TREES`].
     fn capabilities(&self) -> Capabilities {
-        FOREST_CAPABILITIES
+        Capabilities::MEAN_OF_TREES
     }
 
     /// Peak bytes of a fit on n rows and d features: a one-tree forest's

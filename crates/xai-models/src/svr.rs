@@ -21,7 +21,7 @@ use rand::Rng;
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
 
-use crate::capabilities::{Capabilities, Coefficients};
+use crate::capabilities::Capabilities;
 use crate::error::ParamError;
 use crate::kind::LearnerKind;
 use crate::smo;
@@ -93,16 +93,9 @@ impl LearnerKind for SvrParams {
         "ε-support vector regression"
     }
 
-    /// Predictions only.
+    /// [`Capabilities::PREDICTIONS_ONLY`].
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            trees: false,
-            members: false,
-            coefficients: Coefficients::None,
-            mean_covariance: false,
-            missing_values: false,
-            predicts_label: true,
-        }
+        Capabilities::PREDICTIONS_ONLY
     }
 
     /// 8·(n² + 2nd + 8n): the kernel matrix, the scaled rows twice, and the 2n dual

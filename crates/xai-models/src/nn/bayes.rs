@@ -19,7 +19,7 @@ use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model};
 
 use super::head::{Head, softplus};
-use super::mlp::{NETWORK_CAPABILITIES, validate_training};
+use super::mlp::validate_training;
 use super::net::{self, Dense, Network, Schedule};
 use crate::capabilities::Capabilities;
 use crate::error::ParamError;
@@ -114,9 +114,9 @@ impl LearnerKind for BayesParams {
         "Bayes-by-backprop network"
     }
 
-    /// `NETWORK_CAPABILITIES`.
+    /// [`Capabilities::MEMBERS_ONLY`].
     fn capabilities(&self) -> Capabilities {
-        NETWORK_CAPABILITIES
+        Capabilities::MEMBERS_ONLY
     }
 
     fn build(&self) -> Box<dyn Learner> {

@@ -27,7 +27,7 @@ use xai_core::{CoreError, Dataset, Learner, Model};
 
 use super::head::Head;
 use super::net::{self, Dense, Network, Schedule};
-use crate::capabilities::{Capabilities, Coefficients};
+use crate::capabilities::Capabilities;
 use crate::error::ParamError;
 use crate::kind::LearnerKind;
 
@@ -105,17 +105,6 @@ pub(crate) fn validate_training(
     Ok(())
 }
 
-/// What a network offers: its members (a dropout pass or a weight sample each),
-/// nothing else.
-pub(crate) const NETWORK_CAPABILITIES: Capabilities = Capabilities {
-    trees: false,
-    members: true,
-    coefficients: Coefficients::None,
-    mean_covariance: false,
-    missing_values: false,
-    predicts_label: true,
-};
-
 impl LearnerKind for MlpParams {
     /// Checks the settings before any work.
     fn validate(&self) -> Result<(), ParamError> {
@@ -174,9 +163,9 @@ impl LearnerKind for MlpParams {
         }
     }
 
-    /// `NETWORK_CAPABILITIES`.
+    /// [`Capabilities::MEMBERS_ONLY`].
     fn capabilities(&self) -> Capabilities {
-        NETWORK_CAPABILITIES
+        Capabilities::MEMBERS_ONLY
     }
 
     fn build(&self) -> Box<dyn Learner> {
