@@ -51,10 +51,15 @@ pub fn glyph_pixels(text: &str, size: f64, mut draw: impl FnMut(i32, i32, f32)) 
             pen += scaled.kern(p, id);
         }
         prev = Some(id);
-        let glyph = id.with_scale_and_position(size as f32, point(pen, 0.0));
+        // The glyph is outlined at its exact pen position with the baseline at
+        // size/2, so its pixel bounds are whole pixels (`px_bounds` floors them) and
+        // every glyph keeps its own sub-pixel offset in its coverage. Truncating
+        // size/2 + bounds.min.y towards zero instead rounded tall glyphs (negative
+        // tops) down and short ones (a decimal point) up: "0·1" at odd sizes.
+        let glyph = id.with_scale_and_position(size as f32, point(pen, (size as f32) / 2.0));
         if let Some(outline) = font.outline_glyph(glyph) {
             let bounds = outline.px_bounds();
-            let y0 = ((size as f32) / 2.0 + bounds.min.y) as i32;
+            let y0 = bounds.min.y as i32;
             let x0 = bounds.min.x as i32;
             outline.draw(|x, y, coverage| draw(x0 + x as i32, y0 + y as i32, coverage));
         }
@@ -312,6 +317,57 @@ mod tests {
                 (*s as f32 - e).abs() <= 1.0,
                 "glyph {i} ({:?}) starts at {s}, the font puts it at {e:.1}",
                 WORDS.chars().nth(i)
+            );
+        }
+    }
+
+    /// The lowest inked row of each run of inked columns of `text`, drawn as
+    /// [`ink_starts`] draws it.
+    fn ink_bottoms(text: &str, draw: impl Fn(&mut [u8], &str)) -> Vec<u32> {
+        let mut buffer = vec![255u8; (WIDTH * HEIGHT * 3) as usize];
+        draw(&mut buffer, text);
+        let ink = |x: u32, y: u32| buffer[((y * WIDTH + x) * 3) as usize] < 128;
+        let mut bottoms = Vec::new();
+        let mut run: Option<u32> = None;
+        for x in 0..WIDTH {
+            let lowest = (0..HEIGHT).rev().find(|&y| ink(x, y));
+            match (lowest, run) {
+                (Some(y), Some(b)) => run = Some(b.max(y)),
+                (Some(y), None) => run = Some(y),
+                (None, Some(b)) => {
+                    bottoms.push(b);
+                    run = None;
+                }
+                (None, None) => {}
+            }
+        }
+        bottoms
+    }
+
+    /// A decimal point sits on the baseline with the digits, not raised ("0·1"): its
+    /// lowest inked row is that of the flat-based "1" at every size tick labels use
+    /// (the round "0" may overshoot the baseline by a pixel, as the font draws it).
+    /// Before glyphs were outlined at their exact baseline, the point stood a pixel
+    /// higher at 11, 13 and 15 px.
+    #[test]
+    fn the_decimal_point_sits_on_the_digits_baseline() {
+        for size in [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 18.0, 20.0, 60.0] {
+            let bottoms = ink_bottoms("0.1", |buf, t| {
+                let root = Raster::with_buffer(buf, (WIDTH, HEIGHT)).into_drawing_area();
+                root.fill(&WHITE).unwrap();
+                super::super::register_fonts();
+                root.draw(&Text::new(
+                    t,
+                    (10, 10),
+                    ("sans-serif", size).into_font().color(&BLACK),
+                ))
+                .unwrap();
+                root.present().unwrap();
+            });
+            assert_eq!(bottoms.len(), 3, "{size} px: {bottoms:?}");
+            assert_eq!(
+                bottoms[1], bottoms[2],
+                "{size} px: 0, point, 1 end at {bottoms:?}"
             );
         }
     }
