@@ -176,9 +176,10 @@ struct BlessArgs {
     experiments: Vec<String>,
     #[command(flatten)]
     baseline: Baseline,
-    /// Compute nothing: evaluate the claims on the committed baseline again and
-    /// rewrite its checks.csv and tables (for a change of the claims or of a
-    /// table's layout; numbers, figures and manifest stay).
+    /// Compute nothing: evaluate the claims on the committed baseline again,
+    /// rewrite its checks.csv and tables and redraw the figures it holds the inputs
+    /// of (for a change of the claims, a table's layout or a figure; numbers and
+    /// manifest stay).
     #[arg(long)]
     committed: bool,
 }
@@ -663,14 +664,22 @@ fn bless(root: &Path, args: BlessArgs) -> Result<bool, BenchError> {
     let mut runs = SharedRuns::for_batch(&exps).with_cells(root);
     for exp in &exps {
         let report = if committed {
-            bless_committed(root, exp, scale)?.ok_or_else(|| {
+            let (report, left) = bless_committed(root, exp, scale)?.ok_or_else(|| {
                 BenchError::Other(format!(
                     "{} has no committed {} baseline to evaluate again: bless it \
                      without --committed first",
                     exp.id(),
                     scale.name()
                 ))
-            })?
+            })?;
+            for xai_bench::figures::Undrawn { name, why } in left {
+                println!(
+                    "  {}: figure {name} left as it is ({why}; the baseline does not keep \
+                     its inputs: bless without --committed to redraw it)",
+                    exp.id()
+                );
+            }
+            report
         } else {
             bless_experiment(root, exp, scale, threads, PROGRESS, &mut runs)?
         };

@@ -460,11 +460,18 @@ pub fn bless_experiment(
 /// `cargo xtask bless --committed [--scale S]`: the committed baseline of `scale` read
 /// back ([`crate::committed::read`]; refused when its YAML computation changed), its
 /// paper claims evaluated again and its `checks.csv` and tables (`<name>.csv`,
-/// `<name>.md`) written again from the committed numbers. Nothing is computed and no
-/// number, figure or manifest changes: this is for a change of the claims or of a
-/// table's layout only (a claim on a quantity the baseline did not keep fails, and
-/// then needs a full `bless`). `Ok(None)` when there is no baseline of that scale.
-pub fn bless_committed(root: &Path, exp: &Experiment, scale: Scale) -> Result<Option<Report>> {
+/// `<name>.md`) written again from the committed numbers, and its figures drawn again
+/// from them where it holds their inputs ([`crate::figures::redraw`]; those left as
+/// they are come back, by name with the reason).
+/// Nothing is computed and no number or manifest changes: this is for a change of the
+/// claims, of a table's layout or of a figure only (a claim on a quantity the baseline
+/// did not keep fails, and then needs a full `bless`). `Ok(None)` when there is no
+/// baseline of that scale.
+pub fn bless_committed(
+    root: &Path,
+    exp: &Experiment,
+    scale: Scale,
+) -> Result<Option<(Report, Vec<crate::figures::Undrawn>)>> {
     let dir = baseline_dir(root, exp.id(), scale);
     if !dir.join("manifest.json").is_file() {
         return Ok(None);
@@ -478,11 +485,20 @@ pub fn bless_committed(root: &Path, exp: &Experiment, scale: Scale) -> Result<Op
         &dir,
     )?;
     write_outcomes(&dir.join("checks.csv"), &outcomes)?;
-    Ok(Some(Report {
-        output,
-        outcomes,
-        dir,
-    }))
+    // Drawn beside the baseline first, so a figure that cannot be drawn again
+    // keeps its committed files.
+    let staging = dir.join(".redraw");
+    std::fs::create_dir_all(&staging).map_err(io_err(&staging))?;
+    let left = crate::figures::redraw(exp, &output, &staging)?;
+    move_entries(&staging, &dir)?;
+    Ok(Some((
+        Report {
+            output,
+            outcomes,
+            dir,
+        },
+        left,
+    )))
 }
 
 /// Replaces `tidy.csv` in `dir`, when larger than `limit` bytes, by

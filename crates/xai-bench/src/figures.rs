@@ -9,8 +9,8 @@ use crate::datasets::Registry;
 use crate::error::Result;
 use crate::output::RunOutput;
 use crate::plan::Experiment;
-use crate::plots::Setting;
 use crate::plots::labels::Names;
+use crate::plots::{Setting, TruePd};
 use crate::spec::ExperimentSpec;
 use xai_models::LearnerKind;
 
@@ -71,24 +71,76 @@ pub fn names(spec: &ExperimentSpec) -> Result<Names> {
 
 /// Draws every plot of `exp` from `out` into `dir`.
 pub fn draw(exp: &Experiment, out: &RunOutput, dir: &Path) -> Result<()> {
-    let s = &exp.spec;
-    let truth = |feature: &str, grid: &[f64]| {
-        let dgp = s.data.dgp.as_ref()?.dgp();
+    let truth = truth_of(exp);
+    let setting = setting_of(exp, &truth)?;
+    for plot in &exp.spec.plots {
+        crate::plots::draw(plot, &setting, out, dir)?;
+    }
+    Ok(())
+}
+
+/// Draws into `dir` again every plot of `exp` that a committed baseline `out` holds
+/// the inputs of (read back by [`crate::committed::read`]), as the run drew them;
+/// returns the plots it could not draw, by name, with the reason: drawn from the
+/// training sample or entropy maps (never kept), or from rows the baseline trimmed
+/// (their files are not written).
+pub fn redraw(exp: &Experiment, out: &RunOutput, dir: &Path) -> Result<Vec<Undrawn>> {
+    let truth = truth_of(exp);
+    let setting = setting_of(exp, &truth)?;
+    let mut left = Vec::new();
+    for plot in &exp.spec.plots {
+        let name = plot.kind().name().to_string();
+        if plot.kind().uses_data() {
+            let why = "drawn from the training sample or an entropy map".into();
+            left.push(Undrawn { name, why });
+            continue;
+        }
+        match crate::plots::draw(plot, &setting, out, dir) {
+            Ok(()) => {}
+            Err(crate::error::BenchError::Plot { message, .. }) => {
+                for ext in ["svg", "png"] {
+                    let path = dir.join(format!("{name}.{ext}"));
+                    if path.exists() {
+                        std::fs::remove_file(&path).map_err(crate::error::io_err(&path))?;
+                    }
+                }
+                left.push(Undrawn { name, why: message });
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(left)
+}
+
+/// A figure [`redraw`] left as it is.
+#[derive(Debug, Clone)]
+pub struct Undrawn {
+    /// The plot's name (its file stem).
+    pub name: String,
+    /// Why it could not be drawn again.
+    pub why: String,
+}
+
+/// The true PD of `exp`'s DGP at grid points, where it has a closed form.
+fn truth_of(exp: &Experiment) -> impl Fn(&str, &[f64]) -> Option<Vec<f64>> + '_ {
+    move |feature: &str, grid: &[f64]| {
+        let dgp = exp.spec.data.dgp.as_ref()?.dgp();
         let j = dgp.feature_names().iter().position(|f| f == feature)?;
         dgp.partial_dependence(j, grid)
-    };
-    let setting = Setting {
+    }
+}
+
+/// What `exp`'s figures take from it.
+fn setting_of<'a>(exp: &'a Experiment, truth: &'a TruePd<'a>) -> Result<Setting<'a>> {
+    let s = &exp.spec;
+    Ok(Setting {
         title: &s.title,
         paper: &s.paper,
         figure: &s.figure,
         level: s.level,
         names: names(s)?,
-        truth: &truth,
-    };
-    for plot in &s.plots {
-        crate::plots::draw(plot, &setting, out, dir)?;
-    }
-    Ok(())
+        truth,
+    })
 }
 
 #[cfg(test)]

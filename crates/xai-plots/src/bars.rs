@@ -1,6 +1,8 @@
 //! Bars per feature with interval whiskers: one row of panels per quantity, one
 //! column per model and value of a grid key.
 
+use super::key::{Key, Swatch};
+use super::labels::Names;
 use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -15,6 +17,9 @@ struct Panel<'a> {
     rows: Vec<&'a SummaryRow>,
 }
 
+/// The height added to a figure for its key, in pixels.
+const KEY: u32 = 32;
+
 /// Which features a bar panel shows, in which order.
 pub struct BarOrder {
     /// A fixed order (features not in it go last); empty for the data's order.
@@ -27,6 +32,8 @@ pub struct BarOrder {
     pub shared_y: bool,
     /// All quantities in one row.
     pub side_by_side: bool,
+    /// With `side_by_side`, at most this many panels a row.
+    pub wrap: Option<usize>,
     /// Horizontal bars, names on the y-axis.
     pub horizontal: bool,
 }
@@ -76,6 +83,10 @@ plot_settings! {
         /// rankings so) instead of one row of panels per quantity.
         #[serde(default)]
         pub side_by_side: bool,
+        /// With `side_by_side`, at most this many panels a row, the rest wrapped into
+        /// further rows (a 2 × 2 grid of four rankings instead of one wide row).
+        #[serde(default)]
+        pub wrap: Option<usize>,
         /// Horizontal bars with the feature names on the y-axis, largest on top (the
         /// ranking panels of cid2021 Fig. 2-3).
         #[serde(default)]
@@ -97,6 +108,7 @@ impl Bars {
             top: self.top,
             shared_y: self.shared_y,
             side_by_side: self.side_by_side,
+            wrap: self.wrap,
             horizontal: self.horizontal,
         };
         let (out, panels) = (fig.out, &self.panels);
@@ -104,15 +116,28 @@ impl Bars {
             .as_ref()
             .and_then(|k| out.keys.iter().position(|c| c == k));
         let mut list: Vec<Panel<'_>> = Vec::new();
-        for r in out
+        let rows = out
             .summary
             .iter()
-            .filter(|r| self.quantities.contains(&r.quantity))
-        {
+            .filter(|r| self.quantities.contains(&r.quantity));
+        // The model is named where the quantities that use one have several.
+        let mut models = rows
+            .clone()
+            .filter(|r| fig.names.uses_model(&r.quantity))
+            .map(|r| &r.model);
+        let first = models.next();
+        let several_models = models.any(|m| Some(m) != first);
+        for r in rows {
             let setting = panel_col
                 .zip(panels.as_deref())
-                .map(|(c, k)| (k, r.labels[c].as_str()));
-            let title = fig.names.panel(&r.model, &r.quantity, setting);
+                .map(|(c, k)| fig.names.setting(k, r.labels[c].as_str()));
+            let model = (several_models && fig.names.uses_model(&r.quantity))
+                .then(|| fig.names.panel(&r.model, &r.quantity, None));
+            let title = model
+                .into_iter()
+                .chain(setting)
+                .collect::<Vec<_>>()
+                .join(", ");
             match list.iter_mut().find(|p| p.title == title) {
                 Some(p) => p.rows.push(r),
                 None => list.push(Panel {
@@ -130,12 +155,22 @@ impl PlotKind for Bars {
         self.replicate
     }
 
+    fn uses_data(&self) -> bool {
+        false
+    }
+
     fn validate(&self, plan: &PlotPlan<'_>) -> std::result::Result<(), Invalid> {
         for q in self.quantities.iter().chain(&self.order_by) {
             plan.known(q, q)?;
         }
         if self.top == Some(0) {
             return Err(Invalid::new("top", "bars `top` must be at least 1"));
+        }
+        if self.wrap.is_some() && !self.side_by_side || self.wrap == Some(0) {
+            return Err(Invalid::new(
+                "wrap",
+                "bars `wrap` (at least 1 panel a row) goes with `side_by_side: true`",
+            ));
         }
         plan.panels(&self.panels)
     }
@@ -159,10 +194,10 @@ impl PlotKind for Bars {
             true => (7 * longest + 400, 26 * bars_per_panel + 110),
             false => (440.max(bars_per_panel * (7 * longest + 12) + 90), 300),
         };
-        let layout = Layout::of(&list, &self.quantities, order.side_by_side);
+        let layout = Layout::of(&list, &self.quantities, &order);
         (
             (panel_width * layout.cols as u32 + 40).max(10 * fig.title.chars().count() as u32 + 40),
-            panel_height * layout.rows as u32 + 50,
+            panel_height * layout.rows as u32 + 50 + KEY,
         )
     }
 
@@ -172,8 +207,44 @@ impl PlotKind for Bars {
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> std::result::Result<(), String> {
         let (list, order) = self.panel_list(fig);
-        super::on_canvas!(canvas, root => bars(root, &list, &self.quantities, &order, fig.names))
+        super::on_canvas!(canvas, root => {
+            let key = whiskers_key(&list, &self.quantities, fig.names);
+            let (root, strip) = key.split(root);
+            key.draw(&strip)?;
+            bars(&root, &list, &self.quantities, &order, fig.names)
+        })
     }
+}
+
+/// The key of a bar figure: what the whiskers are, once where every quantity's are
+/// the same, else per quantity (by its name).
+fn whiskers_key(panels: &[Panel<'_>], quantities: &[String], names: &Names) -> Key {
+    let titles = super::labels::quantity_titles(quantities);
+    let notes: Vec<(&String, String)> = quantities
+        .iter()
+        .zip(&titles)
+        .filter_map(|(q, title)| {
+            let r = panels
+                .iter()
+                .flat_map(|p| p.rows.iter())
+                .filter(|r| r.quantity == *q)
+                .find(|r| r.value.lower.is_finite())?;
+            Some((title, names.interval(q, r.value.n)))
+        })
+        .collect();
+    let mut key = Key::default();
+    match notes.as_slice() {
+        [] => {}
+        [(_, what), rest @ ..] if rest.iter().all(|(_, w)| w == what) => {
+            key.add(format!("bars and whiskers: {what}"), Swatch::Note);
+        }
+        _ => {
+            for (title, what) in notes {
+                key.add(format!("{title}: {what}"), Swatch::Note);
+            }
+        }
+    }
+    key
 }
 
 /// Where each (quantity, panel) cell with rows goes: a panel without rows of a
@@ -187,7 +258,7 @@ struct Layout {
 }
 
 impl Layout {
-    fn of(panels: &[Panel<'_>], quantities: &[String], side_by_side: bool) -> Self {
+    fn of(panels: &[Panel<'_>], quantities: &[String], order: &BarOrder) -> Self {
         let cells: Vec<Vec<usize>> = quantities
             .iter()
             .map(|q| {
@@ -196,8 +267,14 @@ impl Layout {
                     .collect()
             })
             .collect();
+        let side_by_side = order.side_by_side;
         let (cols, rows) = match side_by_side {
-            true => (cells.iter().map(Vec::len).sum::<usize>().max(1), 1),
+            true => {
+                // Cells in reading order, `wrap` a row.
+                let total = cells.iter().map(Vec::len).sum::<usize>().max(1);
+                let cols = order.wrap.map_or(total, |w| w.clamp(1, total));
+                (cols, total.div_ceil(cols))
+            }
             false => (
                 cells.iter().map(Vec::len).max().unwrap_or(0).max(1),
                 quantities.len().max(1),
@@ -299,11 +376,12 @@ fn bars<DB: DrawingBackend>(
     panels: &[Panel<'_>],
     quantities: &[String],
     order: &BarOrder,
-    names: &super::labels::Names,
+    names: &Names,
 ) -> std::result::Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let layout = Layout::of(panels, quantities, order.side_by_side);
+    let layout = Layout::of(panels, quantities, order);
     let areas = root.split_evenly((layout.rows, layout.cols));
+    let titles = super::labels::quantity_titles(quantities);
     for (qi, q) in quantities.iter().enumerate() {
         let color = super::statistic_color(q).unwrap_or(COLORS[qi % COLORS.len()]);
         fn of_q<'a>(p: &Panel<'a>, q: &str) -> Vec<&'a SummaryRow> {
@@ -328,8 +406,18 @@ fn bars<DB: DrawingBackend>(
                 .map(|f| names.feature(f).chars().count())
                 .max()
                 .unwrap_or(0) as u32;
+            // The quantity where several are drawn, then the model and setting.
+            let caption = [
+                (quantities.len() > 1).then(|| titles[qi].clone()),
+                Some(panel.title.clone()),
+            ]
+            .into_iter()
+            .flatten()
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join(", ");
             let builder = ChartBuilder::on(area)
-                .caption(&panel.title, ("sans-serif", 15))
+                .caption(&caption, ("sans-serif", 15))
                 .margin(10)
                 .x_label_area_size(if horizontal { 40 } else { 30 })
                 .y_label_area_size(if horizontal { 7 * longest + 16 } else { 70 })
@@ -447,10 +535,22 @@ mod tests {
             },
         ];
         let quantities = ["r2_pfi".to_string(), "mi".to_string()];
-        let side = Layout::of(&panels, &quantities, true);
+        let order = |side_by_side, wrap| super::BarOrder {
+            features: Vec::new(),
+            rank: false,
+            top: None,
+            shared_y: false,
+            side_by_side,
+            wrap,
+            horizontal: false,
+        };
+        let side = Layout::of(&panels, &quantities, &order(true, None));
         assert_eq!((side.rows, side.cols), (1, 2));
         assert_eq!((side.area(0, 0), side.area(1, 0)), (0, 1));
-        let stacked = Layout::of(&panels, &quantities, false);
+        let wrapped = Layout::of(&panels, &quantities, &order(true, Some(1)));
+        assert_eq!((wrapped.rows, wrapped.cols), (2, 1));
+        assert_eq!((wrapped.area(0, 0), wrapped.area(1, 0)), (0, 1));
+        let stacked = Layout::of(&panels, &quantities, &order(false, None));
         assert_eq!((stacked.rows, stacked.cols), (2, 1));
         assert_eq!((stacked.area(0, 0), stacked.area(1, 0)), (0, 1));
         assert_eq!(stacked.cells, vec![vec![0], vec![1]]);

@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use super::key::{Key, Swatch};
 use super::labels::{Names, axis_label, learner_estimand, x_axis_label};
-use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, legend_at, range};
+use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, range};
 use xai_methods::Invalid;
 use xai_methods::output::RunOutput;
 use xai_methods::quantity::{Inference, Quantity};
@@ -23,8 +24,9 @@ plot_settings! {
     /// panel per entry of `y` and per value of `rows` × `columns` (grid keys or `model`),
     /// in each a line per value of `color_by` for every quantity of the entry (solid, then
     /// dashed: the uncorrected and the corrected interval), and dashed horizontal lines at
-    /// `hlines` (quantity → value; the nominal level). molnar2023 Fig. 5 and Figs.
-    /// I.7–I.14.
+    /// `hlines` (quantity → value; the nominal level). An entry of mean interval widths
+    /// is drawn on a log y-axis. The key is below the panels. molnar2023 Fig. 5 and
+    /// Figs. I.7–I.14.
     pub struct Lines {
         /// Per panel column, the quantities drawn in it (at most three line styles).
         pub y: Vec<Vec<String>>,
@@ -46,6 +48,14 @@ plot_settings! {
         /// A dashed line y = x: chance on a ROC curve (watson2023 Fig. 3b).
         #[serde(default)]
         pub diagonal: bool,
+        /// Shade each line's interval over replicates (the summary's mean ±
+        /// t-interval) as a band, said in the key.
+        #[serde(default)]
+        pub bands: bool,
+        /// A quantity whose value at each colour's setting follows the setting's name
+        /// in the key (`prediction_shap_auc`: "50% missing (AUC 0.682)").
+        #[serde(default)]
+        pub annotate: Option<String>,
     }
 }
 
@@ -54,8 +64,18 @@ impl PlotKind for Lines {
         None
     }
 
+    fn uses_data(&self) -> bool {
+        false
+    }
+
     fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
-        for q in self.y.iter().flatten().chain(self.hlines.keys()) {
+        for q in self
+            .y
+            .iter()
+            .flatten()
+            .chain(self.hlines.keys())
+            .chain(&self.annotate)
+        {
             plan.known(q, q)?;
         }
         if let Some(entry) = self.y.iter().find(|e| e.is_empty() || e.len() > 3) {
@@ -81,7 +101,7 @@ impl PlotKind for Lines {
         let cols = (entries * layout.columns.len()).max(1) as u32;
         (
             PANEL.0 * cols,
-            PANEL.1 * layout.rows.len().max(1) as u32 + 40,
+            PANEL.1 * layout.rows.len().max(1) as u32 + 80,
         )
     }
 
@@ -127,6 +147,10 @@ impl PlotKind for Tradeoff {
         None
     }
 
+    fn uses_data(&self) -> bool {
+        false
+    }
+
     fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
         for e in &self.estimands {
             for (kind, &corrected) in [Inference::Width, Inference::Coverage]
@@ -144,7 +168,7 @@ impl PlotKind for Tradeoff {
     }
 
     fn size(&self, _fig: &Figure<'_>) -> (u32, u32) {
-        (PANEL.0 * self.estimands.len().max(1) as u32, PANEL.1 + 40)
+        (PANEL.0 * self.estimands.len().max(1) as u32, PANEL.1 + 80)
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -273,7 +297,79 @@ fn styled_line<DB: DrawingBackend>(
     .map_err(e)
 }
 
-/// Draws a `lines` figure (coverage or width against m) into `root`.
+/// The key of a `lines` figure: a colour per value of `color_by`, then the line
+/// styles (uncorrected and corrected intervals) and the reference lines.
+fn lines_key(plot: &Lines, layout: &LinesLayout, out: &RunOutput, names: &Names) -> Key {
+    let mut key = Key::default();
+    for (k, value) in layout.colors.iter().enumerate() {
+        let mut label = names.setting_value(&plot.color_by, value);
+        if let Some(q) = &plot.annotate {
+            let at = rows_of(out, std::slice::from_ref(q), &plot.rows_where)
+                .into_iter()
+                .find(|r| r.get(&plot.color_by) == Some(value.as_str()));
+            if let Some(r) = at {
+                label = format!("{label} ({} {:.3})", short_name(q), r.value.estimate);
+            }
+        }
+        key.add(label, Swatch::Line(COLORS[k % COLORS.len()], 3, 0));
+    }
+    for entry in plot.y.iter().filter(|e| e.len() > 1) {
+        for (style, q) in entry.iter().enumerate() {
+            let corrected = Quantity::parse(q).is_some_and(|q| q.is_corrected());
+            key.add(interval_name(corrected), Swatch::Line(BLACK, 2, style));
+        }
+    }
+    for (q, v) in &plot.hlines {
+        let what = match Quantity::parse(q).and_then(|q| q.outer()) {
+            Some(Inference::Coverage) => "nominal level",
+            _ => "reference",
+        };
+        key.add(
+            format!("{what} {}", super::tick(v)),
+            Swatch::Line(REFERENCE, 2, 1),
+        );
+    }
+    if plot.diagonal {
+        key.add("chance (y = x)", Swatch::Line(REFERENCE, 2, 1));
+    }
+    if plot.bands {
+        let first = plot.y.iter().flatten().next().map_or(Vec::new(), |q| {
+            rows_of(out, std::slice::from_ref(q), &plot.rows_where)
+        });
+        if let Some(r) = first.iter().find(|r| r.value.lower.is_finite()) {
+            let q = r.get("quantity").unwrap_or_default();
+            key.add(
+                format!("shaded: {}", names.interval(q, r.value.n)),
+                Swatch::Note,
+            );
+        }
+    }
+    key
+}
+
+/// A quantity's short name in a key: "AUC" for an area under the ROC curve, else
+/// its axis label.
+fn short_name(quantity: &str) -> String {
+    match Quantity::parse(quantity).is_some_and(|q| q.ends_with_word("auc")) {
+        true => "AUC".into(),
+        false => axis_label(quantity),
+    }
+}
+
+/// The colour of reference lines (the nominal level, chance): grey, apart from the
+/// black of the line-style key.
+const REFERENCE: RGBColor = RGBColor(110, 110, 110);
+
+/// Whether every quantity of a panel entry is a mean interval width, drawn on a
+/// log y-axis: widths fall like t(m−1)/√m, so m = 2's would flatten the rest.
+fn log_scale(entry: &[String]) -> bool {
+    entry
+        .iter()
+        .all(|q| Quantity::parse(q).is_some_and(|q| q.outer() == Some(Inference::Width)))
+}
+
+/// Draws a `lines` figure (coverage or width against m) into `root`, with its key
+/// below the panels.
 fn draw_lines<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     plot: &Lines,
@@ -292,6 +388,9 @@ fn draw_lines<DB: DrawingBackend>(
     } = plot;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (layout, _) = lines_layout(plot, out);
+    let key = lines_key(plot, &layout, out, names);
+    let (root, strip) = key.split(root);
+    key.draw(&strip)?;
     let (rows_key, cols_key) = (rows.as_deref(), columns.as_deref());
     let areas = root.split_evenly((
         layout.rows.len().max(1),
@@ -299,12 +398,22 @@ fn draw_lines<DB: DrawingBackend>(
     ));
     for (g, entry) in y.iter().enumerate() {
         let selected = rows_of(out, entry, rows_where);
+        // Values as drawn: log10 of widths (with their own ticks).
+        let log = log_scale(entry);
+        let at = |v: f64| if log { v.log10() } else { v };
         // One y-range per entry (its panels compare), holding its reference lines.
         let (y0, y1) = range(
             selected
                 .iter()
-                .map(|r| r.value.estimate)
-                .chain(entry.iter().filter_map(|q| hlines.get(q).copied())),
+                .flat_map(|r| {
+                    let v = &r.value;
+                    match plot.bands {
+                        true => vec![v.estimate, v.lower, v.upper],
+                        false => vec![v.estimate],
+                    }
+                })
+                .map(at)
+                .chain(entry.iter().filter_map(|q| hlines.get(q).map(|&h| at(h)))),
         );
         let (x0, x1) = range(
             selected
@@ -317,107 +426,59 @@ fn draw_lines<DB: DrawingBackend>(
                     &areas[ri * y.len() * layout.columns.len() + g * layout.columns.len() + ci];
                 let title = title_of(names, &[(rows_key, rv), (cols_key, cv)]);
                 let mut chart = chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
-                axes(&mut chart, &x_axis_label(&entry[0]), &axis_label(&entry[0]))
-                    .draw()
-                    .map_err(e)?;
+                let mut mesh = axes(&mut chart, &x_axis_label(&entry[0]), &axis_label(&entry[0]));
+                if log {
+                    mesh.disable_y_mesh().y_labels(0);
+                }
+                mesh.draw().map_err(e)?;
+                if log {
+                    super::log_ticks(&mut chart, (x0, x1), (y0, y1)).map_err(e)?;
+                }
                 for h in entry.iter().filter_map(|q| hlines.get(q)) {
-                    styled_line(&mut chart, vec![(x0, *h), (x1, *h)], 1, BLACK)?;
+                    styled_line(&mut chart, vec![(x0, at(*h)), (x1, at(*h))], 1, REFERENCE)?;
                 }
                 if *diagonal {
                     let (a, b) = (x0.max(y0), x1.min(y1));
-                    styled_line(&mut chart, vec![(a, a), (b, b)], 1, BLACK)?;
+                    styled_line(&mut chart, vec![(a, a), (b, b)], 1, REFERENCE)?;
                 }
-                let first = ri == 0 && ci == 0 && g == 0;
                 for (k, color_value) in layout.colors.iter().enumerate() {
                     let color = COLORS[k % COLORS.len()];
                     for (style, q) in entry.iter().enumerate() {
-                        let mut points: Vec<(f64, f64)> = selected
+                        // (x, estimate, lower, upper), as drawn.
+                        let mut points: Vec<(f64, f64, f64, f64)> = selected
                             .iter()
                             .filter(|r| r.get("quantity") == Some(q.as_str()))
                             .filter(|r| takes(r, rows_key, rv) && takes(r, cols_key, cv))
                             .filter(|r| r.get(color_by) == Some(color_value.as_str()))
-                            .filter_map(|r| Some((r.get("x")?.parse().ok()?, r.value.estimate)))
+                            .filter_map(|r| {
+                                let v = &r.value;
+                                let x = r.get("x")?.parse().ok()?;
+                                Some((x, at(v.estimate), at(v.lower), at(v.upper)))
+                            })
                             .collect();
                         points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                        styled_line(&mut chart, points, style, color)?;
+                        if plot.bands {
+                            let band: Vec<(f64, f64)> = points
+                                .iter()
+                                .map(|p| (p.0, p.3))
+                                .chain(points.iter().rev().map(|p| (p.0, p.2)))
+                                .filter(|p| p.1.is_finite())
+                                .collect();
+                            chart
+                                .draw_series(std::iter::once(Polygon::new(
+                                    band,
+                                    color.mix(0.15).filled(),
+                                )))
+                                .map_err(e)?;
+                        }
+                        let line = points.iter().map(|p| (p.0, p.1)).collect();
+                        styled_line(&mut chart, line, style, color)?;
                     }
-                    if first {
-                        chart
-                            .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
-                            .map_err(e)?
-                            .label(names.setting_value(color_by, color_value))
-                            .legend(move |(x, y)| {
-                                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(3))
-                            });
-                    }
-                }
-                if first && entry.len() > 1 {
-                    for (style, q) in entry.iter().enumerate() {
-                        // Three segments per key: solid, dashed or dotted.
-                        let dash: [(i32, i32); 3] = match style {
-                            0 => [(0, 6), (5, 11), (10, 16)],
-                            1 => [(0, 6), (10, 16), (16, 16)],
-                            _ => [(0, 2), (7, 9), (14, 16)],
-                        };
-                        chart
-                            .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
-                            .map_err(e)?
-                            .label(interval_name(
-                                Quantity::parse(q).is_some_and(|q| q.is_corrected()),
-                            ))
-                            .legend(move |(x, y)| {
-                                let seg = |(a, b): (i32, i32)| {
-                                    PathElement::new(vec![(a, 0), (b, 0)], BLACK.stroke_width(2))
-                                };
-                                EmptyElement::at((x, y))
-                                    + seg(dash[0])
-                                    + seg(dash[1])
-                                    + seg(dash[2])
-                            });
-                    }
-                }
-                if first {
-                    let drawn = selected
-                        .iter()
-                        .filter(|r| takes(r, rows_key, rv) && takes(r, cols_key, cv))
-                        .filter_map(|r| Some((r.get("x")?.parse().ok()?, r.value.estimate)));
-                    let corner = emptiest_corner(drawn, (x0, x1), (y0, y1));
-                    legend_at(&mut chart, corner).map_err(e)?;
                 }
             }
         }
     }
     Ok(())
-}
-
-/// The corner of the panel [x0, x1] × [y0, y1] with the fewest of `points` in its
-/// 45% × 45% box: where a legend covers the least data.
-fn emptiest_corner(
-    points: impl Iterator<Item = (f64, f64)>,
-    (x0, x1): (f64, f64),
-    (y0, y1): (f64, f64),
-) -> SeriesLabelPosition {
-    let mut counts = [0usize; 4];
-    for (x, y) in points {
-        let (u, v) = ((x - x0) / (x1 - x0), (y - y0) / (y1 - y0));
-        let corners = [
-            (u > 0.55, v > 0.55),
-            (u < 0.45, v > 0.55),
-            (u < 0.45, v < 0.45),
-            (u > 0.55, v < 0.45),
-        ];
-        for (c, inside) in corners.iter().enumerate() {
-            counts[c] += usize::from(inside.0 && inside.1);
-        }
-    }
-    let best = (0..4).min_by_key(|&c| counts[c]).unwrap_or(0);
-    [
-        SeriesLabelPosition::UpperRight,
-        SeriesLabelPosition::UpperLeft,
-        SeriesLabelPosition::LowerLeft,
-        SeriesLabelPosition::LowerRight,
-    ][best]
-        .clone()
 }
 
 /// One point of a trade-off panel: a cell's interval (corrected or not).
@@ -498,17 +559,38 @@ fn draw_tradeoff<DB: DrawingBackend>(
     } = plot;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let intervals = plot.corrected();
-    let areas = root.split_evenly((1, estimands.len().max(1)));
     let mut colors: Vec<String> = Vec::new();
-    for (area, estimand) in areas.iter().zip(estimands) {
-        let points = tradeoff_points(out, plot, estimand, &mut colors);
-        let (x0, x1) = range(points.iter().map(|p| p.width));
-        let (y0, y1) = range(
-            points
-                .iter()
-                .map(|p| p.coverage)
-                .chain([names.level(), 0.0]),
+    let points: Vec<Vec<Point>> = estimands
+        .iter()
+        .map(|q| tradeoff_points(out, plot, q, &mut colors))
+        .collect();
+    // The key: a colour per value of `color_by` in the marker its points have (a
+    // triangle where only corrected intervals are drawn), then the markers.
+    let mut key = Key::default();
+    let only_corrected = intervals == [true];
+    for (k, c) in colors.iter().enumerate() {
+        let color = COLORS[k % COLORS.len()];
+        key.add(
+            names.setting_value(color_by, c),
+            Swatch::Marker(color, only_corrected),
         );
+    }
+    if intervals.len() > 1 {
+        for corrected in [false, true] {
+            key.add(interval_name(corrected), Swatch::Marker(BLACK, corrected));
+        }
+    }
+    key.add(
+        format!("nominal level {}", super::tick(&names.level())),
+        Swatch::Line(REFERENCE, 2, 1),
+    );
+    let (root, strip) = key.split(root);
+    key.draw(&strip)?;
+    let areas = root.split_evenly((1, estimands.len().max(1)));
+    for ((area, estimand), points) in areas.iter().zip(estimands).zip(&points) {
+        let (x0, x1) = range(points.iter().map(|p| p.width));
+        // The coverages and the level, not down to 0: the points fill the panel.
+        let (y0, y1) = range(points.iter().map(|p| p.coverage).chain([names.level()]));
         let (y0, y1) = (y0.max(-0.02), y1.min(1.02));
         let mut chart =
             chart_on(area, &learner_estimand(estimand), (x0, x1), (y0, y1)).map_err(e)?;
@@ -523,7 +605,7 @@ fn draw_tradeoff<DB: DrawingBackend>(
             &mut chart,
             vec![(x0, names.level()), (x1, names.level())],
             1,
-            BLACK,
+            REFERENCE,
         )?;
         // Points that differ only in `join` are joined by a segment.
         let group = |p: &Point| -> Vec<(String, String)> {
@@ -551,7 +633,7 @@ fn draw_tradeoff<DB: DrawingBackend>(
                 }
             }
         }
-        for p in &points {
+        for p in points {
             let k = colors.iter().position(|c| *c == p.color).unwrap_or(0);
             let color = COLORS[k % COLORS.len()].mix(0.85).filled();
             if p.corrected {
@@ -571,40 +653,6 @@ fn draw_tradeoff<DB: DrawingBackend>(
                     )))
                     .map_err(e)?;
             }
-        }
-        if std::ptr::eq(estimand, &estimands[0]) {
-            // The colour key in the marker the points have: a triangle where only
-            // corrected intervals are drawn.
-            let only_corrected = intervals == [true];
-            for (k, c) in colors.iter().enumerate() {
-                let color = COLORS[k % COLORS.len()];
-                let entry = chart
-                    .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-                    .map_err(e)?
-                    .label(names.setting_value(color_by, c));
-                if only_corrected {
-                    entry.legend(move |(x, y)| TriangleMarker::new((x + 8, y), 6, color.filled()));
-                } else {
-                    entry.legend(move |(x, y)| Circle::new((x + 8, y), 5, color.filled()));
-                }
-            }
-            if intervals.len() > 1 {
-                for corrected in [false, true] {
-                    let entry = chart
-                        .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-                        .map_err(e)?;
-                    if corrected {
-                        entry
-                            .label(interval_name(true))
-                            .legend(|(x, y)| TriangleMarker::new((x + 8, y), 6, BLACK.filled()));
-                    } else {
-                        entry
-                            .label(interval_name(false))
-                            .legend(|(x, y)| Circle::new((x + 8, y), 5, BLACK.filled()));
-                    }
-                }
-            }
-            legend_at(&mut chart, SeriesLabelPosition::LowerRight).map_err(e)?;
         }
     }
     Ok(())

@@ -4,11 +4,13 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
+use serde::Deserialize;
 
+use super::key::{Key, Swatch};
 use super::labels::Names;
 use super::scatter::ScatterPanel;
 use super::{
-    COLORS, Canvas, Figure, PlotKind, PlotPlan, chart_on, class_color, draw_vlines, legend, range,
+    COLORS, Canvas, Figure, PlotKind, PlotPlan, chart_on, class_color, draw_vlines, range,
 };
 use xai_core::interpolate;
 use xai_methods::Invalid;
@@ -16,13 +18,15 @@ use xai_methods::output::RunOutput;
 use xai_methods::table::SummaryRow;
 
 plot_settings! {
-    /// Partial-dependence curves with their interval bands, one panel per model (and
-    /// value of `panels`) holding every feature; or, with `ice`, one panel per feature
+    /// Partial-dependence curves with their interval bands, one panel per PD quantity,
+    /// model and value of `panels`, each holding every feature, all on one y-axis; or, with `ice`, one panel per feature
     /// with the sampled rows' ICE curves (coloured by `color_by`, a dot at each row's own
     /// value) and the PD in black.
     pub struct Curves {
-        /// The PD quantity (`entropy_pd`, ...).
-        pub pd: String,
+        /// The PD quantity (`entropy_pd`, ...), or several drawn side by side on one
+        /// y-axis (`[prediction_conditional_pd, learner_prediction_conditional_pd_corrected]`:
+        /// a model-PDP beside its learner-PDP, molnar2023 Fig. 6).
+        pub pd: PdQuantities,
         /// The ICE quantity of the sampled rows (`entropy_ice`, ...), if drawn.
         #[serde(default)]
         pub ice: Option<String>,
@@ -51,6 +55,10 @@ plot_settings! {
         /// Grid key whose values get a panel each.
         #[serde(default)]
         pub panels: Option<String>,
+        /// At most this many panels a row, the rest wrapped into further rows (a
+        /// 2 × 2 grid instead of one wide row of four).
+        #[serde(default)]
+        pub wrap: Option<usize>,
         /// Draw replicate k's own estimates and intervals (one fit, as a paper's
         /// figure shows one) instead of the mean over replicates with the interval
         /// over replicates; needs the tidy rows.
@@ -59,9 +67,33 @@ plot_settings! {
     }
 }
 
+/// One PD quantity, or several drawn side by side (`pd: a` or `pd: [a, b]`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum PdQuantities {
+    /// One quantity.
+    One(String),
+    /// Several, a panel each, in this order.
+    Many(Vec<String>),
+}
+
+impl PdQuantities {
+    /// The quantities, in order.
+    pub fn list(&self) -> &[String] {
+        match self {
+            PdQuantities::One(q) => std::slice::from_ref(q),
+            PdQuantities::Many(v) => v,
+        }
+    }
+}
+
 impl PlotKind for Curves {
     fn replicate(&self) -> Option<usize> {
         self.replicate
+    }
+
+    fn uses_data(&self) -> bool {
+        self.histogram || self.data.is_some()
     }
 
     fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
@@ -69,7 +101,14 @@ impl PlotKind for Curves {
             plan.feature(&d.x)?;
             plan.feature(&d.y)?;
         }
-        plan.known(&self.pd, &self.pd)?;
+        let pd = self.pd.list();
+        if pd.is_empty() || (self.ice.is_some() && pd.len() > 1) {
+            return Err(Invalid::new(
+                "pd",
+                "`pd` names one PD quantity, or several without `ice`",
+            ));
+        }
+        pd.iter().try_for_each(|q| plan.known(q, q))?;
         if let Some(q) = &self.ice {
             plan.kept(q, "`curves:` on an `ice` method")?;
         }
@@ -83,6 +122,12 @@ impl PlotKind for Curves {
             Some("other") | Some("class") | None => {}
             Some(_) => self.color_by.iter().try_for_each(|f| plan.feature(f))?,
         }
+        if self.wrap == Some(0) || self.wrap.is_some() && self.data.is_some() {
+            return Err(Invalid::new(
+                "wrap",
+                "curves `wrap` is at least 1 panel a row, and cannot wrap a `data` panel",
+            ));
+        }
         plan.panels(&self.panels)
     }
 
@@ -95,69 +140,99 @@ impl PlotKind for Curves {
     }
 }
 
-/// A panel of PD curves: title, and per feature its summary rows in grid order.
+/// A panel of PD curves: title, quantity, and per feature its summary rows in grid
+/// order.
 struct PdPanel<'a> {
     title: String,
+    quantity: &'a str,
     model: String,
     labels: Vec<String>,
     features: Vec<(String, Vec<&'a SummaryRow>)>,
 }
 
+/// The panels of the PD quantities `pd`: one per quantity, model and value of the
+/// `panels` key, in order of first appearance. A panel's title names what tells it
+/// from the others: the quantity where there are several ("conditional
+/// learner-PDP"), the model where there are several, and the grid value.
 fn pd_panels<'a>(
     out: &'a RunOutput,
-    pd: &str,
+    pd: &'a [String],
     panels: &Option<String>,
     names: &Names,
 ) -> Vec<PdPanel<'a>> {
     let col = panels
         .as_ref()
         .and_then(|k| out.keys.iter().position(|c| c == k));
+    let rows: Vec<&SummaryRow> = out
+        .summary
+        .iter()
+        .filter(|r| pd.contains(&r.quantity))
+        .collect();
+    let several_models = rows.iter().any(|r| r.model != rows[0].model);
     let mut list: Vec<PdPanel<'a>> = Vec::new();
-    for r in out.summary.iter().filter(|r| r.quantity == pd) {
-        let setting = col
-            .zip(panels.as_deref())
-            .map(|(c, k)| (k, r.labels[c].as_str()));
-        let title = names.panel(&r.model, &r.quantity, setting);
-        let panel = match list.iter().position(|p| p.title == title) {
-            Some(i) => &mut list[i],
-            None => {
-                list.push(PdPanel {
-                    title,
-                    model: r.model.clone(),
-                    labels: r.labels.clone(),
-                    features: Vec::new(),
-                });
-                list.last_mut().expect("just pushed")
+    for q in pd {
+        for r in rows.iter().filter(|r| r.quantity == *q) {
+            let setting = col
+                .zip(panels.as_deref())
+                .map(|(c, k)| names.setting(k, r.labels[c].as_str()));
+            let title = [
+                (pd.len() > 1).then(|| super::labels::estimand_name(q)),
+                several_models.then(|| names.panel(&r.model, q, None)),
+                setting,
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", ");
+            let found = list
+                .iter()
+                .position(|p| p.quantity == q && p.title == title);
+            let panel = match found {
+                Some(i) => &mut list[i],
+                None => {
+                    list.push(PdPanel {
+                        title,
+                        quantity: q,
+                        model: r.model.clone(),
+                        labels: r.labels.clone(),
+                        features: Vec::new(),
+                    });
+                    list.last_mut().expect("just pushed")
+                }
+            };
+            match panel.features.iter_mut().find(|(f, _)| *f == r.feature) {
+                Some((_, rows)) => rows.push(r),
+                None => panel.features.push((r.feature.clone(), vec![r])),
             }
-        };
-        match panel.features.iter_mut().find(|(f, _)| *f == r.feature) {
-            Some((_, rows)) => rows.push(r),
-            None => panel.features.push((r.feature.clone(), vec![r])),
         }
     }
     list
 }
 
-/// The pixel size of a `curves` figure: one 520-px column per panel (PD), or per
-/// ICE panel plus one per feature with histograms.
+/// The pixel size of a `curves` figure: a 520 × 470-px cell per panel (PD), or per
+/// ICE panel plus one per feature with histograms, `wrap` a row; and the key below.
 fn size(plot: &Curves, out: &RunOutput, names: &Names) -> (u32, u32) {
-    let Curves {
-        pd,
-        ice,
-        panels,
-        histogram,
-        data,
-        ..
-    } = plot;
-    let p = pd_panels(out, pd, panels, names);
+    let (rows, cols) = grid(plot, out, names);
+    let data = u32::from(plot.data.is_some());
+    (520 * (cols as u32 + data) + 40, 470 * rows as u32 + KEY)
+}
+
+/// The (rows, columns) of a `curves` figure's panels, without the `data` panel.
+fn grid(plot: &Curves, out: &RunOutput, names: &Names) -> (usize, usize) {
+    let p = pd_panels(out, plot.pd.list(), &plot.panels, names);
     let cells: usize = p.iter().map(|p| p.features.len()).sum();
-    let cols = match (ice.is_some(), histogram) {
+    let n = match (plot.ice.is_some(), plot.histogram) {
         (true, true) => cells + ice_columns(&p).len(),
         (true, false) => cells,
         (false, _) => p.len(),
-    } + usize::from(data.is_some());
-    (520 * cols.max(1) as u32 + 40, 470)
+    }
+    .max(1);
+    let cols = plot.wrap.map_or(n, |w| w.clamp(1, n));
+    (n.div_ceil(cols), cols)
 }
+
+/// The height added to a figure for its key, in pixels (a row or two of entries).
+const KEY: u32 = 40;
 
 /// The distinct features of the panels, in order of first appearance.
 fn ice_columns(panels: &[PdPanel<'_>]) -> Vec<String> {
@@ -170,7 +245,78 @@ fn ice_columns(panels: &[PdPanel<'_>]) -> Vec<String> {
     names
 }
 
-/// Draws a `curves` figure: PD bands, or ICE panels (with a class histogram).
+/// The key of PD panels: each feature's curve (over its band where it has one), in
+/// the colour every panel draws it in, then what each quantity's band is.
+fn pd_key(list: &[PdPanel<'_>], names: &Names) -> Key {
+    let mut key = Key::default();
+    for (i, feature) in ice_columns(list).iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let rows = list
+            .iter()
+            .flat_map(|p| p.features.iter())
+            .filter(|(f, _)| f == feature)
+            .flat_map(|(_, r)| r.iter());
+        let swatch = match rows.clone().any(|r| banded(r)) {
+            true => Swatch::Banded(color),
+            false => Swatch::Line(color, 2, 0),
+        };
+        key.add(names.feature(feature), swatch);
+    }
+    let several = list.iter().any(|p| p.quantity != list[0].quantity);
+    for p in list {
+        let rows = p.features.iter().flat_map(|(_, r)| r.iter());
+        if let Some(r) = rows.clone().find(|r| banded(r)) {
+            let what = names.interval(p.quantity, r.value.n);
+            key.add(
+                match several {
+                    true => format!(
+                        "{}: shaded = {what}",
+                        super::labels::estimand_name(p.quantity)
+                    ),
+                    false => format!("shaded: {what}"),
+                },
+                Swatch::Note,
+            );
+        }
+    }
+    key
+}
+
+/// Whether a PD row has an interval (a band).
+fn banded(r: &SummaryRow) -> bool {
+    r.value.lower.is_finite()
+}
+
+/// The key of ICE panels: the PD in bold, the ICE curves' colours by class, and the
+/// histogram's classes.
+fn ice_key(plot: &Curves) -> Key {
+    let mut key = Key::default();
+    let pd = &plot.pd.list()[0];
+    key.add(
+        super::labels::curve_name(pd),
+        Swatch::Line(super::statistic_color(pd).unwrap_or(BLACK), 3, 0),
+    );
+    if plot.color_by.as_deref() == Some("class") {
+        for class in [1, 0] {
+            key.add(
+                format!("ICE, class {class}"),
+                Swatch::Line(class_color(Some(class)), 2, 0),
+            );
+        }
+    }
+    if plot.histogram {
+        for class in [0, 1] {
+            key.add(
+                format!("training rows, class {class}"),
+                Swatch::Patch(class_color(Some(class)), 0.45),
+            );
+        }
+    }
+    key
+}
+
+/// Draws a `curves` figure: PD bands, or ICE panels (with a class histogram), and
+/// the key below them.
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     plot: &Curves,
@@ -189,7 +335,13 @@ fn draw<DB: DrawingBackend>(
         max_curves,
         ..
     } = plot;
-    let list = pd_panels(out, pd, panels, names);
+    let list = pd_panels(out, pd.list(), panels, names);
+    let key = match ice {
+        Some(_) => ice_key(plot),
+        None => pd_key(&list, names),
+    };
+    let (root, strip) = key.split(root);
+    key.draw(&strip)?;
     // The training sample on the left, one column of the figure's width.
     let (w, _) = root.dim_in_pixel();
     let (left, rest) = root.split_horizontally(match data {
@@ -214,16 +366,15 @@ fn draw<DB: DrawingBackend>(
                 })
             })
             .collect();
-        let columns = cells.len() + if *histogram { features.len() } else { 0 };
-        let areas = root.split_evenly((1, columns.max(1)));
+        let areas = root.split_evenly(grid(plot, out, names));
         let style = IceStyle {
             ice,
             max_curves: *max_curves,
-            pd,
+            pd: &pd.list()[0],
             color_by: color_by.as_deref(),
             vlines,
             rug: *rug,
-            y_desc: super::labels::axis_label(pd),
+            y_desc: super::labels::axis_label(&pd.list()[0]),
         };
         let mut next = areas.iter();
         for (k, (panel, f)) in cells.iter().enumerate() {
@@ -239,25 +390,43 @@ fn draw<DB: DrawingBackend>(
             }
         }
     } else {
-        let areas = root.split_evenly((1, list.len().max(1)));
+        // Every panel on one y-axis, so quantities side by side compare by eye.
+        let rows = list
+            .iter()
+            .flat_map(|p| p.features.iter().flat_map(|(_, r)| r.iter()));
+        let y = range(rows.flat_map(|r| [r.value.lower, r.value.upper, r.value.estimate]));
+        let features = ice_columns(&list);
+        let areas = root.split_evenly(grid(plot, out, names));
         for (area, panel) in areas.iter().zip(&list) {
-            pd_panel(area, panel, vlines, &super::labels::axis_label(pd), names)?;
+            let style = PdStyle {
+                vlines,
+                y,
+                features: &features,
+            };
+            pd_panel(area, panel, &style, names)?;
         }
     }
     Ok(())
 }
 
+/// How PD panels are drawn: their dotted lines, their shared y-range, and the
+/// features in colour order.
+struct PdStyle<'a> {
+    vlines: &'a [f64],
+    y: (f64, f64),
+    features: &'a [String],
+}
+
 fn pd_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: &PdPanel<'_>,
-    vlines: &[f64],
-    y_desc: &str,
+    style: &PdStyle<'_>,
     names: &Names,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let rows = panel.features.iter().flat_map(|(_, r)| r.iter());
     let (x0, x1) = range(rows.clone().filter_map(|r| r.x));
-    let (y0, y1) = range(rows.flat_map(|r| [r.value.lower, r.value.upper, r.value.estimate]));
+    let (y0, y1) = style.y;
     let mut chart = chart_on(area, &panel.title, (x0, x1), (y0, y1)).map_err(e)?;
     // One feature's PD reads against that feature's name and unit; several share
     // the axis.
@@ -265,8 +434,16 @@ fn pd_panel<DB: DrawingBackend>(
         [(feature, _)] => names.feature_axis(feature),
         _ => "feature value".to_string(),
     };
-    super::axes(&mut chart, &x_desc, y_desc).draw().map_err(e)?;
-    for (i, (feature, rows)) in panel.features.iter().enumerate() {
+    let y_desc = super::labels::axis_label(panel.quantity);
+    super::axes(&mut chart, &x_desc, &y_desc)
+        .draw()
+        .map_err(e)?;
+    for (feature, rows) in &panel.features {
+        let i = style
+            .features
+            .iter()
+            .position(|f| f == feature)
+            .unwrap_or(0);
         let color = COLORS[i % COLORS.len()];
         let band: Vec<(f64, f64)> = rows
             .iter()
@@ -302,28 +479,9 @@ fn pd_panel<DB: DrawingBackend>(
                 rows.iter().map(|r| (r.x.unwrap_or(0.0), r.value.estimate)),
                 color.stroke_width(2),
             ))
-            .map_err(e)?
-            .label(names.feature(feature))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-            });
+            .map_err(e)?;
     }
-    if panel
-        .features
-        .iter()
-        .flat_map(|(_, r)| r.iter())
-        .any(|r| r.value.lower.is_finite())
-    {
-        // What the bands are: the summary's interval over replicates.
-        let grey = BLACK.mix(0.15);
-        chart
-            .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
-            .map_err(e)?
-            .label(names.band())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], grey.filled()));
-    }
-    draw_vlines(&mut chart, vlines, (y0, y1)).map_err(e)?;
-    legend(&mut chart).map_err(e)
+    draw_vlines(&mut chart, style.vlines, (y0, y1)).map_err(e)
 }
 
 /// How ICE panels are drawn.
@@ -450,26 +608,8 @@ fn ice_panel<DB: DrawingBackend>(
             pd.iter().map(|r| (r.x.unwrap_or(0.0), r.value.estimate)),
             pd_color.stroke_width(3),
         ))
-        .map_err(e)?
-        .label(super::labels::curve_name(style.pd))
-        .legend(move |(x, y)| {
-            PathElement::new(vec![(x, y), (x + 16, y)], pd_color.stroke_width(3))
-        });
-    if by_class {
-        // The key to the curves' colours: one entry per class.
-        for class in [1, 0] {
-            let color = class_color(Some(class));
-            chart
-                .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
-                .map_err(e)?
-                .label(format!("ICE, class {class}"))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-                });
-        }
-    }
-    draw_vlines(&mut chart, vlines, (y0, y1)).map_err(e)?;
-    legend(&mut chart).map_err(e)
+        .map_err(e)?;
+    draw_vlines(&mut chart, vlines, (y0, y1)).map_err(e)
 }
 
 /// Histogram of `feature` in the first replicate's training sample, one colour per
@@ -518,9 +658,7 @@ fn class_histogram<DB: DrawingBackend>(
                     color.mix(0.45).filled(),
                 )
             }))
-            .map_err(e)?
-            .label(format!("class {k}"))
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+            .map_err(e)?;
     }
-    legend(&mut chart).map_err(e)
+    Ok(())
 }

@@ -7,6 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use xai_core::interpolate;
 
+use super::key::{Key, Swatch};
 use super::labels::Names;
 use super::{Canvas, Figure, PlotKind, PlotPlan, range, tick};
 use xai_methods::Invalid;
@@ -52,6 +53,10 @@ fn four() -> usize {
 impl PlotKind for IceGrid {
     fn replicate(&self) -> Option<usize> {
         None
+    }
+
+    fn uses_data(&self) -> bool {
+        true
     }
 
     fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
@@ -129,7 +134,7 @@ fn size(out: &RunOutput, pd: &str, columns: usize) -> (u32, u32) {
     let n = panels(out, pd).len().max(1);
     let columns = columns.clamp(1, n);
     let rows = n.div_ceil(columns);
-    (PANEL.0 * columns as u32 + 20, PANEL.1 * rows as u32 + 50)
+    (PANEL.0 * columns as u32 + 20, PANEL.1 * rows as u32 + 80)
 }
 
 /// Draws the grid.
@@ -143,6 +148,9 @@ fn draw<DB: DrawingBackend>(
     if list.is_empty() {
         return Err(format!("the run has no `{}` rows to draw", style.pd));
     }
+    let key = key(&style);
+    let (root, strip) = key.split(root);
+    key.draw(&strip)?;
     let columns = style.columns.clamp(1, list.len());
     let areas = root.split_evenly((list.len().div_ceil(columns), columns));
     for (k, (area, (feature, pd))) in areas.iter().zip(&list).enumerate() {
@@ -170,6 +178,34 @@ fn draw<DB: DrawingBackend>(
     }
     Ok(())
 }
+
+/// The key: the PD, the curves (solid near the row's own value with `near`), and
+/// the rows' own values.
+fn key(style: &Style<'_>) -> Key {
+    let mut key = Key::default();
+    key.add("PD", Swatch::Line(GOLD, 3, 0));
+    match style.near {
+        Some(k) => {
+            let k = tick(&k);
+            key.add(
+                format!("ICE of a row, within ±{k} sd of its own value"),
+                Swatch::Line(FAINT, 1, 0),
+            );
+            key.add(
+                format!("farther (features with over {CONTINUOUS} values)"),
+                Swatch::Line(DASHED, 1, 1),
+            );
+        }
+        None => key.add("ICE of a row", Swatch::Line(FAINT, 1, 0)),
+    }
+    key.add("the row's own value", Swatch::Marker(GREEN, false));
+    key
+}
+
+/// The curves' black at 0.3 opacity on white.
+const FAINT: RGBColor = RGBColor(179, 179, 179);
+/// The dashed parts' grey at 0.4 opacity on white.
+const DASHED: RGBColor = RGBColor(213, 213, 213);
 
 /// The y-axis name: P(class 1) for a classifier's predictions, else the quantity's.
 fn y_label(out: &RunOutput, pd: &str) -> String {
@@ -236,18 +272,36 @@ fn panel<DB: DrawingBackend>(
         .y_label_area_size(if first_column { 58 } else { 40 })
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(e)?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
+    // A 0/1 feature (with, perhaps, its imputed mean between) reads on a
+    // categorical axis: ticks at 0 and 1 alone.
+    let binary = grid.len() <= 3 && grid.first() == Some(&0.0) && grid.last() == Some(&1.0);
+    let zero_one = |v: &f64| match *v {
+        0.0 | 1.0 => tick(v),
+        _ => String::new(),
+    };
+    let mut mesh = chart.configure_mesh();
+    mesh.light_line_style(TRANSPARENT)
         .bold_line_style(BLACK.mix(0.12))
-        .x_labels(4)
+        .x_labels(if binary { 3 } else { 4 })
         .y_labels(4)
-        .x_label_formatter(&tick)
+        .x_label_formatter(if binary { &zero_one } else { &tick })
         .y_label_formatter(&tick)
         .label_style(("sans-serif", 11))
-        .y_desc(y_desc)
-        .draw()
-        .map_err(e)?;
+        .y_desc(y_desc);
+    if binary {
+        mesh.disable_x_mesh();
+    }
+    mesh.draw().map_err(e)?;
+    if let [only] = grid.as_slice() {
+        // A feature with one value in the data has no curve to draw.
+        chart
+            .draw_series(std::iter::once(Text::new(
+                format!("one value ({}) in the data", tick(only)),
+                (x0 + 0.05 * (x1 - x0), y0 + 0.75 * (y1 - y0)),
+                ("sans-serif", 12).into_font().color(&BLACK.mix(0.7)),
+            )))
+            .map_err(e)?;
+    }
     let own = out.feature_names.iter().position(|n| n == feature);
     let half = match (style.near, grid.len() > CONTINUOUS) {
         (Some(k), true) => feature_sd(out, feature).map(|sd| k * sd),

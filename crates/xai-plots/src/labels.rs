@@ -56,6 +56,11 @@ impl Names {
         }
     }
 
+    /// Whether `quantity` depends on the model (not on the data alone).
+    pub fn uses_model(&self, quantity: &str) -> bool {
+        !self.model_free.contains(quantity)
+    }
+
     /// A grid value in a panel title: its label, or "key = value"; a model key
     /// (`key` = `model`) is the model's name.
     pub fn setting(&self, key: &str, value: &str) -> String {
@@ -81,14 +86,37 @@ impl Names {
         self.level
     }
 
-    /// The legend entry of an interval band: "band: 95% interval over replicates"
-    /// (the experiment's `level`; the t-interval of the summary).
-    pub fn band(&self) -> String {
+    /// What the interval of a summary row of `quantity` standing on `n` values is,
+    /// for the key: over replicates, "mean ± 95% t-interval over n = 50 replicates"
+    /// (the summary's Eq. 8 over replicates, at the experiment's `level`); for one
+    /// replicate alone, its own interval: over its refits for learner inference
+    /// (molnar2023 Eq. 9-10, "corrected" after Nadeau and Bengio), over the test rows
+    /// nearest each value for a conditional PD (§2.7), over its test rows for a PFI
+    /// (Eq. 8).
+    pub fn interval(&self, quantity: &str, n: usize) -> String {
         let level = super::tick(&(100.0 * self.level));
-        match self.replicate {
-            Some(k) => format!("band: {level}% interval of one fit (replicate {k})"),
-            None => format!("band: {level}% interval over replicates"),
+        if self.replicate.is_none() {
+            return format!("mean ± {level}% t-interval over n = {n} replicates");
         }
+        let q = Quantity::read(quantity);
+        let own = if q.outer() == Some(Inference::Learner) {
+            let corrected = match q.is_corrected() {
+                true => "Nadeau-Bengio-corrected ",
+                false => "",
+            };
+            format!("{corrected}t-interval over its {n} refits")
+        } else if !q.inference.is_empty() {
+            "own interval".to_string()
+        } else {
+            match (q.aggregation, q.sampler) {
+                (Some(Aggregation::Pd), Some(Sampler::Conditional)) => {
+                    format!("t-interval over the {n} test rows nearest each value")
+                }
+                (Some(Aggregation::Pfi), _) => format!("t-interval over its {n} test rows"),
+                _ => "own interval".to_string(),
+            }
+        };
+        format!("{level}% {own}")
     }
 
     /// Names for a figure of replicate `k` alone ([`super::PlotKind::replicate`]).
@@ -129,6 +157,47 @@ pub fn curve_name(quantity: &str) -> String {
         Some((name, _)) => format!("{name}-PDP"),
         None => quantity.to_string(),
     }
+}
+
+/// The name of an estimand in a panel title, where a model's estimand is drawn
+/// beside its learner's: `prediction_conditional_pd` → "conditional model-PDP",
+/// `learner_prediction_conditional_pd_corrected` → "conditional learner-PDP"
+/// (molnar2023 §5 and Fig. 6), `brier_pfi` → "model-PFI"; else its curve name.
+pub fn estimand_name(quantity: &str) -> String {
+    let Some(q) = Quantity::parse(quantity) else {
+        return quantity.to_string();
+    };
+    let who = match q.inference.as_slice() {
+        [] => "model",
+        [Inference::Learner] => "learner",
+        _ => return curve_name(quantity),
+    };
+    let what = match q.aggregation {
+        Some(Aggregation::Pd) => "PDP",
+        Some(Aggregation::Pfi) => "PFI",
+        _ => return curve_name(quantity),
+    };
+    let conditional = match q.sampler {
+        Some(Sampler::Conditional) if what == "PDP" => "conditional ",
+        _ => "",
+    };
+    format!("{conditional}{who}-{what}")
+}
+
+/// The names of `quantities` drawn side by side, for their panel titles: model- and
+/// learner-PFI or -PDP where any is a learner's ([`estimand_name`]), else each
+/// quantity's axis label ("R² drop / (1 − Ĉ) (CID)").
+pub fn quantity_titles(quantities: &[String]) -> Vec<String> {
+    let learner = quantities
+        .iter()
+        .any(|q| Quantity::read(q).outer() == Some(Inference::Learner));
+    quantities
+        .iter()
+        .map(|q| match learner {
+            true => estimand_name(q),
+            false => axis_label(q),
+        })
+        .collect()
 }
 
 /// What a statistic measures, as a noun, and its unit ("" when none); none for the
@@ -281,9 +350,46 @@ pub fn learner_estimand(estimand: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{axis_label, curve_name};
+    use super::{Names, axis_label, curve_name, estimand_name};
     use xai_core::Statistic;
     use xai_methods::quantity::{Aggregation, Quantity};
+
+    /// The key says what each interval is: over replicates the summary's, for one
+    /// replicate its own, by what the quantity is.
+    #[test]
+    fn intervals_say_what_they_are_over() {
+        let mut names = Names::new(
+            Default::default(),
+            Default::default(),
+            Default::default(),
+            Default::default(),
+            0.95,
+        );
+        let learner = "learner_prediction_conditional_pd_corrected";
+        assert_eq!(
+            names.interval(learner, 50),
+            "mean ± 95% t-interval over n = 50 replicates"
+        );
+        names.one_fit(0);
+        assert_eq!(
+            names.interval(learner, 15),
+            "95% Nadeau-Bengio-corrected t-interval over its 15 refits"
+        );
+        assert_eq!(
+            names.interval("learner_loss_pfi", 15),
+            "95% t-interval over its 15 refits"
+        );
+        assert_eq!(
+            names.interval("prediction_conditional_pd", 50),
+            "95% t-interval over the 50 test rows nearest each value"
+        );
+        assert_eq!(
+            names.interval("brier_subgroup_pfi", 367),
+            "95% t-interval over its 367 test rows"
+        );
+        assert_eq!(estimand_name(learner), "conditional learner-PDP");
+        assert_eq!(estimand_name("brier_subgroup_pfi"), "model-PFI");
+    }
 
     #[test]
     fn pd_curves_are_named_as_the_paper_names_them() {

@@ -59,6 +59,7 @@ pub mod bars;
 pub mod coverage;
 pub mod curves;
 pub mod ice_grid;
+mod key;
 pub mod labels;
 pub mod maps;
 pub mod pixels;
@@ -73,6 +74,7 @@ use std::sync::Once;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
 
 use xai_core::Statistic;
@@ -126,6 +128,10 @@ pub trait PlotKind: Named + Send + Sync {
     /// rows), if any. Every kind states it (no default): the rows of that replicate
     /// are kept by runs that keep only what their checks and figures read.
     fn replicate(&self) -> Option<usize>;
+
+    /// Whether it draws from the run's training sample or entropy maps, which a
+    /// committed baseline does not keep (so `bless --committed` cannot redraw it).
+    fn uses_data(&self) -> bool;
 
     /// Checks the settings against the experiment, at load.
     fn validate(&self, plan: &PlotPlan<'_>) -> std::result::Result<(), Invalid>;
@@ -311,21 +317,85 @@ fn axes<'a, 'b, DB: DrawingBackend>(
     mesh
 }
 
-/// `root` below its figure title: the title in `size`-px type, or smaller (down to
-/// 11 px) where that would be wider than the figure, so a long title is never cut.
+/// `root` below its figure title: the title in `size`-px type on one line where it
+/// fits, else broken at the space nearest its middle into two lines (each shrunk, down
+/// to 11 px, only where it still would not fit), so a long title is never cut or tiny.
 fn titled<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     title: &str,
     size: u32,
 ) -> Result<DrawingArea<DB, Shift>, String> {
     let width = i64::from(root.dim_in_pixel().0) - 24;
-    let fits = |px: u32| {
-        root.estimate_text_size(title, &("sans-serif", px).into_text_style(&root))
+    let fits = |line: &str, px: u32| {
+        root.estimate_text_size(line, &("sans-serif", px).into_text_style(&root))
             .is_ok_and(|(w, _)| i64::from(w) <= width)
     };
-    let px = (11..=size).rev().find(|&px| fits(px)).unwrap_or(11);
-    root.titled(title, ("sans-serif", px))
-        .map_err(|e| e.to_string())
+    let lines: Vec<&str> = match fits(title, size) {
+        true => vec![title],
+        false => {
+            let middle = title.len() / 2;
+            let at = title
+                .match_indices(' ')
+                .map(|(i, _)| i)
+                .min_by_key(|&i| i.abs_diff(middle));
+            match at {
+                Some(i) => vec![&title[..i], &title[i + 1..]],
+                None => vec![title],
+            }
+        }
+    };
+    let px = (11..=size)
+        .rev()
+        .find(|&px| lines.iter().all(|l| fits(l, px)))
+        .unwrap_or(11);
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let line_height = px as i32 * 13 / 10;
+    let style = ("sans-serif", px)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    let centre = root.dim_in_pixel().0 as i32 / 2;
+    for (k, line) in lines.iter().enumerate() {
+        root.draw(&Text::new(
+            *line,
+            (centre, 4 + k as i32 * line_height),
+            style.clone(),
+        ))
+        .map_err(e)?;
+    }
+    let top = 4 + lines.len() as i32 * line_height + px as i32 / 2;
+    Ok(root.split_vertically(top).1)
+}
+
+/// The grid lines and tick labels of a log10 y-axis whose chart draws log10 of its
+/// values over [y0, y1]: at 1, 2 and 5 times the powers of ten in range, labelled with
+/// the value itself.
+fn log_ticks<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let ticks: Vec<f64> = (y0.floor() as i32..=y1.ceil() as i32)
+        .flat_map(|k| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(k)))
+        .filter(|v| (y0..=y1).contains(&v.log10()))
+        .collect();
+    let style = ("sans-serif", 13)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Right, VPos::Center));
+    for v in ticks {
+        let y = v.log10();
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(x0, y), (x1, y)],
+            grid(),
+        )))?;
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((x0, y))
+                + PathElement::new(vec![(0, 0), (-5, 0)], BLACK.stroke_width(1))
+                + Text::new(tick(&v), (-8, 0), style.clone()),
+        ))?;
+    }
+    Ok(())
 }
 
 /// A count's tick label: a whole number.
@@ -395,7 +465,7 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
                 });
             }
             names.one_fit(k);
-            (&single, format!("{title}, one fit"))
+            (&single, format!("{title}, replicate {k} alone"))
         }
         None => (out, title),
     };
@@ -517,27 +587,6 @@ fn chart_on<'a, DB: DrawingBackend>(
         .x_label_area_size(35)
         .y_label_area_size(60)
         .build_cartesian_2d(x0..x1, y0..y1)
-}
-
-/// The series legend in the upper right corner.
-fn legend<'a, DB: DrawingBackend + 'a>(
-    chart: &mut Chart<'a, DB>,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    legend_at(chart, SeriesLabelPosition::UpperRight)
-}
-
-/// The series legend at `position`, on a translucent white box.
-fn legend_at<'a, DB: DrawingBackend + 'a>(
-    chart: &mut Chart<'a, DB>,
-    position: SeriesLabelPosition,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()
 }
 
 type Chart<'a, DB> = ChartContext<

@@ -6,7 +6,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
 
-use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, chart_on, legend, range};
+use super::key::{Key, Swatch};
+use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, chart_on, range};
 use xai_methods::output::RunOutput;
 use xai_methods::permutation_map::EntropyMap;
 use xai_methods::{Invalid, MethodSpec};
@@ -25,6 +26,10 @@ impl PlotKind for PermutationMap {
         None
     }
 
+    fn uses_data(&self) -> bool {
+        true
+    }
+
     fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
         if !plan
             .methods
@@ -40,7 +45,7 @@ impl PlotKind for PermutationMap {
     }
 
     fn size(&self, _fig: &Figure<'_>) -> (u32, u32) {
-        (1500, 500)
+        (1500, 540)
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -54,6 +59,29 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, out: &RunOutput) -> R
         .maps
         .first()
         .ok_or("no entropy map: the run has no permutation_map method")?;
+    // The key: the points' classes, then the histograms' two samples.
+    let mut key = Key::default();
+    let mut classes = snap.classes.clone();
+    classes.sort_unstable();
+    classes.dedup();
+    for c in classes {
+        key.add(
+            format!("class {c}"),
+            Swatch::Marker(COLORS[(c + 1) % COLORS.len()], false),
+        );
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    for (k, (label, values)) in [("before", &snap.before), ("after permutation", &snap.after)]
+        .into_iter()
+        .enumerate()
+    {
+        key.add(
+            format!("entropies {label} (mean {:.3})", mean(values)),
+            Swatch::Patch(COLORS[k], 0.45),
+        );
+    }
+    let (root, strip) = key.split(root);
+    key.draw(&strip)?;
     let areas = root.split_evenly((1, 3));
     entropy_map(&areas[0], snap, false)?;
     // Both maps share one entropy scale: its colour bar beside the second.
@@ -119,21 +147,6 @@ fn entropy_map<DB: DrawingBackend>(
                 .map(|p| Circle::new((p[0], p[1]), 3, BLACK.stroke_width(1))),
         )
         .map_err(e)?;
-    if !permuted {
-        // The key to the points' colours.
-        let mut classes = snap.classes.clone();
-        classes.sort_unstable();
-        classes.dedup();
-        for c in classes {
-            let color = COLORS[(c + 1) % COLORS.len()];
-            chart
-                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-                .map_err(e)?
-                .label(format!("class {c}"))
-                .legend(move |(x, y)| Circle::new((x + 6, y), 4, color.filled()));
-        }
-        super::legend_at(&mut chart, SeriesLabelPosition::LowerRight).map_err(e)?;
-    }
     Ok(())
 }
 
@@ -154,28 +167,19 @@ fn histograms<DB: DrawingBackend>(
     };
     let (before, after) = (count(&snap.before), count(&snap.after));
     let top = before.iter().chain(&after).copied().max().unwrap_or(1) as f64 * 1.1;
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let mut chart = chart_on(area, "entropy of the test rows", (lo, hi), (0.0, top)).map_err(e)?;
     super::axes(&mut chart, "Entropy (nats)", "rows")
         .y_label_formatter(&super::count)
         .draw()
         .map_err(e)?;
-    for (k, (counts, label, values)) in [
-        (&before, "before", &snap.before),
-        (&after, "after permutation", &snap.after),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (k, counts) in [&before, &after].into_iter().enumerate() {
         let color = COLORS[k];
         chart
             .draw_series(counts.iter().enumerate().map(|(b, &n)| {
                 let x = lo + b as f64 * width;
                 Rectangle::new([(x, 0.0), (x + width, n as f64)], color.mix(0.45).filled())
             }))
-            .map_err(e)?
-            .label(format!("{label} (mean {:.3})", mean(values)))
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+            .map_err(e)?;
     }
-    legend(&mut chart).map_err(e)
+    Ok(())
 }

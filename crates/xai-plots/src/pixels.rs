@@ -39,6 +39,10 @@ impl PlotKind for PixelMaps {
         None
     }
 
+    fn uses_data(&self) -> bool {
+        false
+    }
+
     fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
         for q in &self.quantities {
             plan.kept(q, "`keep:` on a `shapley` method")?;

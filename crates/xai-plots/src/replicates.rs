@@ -6,8 +6,9 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::key::{Key, Swatch};
 use super::labels::Names;
-use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, legend_at, range};
+use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, range};
 use xai_methods::Invalid;
 use xai_methods::output::RunOutput;
 
@@ -52,6 +53,10 @@ impl PdReplicates {
 impl PlotKind for PdReplicates {
     fn replicate(&self) -> Option<usize> {
         None
+    }
+
+    fn uses_data(&self) -> bool {
+        false
     }
 
     fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
@@ -172,7 +177,7 @@ fn panels(out: &RunOutput, what: &Drawn<'_>) -> Vec<Panel> {
 
 /// The pixel size: one 560-px column per panel.
 fn size(out: &RunOutput, what: &Drawn<'_>) -> (u32, u32) {
-    (560 * panels(out, what).len().max(1) as u32 + 40, 470)
+    (560 * panels(out, what).len().max(1) as u32 + 40, 510)
 }
 
 /// Draws the panels side by side on one y-scale.
@@ -206,6 +211,19 @@ fn draw<DB: DrawingBackend>(
         .chain(truths.iter().flatten().flatten());
     let (x0, x1) = range(all_points.clone().map(|q| q.0));
     let (y0, y1) = range(all_points.map(|q| q.1));
+    let thin = BLACK.mix(0.55).stroke_width(1);
+    let mut key = Key::default();
+    // The thin lines' grey on white.
+    key.add(
+        "PD of one replicate",
+        Swatch::Line(RGBColor(115, 115, 115), 1, 0),
+    );
+    if truths.iter().any(Option::is_some) {
+        key.add("mean over replicates", Swatch::Line(COLORS[0], 4, 0));
+        key.add("true PD", Swatch::Line(COLORS[2], 3, 1));
+    }
+    let (root, strip) = key.split(root);
+    key.draw(&strip)?;
     let areas = root.split_evenly((1, list.len()));
     for ((area, p), truth) in areas.iter().zip(&list).zip(&truths) {
         let title = format!(
@@ -217,32 +235,27 @@ fn draw<DB: DrawingBackend>(
         axes(&mut chart, &names.feature_axis(what.feature), "PD")
             .draw()
             .map_err(e)?;
-        let thin = BLACK.mix(0.55).stroke_width(1);
-        for (i, line) in p.lines.iter().enumerate() {
-            let series = chart
+        for line in &p.lines {
+            chart
                 .draw_series(LineSeries::new(line.iter().copied(), thin))
                 .map_err(e)?;
-            if i == 0 {
-                series
-                    .label("PD of one replicate")
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], thin));
-            }
         }
         if let Some(t) = truth {
-            let mean = COLORS[0].stroke_width(4);
             chart
-                .draw_series(LineSeries::new(p.mean.iter().copied(), mean))
-                .map_err(e)?
-                .label("mean over replicates")
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], mean));
-            let green = COLORS[2].stroke_width(3);
+                .draw_series(LineSeries::new(
+                    p.mean.iter().copied(),
+                    COLORS[0].stroke_width(4),
+                ))
+                .map_err(e)?;
             chart
-                .draw_series(DashedLineSeries::new(t.iter().copied(), 8, 6, green))
-                .map_err(e)?
-                .label("true PD")
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], green));
+                .draw_series(DashedLineSeries::new(
+                    t.iter().copied(),
+                    8,
+                    6,
+                    COLORS[2].stroke_width(3),
+                ))
+                .map_err(e)?;
         }
-        legend_at(&mut chart, SeriesLabelPosition::UpperLeft).map_err(e)?;
     }
     Ok(())
 }

@@ -41,6 +41,10 @@ impl PlotKind for Scatter {
         None
     }
 
+    fn uses_data(&self) -> bool {
+        true
+    }
+
     fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
         plan.feature(&self.x)?;
         plan.feature(&self.y)

@@ -12,6 +12,7 @@ use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
 use serde::Deserialize;
 
+use super::key::{Key, Swatch};
 use super::labels::Names;
 use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, colour_bar, range, tick, with_colour_bar};
 use xai_methods::Invalid;
@@ -33,6 +34,10 @@ plot_settings! {
 impl PlotKind for ShapSummary {
     fn replicate(&self) -> Option<usize> {
         None
+    }
+
+    fn uses_data(&self) -> bool {
+        false
     }
 
     fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
@@ -74,6 +79,10 @@ plot_settings! {
 impl PlotKind for ShapDependence {
     fn replicate(&self) -> Option<usize> {
         self.replicate
+    }
+
+    fn uses_data(&self) -> bool {
+        false
     }
 
     fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
@@ -330,12 +339,13 @@ fn dependence_size(
     key: Option<&str>,
 ) -> (u32, u32) {
     let (rows, cols) = dependence_layout(dependence(out, quantity, feature, key, None).len());
-    (500 * cols as u32, 420 * rows as u32 + 40)
+    (500 * cols as u32, 420 * rows as u32 + 70)
 }
 
 /// A SHAP dependence figure: per panel, a dot per kept row at (its value of the
 /// feature, its Shapley value for that feature), one colour and marker per value of
-/// `color_by` (circles, then triangles, …), a dashed line at φ = 0, and a legend.
+/// `color_by` (circles, then triangles, …), a dashed line at φ = 0, and the key
+/// below.
 fn draw_dependence<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     out: &RunOutput,
@@ -352,6 +362,21 @@ fn draw_dependence<DB: DrawingBackend>(
              `keep: k` (and the feature in `keep_features`)"
         ));
     }
+    // The key below the panels: a colour and marker per value of `color_by`.
+    let mut legend = Key::default();
+    if let Some(c) = color_by {
+        for p in &list {
+            for (k, (series, _)) in p.series.iter().enumerate() {
+                let color = COLORS[k % COLORS.len()];
+                legend.add(
+                    names.setting_value(c, series),
+                    Swatch::Marker(color, k % 2 == 1),
+                );
+            }
+        }
+    }
+    let (root, strip) = legend.split(root);
+    legend.draw(&strip)?;
     let areas = root.split_evenly(dependence_layout(list.len()));
     let axis = super::labels::axis_label(quantity);
     for (area, p) in areas.iter().zip(&list) {
@@ -382,38 +407,15 @@ fn draw_dependence<DB: DrawingBackend>(
                 PathElement::new(vec![(at(k), 0.0), (at(k + 1), 0.0)], grey)
             }))
             .map_err(e)?;
-        for (k, (series, pts)) in p.series.iter().enumerate() {
+        for (k, (_, pts)) in p.series.iter().enumerate() {
             let color = COLORS[k % COLORS.len()];
             let style = color.mix(0.75).filled();
-            let legend = match color_by {
-                Some(c) => names.setting_value(c, series),
-                None => String::new(),
-            };
-            let drawn = if k % 2 == 0 {
+            if k % 2 == 0 {
                 chart.draw_series(pts.iter().map(|&q| Circle::new(q, 3, style)))
             } else {
                 chart.draw_series(pts.iter().map(|&q| TriangleMarker::new(q, 4, style)))
             }
             .map_err(e)?;
-            if color_by.is_some() {
-                drawn.label(legend).legend(move |(x, y)| {
-                    if k % 2 == 0 {
-                        Circle::new((x + 8, y), 4, color.filled()).into_dyn()
-                    } else {
-                        TriangleMarker::new((x + 8, y), 5, color.filled()).into_dyn()
-                    }
-                });
-            }
-        }
-        if color_by.is_some() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.3))
-                .label_font(("sans-serif", 13))
-                .draw()
-                .map_err(e)?;
         }
     }
     Ok(())
