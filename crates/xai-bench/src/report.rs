@@ -10,8 +10,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::catalog::{baseline_dir, experiment_ids, resolve, run_dir};
+use crate::checks::CheckSpec;
 use crate::error::{Result, io_err};
+use crate::layout::{ColumnSpec, TableSpec};
 use crate::plan::Scale;
+use crate::select::{OneOrMany, Scalar};
 use crate::spec::ExperimentSpec;
 use crate::table::read_csv;
 
@@ -116,58 +119,38 @@ const STYLE: &str = "body{font-family:sans-serif;max-width:1200px;margin:2em aut
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left}\
 .pass{background:#e6f4e6}.known{background:#fff4d6}.fail{background:#fbe0e0}\
 img{max-width:100%;border:1px solid #eee;margin:.5em 0}.meta{color:#666;font-size:.9em}\
-details{margin:.3em 0}";
+details{margin:.3em 0}\
+.contents{position:sticky;top:0;background:#fff;border-bottom:1px solid #ccc;padding:.4em 0;z-index:1;font-size:.9em}\
+.contents span{padding:0 .3em}.layout td small{color:#555}";
 
 /// The columns of `summary.csv` that hold a row's value, not its identity.
 const VALUE_COLUMNS: [&str; 6] = ["estimate", "se", "lower", "upper", "n", "sd"];
 
-/// A table in a paper's layout (`tables:`, written by [`crate::layout`] as Markdown)
-/// as HTML: the `|` rows as a table (the first as its header, the `---` rule dropped),
-/// the lines after it as a caption paragraph.
-fn markdown_table(md: &str) -> String {
-    let cells = |line: &str| -> Vec<String> {
-        line.trim()
-            .trim_matches('|')
-            .split('|')
-            .map(|c| escape(c.trim()))
-            .collect()
-    };
-    let mut html = String::from("<table class=\"layout\">\n");
-    let mut caption = Vec::new();
-    for (i, line) in md.lines().enumerate() {
-        if !line.starts_with('|') {
-            if !line.trim().is_empty() {
-                caption.push(escape(line.trim()));
-            }
-            continue;
-        }
-        if line.starts_with("|---") {
-            continue;
-        }
-        let tag = if i == 0 { "th" } else { "td" };
-        let row: String = cells(line)
-            .iter()
-            .map(|c| format!("<{tag}>{c}</{tag}>"))
-            .collect();
-        let _ = writeln!(html, "<tr>{row}</tr>");
+/// The caption of a table in a paper's layout (the lines of its `<name>.md` after
+/// the `|` rows), as a paragraph.
+fn markdown_caption(md: &str) -> String {
+    let caption: Vec<String> = md
+        .lines()
+        .filter(|l| !l.starts_with('|') && !l.trim().is_empty())
+        .map(|l| escape(l.trim()))
+        .collect();
+    match caption.is_empty() {
+        true => String::new(),
+        false => format!("<p class=\"meta\">{}</p>\n", caption.join(" ")),
     }
-    html.push_str("</table>\n");
-    if !caption.is_empty() {
-        let _ = writeln!(html, "<p class=\"meta\">{}</p>", caption.join(" "));
-    }
-    html
 }
 
 /// The numbers a paper (or PAPERS.md's derivation from it) gives beside ours: for
 /// every `near` check, each selected row of `summary.csv` with the reference value,
 /// our estimate, its Monte-Carlo standard error se = sd/√n over the replicates, and
 /// the difference (ours − reference)/se. Empty when the experiment has no `near`
-/// check.
-fn reference_table(spec: &ExperimentSpec, dir: &Path) -> Result<String> {
+/// check besides those its tables show passing in their cells (`used`).
+fn reference_table(spec: &ExperimentSpec, dir: &Path, used: &[String]) -> Result<String> {
     use crate::checks::Assertion;
     let near: Vec<_> = spec
         .checks
         .iter()
+        .filter(|c| !used.contains(&c.claim))
         .filter_map(|c| match &c.assert {
             Assertion::Near(n) => Some((
                 &n.quantity,
@@ -262,15 +245,15 @@ fn verdict_changes(shown: &[Check], ci: &[Check]) -> String {
     }
 }
 
-/// The experiment's figures (copied to `<out>/img/<id>/`) and its tables, each
+/// The experiment's figures (copied to `<out>/img/<id>/`) and its tables with their
+/// cells' verdicts ([`verdict_table`]; the claims they show go to `used`), each
 /// captioned with the scale `label` they were computed at.
 fn figures_and_tables(
     html: &mut String,
-    s: &ExperimentSpec,
-    dir: &Path,
+    (s, dir, checks): (&ExperimentSpec, &Path, &[Check]),
     out: &Path,
-    id: &str,
-    label: &str,
+    (id, label): (&str, &str),
+    used: &mut Vec<String>,
 ) -> Result<()> {
     let img = out.join("img").join(id);
     std::fs::create_dir_all(&img).map_err(io_err(&img))?;
@@ -289,60 +272,239 @@ fn figures_and_tables(
         let path = dir.join(format!("{}.md", t.name));
         if let Ok(md) = std::fs::read_to_string(&path) {
             let _ = writeln!(html, "<p class=\"meta\">{}: {label}</p>", t.name);
-            html.push_str(&markdown_table(&md));
+            html.push_str(&verdict_table((s, t), (dir, &md), checks, used)?);
+            html.push_str(&markdown_caption(&md));
         }
     }
     Ok(())
 }
 
-/// The table of the experiment's claims (status, whose claim, the measured numbers;
-/// a known deviation with its reason at the shown scale), counted into `c`.
+/// The check of `s` that gives the paper's value of one cell of a table: of the
+/// column's quantity, selecting the cell's row (its table-row key `values` and the
+/// column's `where`), naming every table-row key; the most specific.
+fn cell_claim<'a>(
+    s: &'a ExperimentSpec,
+    table: &TableSpec,
+    col: &ColumnSpec,
+    values: &[String],
+) -> Option<&'a CheckSpec> {
+    let mut cols: Vec<(&str, String)> = vec![("quantity", col.quantity.clone())];
+    cols.extend(
+        table
+            .rows
+            .iter()
+            .map(String::as_str)
+            .zip(values.iter().cloned()),
+    );
+    for (k, v) in &col.rows_where {
+        if let (OneOrMany::One(v), false) = (v, table.rows.contains(k)) {
+            cols.push((k.as_str(), scalar_text(v)));
+        }
+    }
+    s.checks
+        .iter()
+        .filter_map(|c| Some((c, c.assert.kind().paper_value()?)))
+        .filter(|(_, p)| {
+            p.quantity == col.quantity
+                && table.rows.iter().all(|k| p.rows.contains_key(k))
+                && crate::select::selected(&cols, p.rows)
+        })
+        .max_by_key(|(_, p)| p.rows.len())
+        .map(|(c, _)| c)
+}
+
+/// A selector's value as a column holds it: `15` for 15.0.
+fn scalar_text(v: &Scalar) -> String {
+    match v {
+        Scalar::Text(t) => t.clone(),
+        Scalar::Number(n) => n.to_string(),
+    }
+}
+
+/// A table in the paper's layout (`tables:`, its cells as `<name>.md` writes them,
+/// its numbers from `<name>.csv`) with each cell's verdict inside it: a cell whose paper value a check tests is coloured by that
+/// check's status (pass, known deviation, fail), with z = (ours − paper)/se below its
+/// "ours (paper)" and the claim on hover; the claims shown so are added to `used`.
+fn verdict_table(
+    (s, table): (&ExperimentSpec, &TableSpec),
+    (dir, md): (&Path, &str),
+    checks: &[Check],
+    used: &mut Vec<String>,
+) -> Result<String> {
+    let csv = read_csv(&dir.join(format!("{}.csv", table.name)))?;
+    let at = |name: &str| csv.header.iter().position(|h| h == name);
+    let (column, ours, se, paper) = (at("column"), at("ours"), at("se"), at("paper"));
+    let keys = table.rows.len();
+    let number = |row: &[String], i: Option<usize>| {
+        i.and_then(|i| row.get(i))
+            .and_then(|v| v.parse::<f64>().ok())
+    };
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for r in &csv.rows {
+        let values = r[..keys.min(r.len())].to_vec();
+        if !rows.contains(&values) {
+            rows.push(values);
+        }
+    }
+    let label = |v: &str| escape(s.labels.get(v).map_or(v, String::as_str));
+    let mut html = String::from("<table class=\"layout\"><tr>");
+    for k in table
+        .rows
+        .iter()
+        .chain(table.columns.iter().map(|c| &c.header))
+    {
+        let _ = write!(html, "<th>{}</th>", label(k));
+    }
+    html.push_str("</tr>\n");
+    let d = table.decimals;
+    let md_rows: Vec<Vec<&str>> = md
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .skip(2)
+        .map(|l| {
+            l.trim()
+                .trim_matches('|')
+                .split('|')
+                .map(str::trim)
+                .collect()
+        })
+        .collect();
+    for (i, values) in rows.iter().enumerate() {
+        html.push_str("<tr>");
+        for v in values {
+            let _ = write!(html, "<td>{}</td>", label(v));
+        }
+        for (c, col) in table.columns.iter().enumerate() {
+            let Some(r) = csv.rows.iter().find(|r| {
+                r[..keys.min(r.len())] == values[..]
+                    && column.and_then(|i| r.get(i)) == Some(&col.header)
+            }) else {
+                html.push_str("<td></td>");
+                continue;
+            };
+            let (o, e, p) = (number(r, ours), number(r, se), number(r, paper));
+            // The cell as the Markdown table writes it ("ours (paper)", "mean, sd s").
+            let text = md_rows
+                .get(i)
+                .and_then(|cells| cells.get(keys + c))
+                .map_or_else(
+                    || o.map_or(String::new(), |o| format!("{o:.d$}")),
+                    |t| escape(t),
+                );
+            let claim = cell_claim(s, table, col, values);
+            let verdict = claim.and_then(|c| checks.iter().find(|k| k.claim == c.claim));
+            match verdict {
+                Some(k) => {
+                    // A passing cell's claim is shown here alone; a known deviation
+                    // or failure is listed below too, with its reason and numbers.
+                    if k.status == "pass" {
+                        used.push(k.claim.clone());
+                    }
+                    let z = match (o, e, p) {
+                        (Some(o), Some(e), Some(p)) if e > 0.0 => format!("z {:+.1}", (o - p) / e),
+                        _ => String::new(),
+                    };
+                    let _ = write!(
+                        html,
+                        "<td class=\"{}\" title=\"{}: {}\">{text}<br><small>{z}</small></td>",
+                        status_class(&k.status),
+                        escape(&k.claim),
+                        escape(&k.status)
+                    );
+                }
+                None => {
+                    let _ = write!(html, "<td>{text}</td>");
+                }
+            }
+        }
+        html.push_str("</tr>\n");
+    }
+    html.push_str("</table>\n");
+    if html.contains("<td class=") {
+        html.push_str(
+            "<p class=\"meta\">Cells are \"ours (paper)\"; a coloured cell is the check of \
+             the paper's value (hover for its claim): <span class=\"pass\">pass</span>, \
+             <span class=\"known\">known deviation</span> or <span class=\"fail\">fail</span>, \
+             the last two listed again below with their reasons and numbers; z = (ours − \
+             paper) / se, se the Monte-Carlo standard error over the replicates.</p>\n",
+        );
+    }
+    Ok(html)
+}
+
+/// The CSS class of a check's status.
+fn status_class(status: &str) -> &'static str {
+    match status {
+        "pass" => "pass",
+        "known deviation" => "known",
+        _ => "fail",
+    }
+}
+
+/// The experiment's claims not shown in a table's cells (`used`), grouped: the
+/// paper's claims, those derived from the paper, and the known deviations with their
+/// measured reasons at the shown scale; every check counted into `c`.
 fn claims_table(
     html: &mut String,
     checks: &[Check],
-    s: &ExperimentSpec,
-    shown_scale: &str,
+    (s, shown_scale): (&ExperimentSpec, &str),
+    used: &[String],
     c: &mut Counts,
 ) {
-    html.push_str("<table><tr><th>claim</th><th>whose</th><th>status</th><th>measured</th></tr>\n");
     for k in checks {
-        let class = match k.status.as_str() {
-            "pass" => {
-                c.passed += 1;
-                "pass"
-            }
-            "known deviation" => {
-                c.known += 1;
-                "known"
-            }
-            _ => {
-                c.failed += 1;
-                "fail"
-            }
-        };
-        let whose = match k.kind.as_str() {
-            "derived" => "derived from the paper",
-            _ => "the paper's",
-        };
-        // A known deviation shows its measured reason beside its status.
-        let why = s
-            .checks
-            .iter()
-            .find(|c| c.claim == k.claim)
-            .and_then(|c| c.expected_to_differ.as_ref())
-            .and_then(|d| d.at(shown_scale))
-            .filter(|_| class == "known")
-            .map(|why| format!("<br><small>{}</small>", escape(why)))
-            .unwrap_or_default();
-        let _ = writeln!(
-            html,
-            "<tr class=\"{class}\"><td>{}</td><td>{whose}</td><td>{}{why}</td><td><details><summary>numbers</summary>{}</details></td></tr>",
-            escape(&k.claim),
-            escape(&k.status),
-            escape(&k.detail)
-        );
+        match status_class(&k.status) {
+            "pass" => c.passed += 1,
+            "known" => c.known += 1,
+            _ => c.failed += 1,
+        }
     }
-    html.push_str("</table>\n");
+    let rest: Vec<&Check> = checks.iter().filter(|k| !used.contains(&k.claim)).collect();
+    // A known deviation is its own group, whoever's claim it is.
+    let group_of = |k: &Check| match (k.status.as_str(), k.kind.as_str()) {
+        ("known deviation", _) => 2,
+        (_, "derived") => 1,
+        _ => 0,
+    };
+    let headings = [
+        "The paper's claims",
+        "Derived from the paper",
+        "Known deviations (each with its measured reason)",
+    ];
+    for (g, heading) in headings.iter().enumerate() {
+        let group: Vec<&&Check> = rest.iter().filter(|k| group_of(k) == g).collect();
+        if group.is_empty() {
+            continue;
+        }
+        let _ = writeln!(html, "<h4>{heading} ({})</h4>", group.len());
+        html.push_str(
+            "<table><tr><th>claim</th><th>whose</th><th>status</th><th>measured</th></tr>\n",
+        );
+        for k in group {
+            let class = status_class(&k.status);
+            let whose = match k.kind.as_str() {
+                "derived" => "derived from the paper",
+                _ => "the paper's",
+            };
+            // A known deviation shows its measured reason beside its status.
+            let why = s
+                .checks
+                .iter()
+                .find(|c| c.claim == k.claim)
+                .and_then(|c| c.expected_to_differ.as_ref())
+                .and_then(|d| d.at(shown_scale))
+                .filter(|_| class == "known")
+                .map(|why| format!("<br><small>{}</small>", escape(why)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                html,
+                "<tr class=\"{class}\"><td>{}</td><td>{whose}</td><td>{}{why}</td><td><details><summary>numbers</summary>{}</details></td></tr>",
+                escape(&k.claim),
+                escape(&k.status),
+                escape(&k.detail)
+            );
+        }
+        html.push_str("</table>\n");
+    }
 }
 
 /// The page's head and its summary table: experiments and verdicts per paper and
@@ -354,6 +516,31 @@ fn summary(source: Source, counts: &BTreeMap<(String, String), Counts>) -> Strin
             Source::Committed => "the committed results/: the paper-scale baseline (results/&lt;id&gt;/paper/) where one is committed, the ci-scale one otherwise".to_string(),
             Source::Runs(scale) => format!("runs/*/{}", scale.name()),
         }
+    );
+    // The contents bar, kept at the top: each paper with its verdicts over scales.
+    let mut per_paper: BTreeMap<&str, Counts> = BTreeMap::new();
+    for ((paper, _), c) in counts {
+        let t = per_paper.entry(paper).or_default();
+        t.passed += c.passed;
+        t.known += c.known;
+        t.failed += c.failed;
+    }
+    let bar: Vec<String> = per_paper
+        .iter()
+        .map(|(paper, c)| {
+            format!(
+                "<a href=\"#{paper}\">{paper}</a> <span class=\"pass\">{} pass</span> <span class=\"known\">{} known</span> <span class=\"fail\">{} fail</span>",
+                c.passed, c.known, c.failed
+            )
+        })
+        .collect();
+    page = page.replacen(
+        "<h2>Summary</h2>",
+        &format!(
+            "<nav class=\"contents\">{}</nav>\n<h2>Summary</h2>",
+            bar.join(" · ")
+        ),
+        1,
     );
     let mut total: BTreeMap<&str, Counts> = BTreeMap::new();
     for ((paper, scale), c) in counts {
@@ -437,20 +624,21 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
                 );
             }
             html.push_str("</p>\n");
-            figures_and_tables(&mut html, s, &dir, out, id, &label)?;
             let checks = read_checks(&dir.join("checks.csv"))?;
+            let mut used = Vec::new();
+            figures_and_tables(&mut html, (s, &dir, &checks), out, (id, &label), &mut used)?;
             let shown_scale = manifest
                 .as_ref()
                 .and_then(|m| m["scale"].as_str())
                 .unwrap_or_default();
-            claims_table(&mut html, &checks, s, shown_scale, c);
+            claims_table(&mut html, &checks, (s, shown_scale), &used, c);
             if let Some(other) = other.filter(|o| o.join("checks.csv").is_file()) {
                 html.push_str(&verdict_changes(
                     &checks,
                     &read_checks(&other.join("checks.csv"))?,
                 ));
             }
-            html.push_str(&reference_table(s, &dir)?);
+            html.push_str(&reference_table(s, &dir, &used)?);
             if !s.notes.is_empty() {
                 let _ = writeln!(
                     html,

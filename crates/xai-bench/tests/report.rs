@@ -77,10 +77,12 @@ fn the_report_lists_every_experiment_with_its_figures() {
     );
     let md = std::fs::read_to_string(root().join("results/molnar2023-table1/table1.md")).unwrap();
     let first_cell = md.lines().nth(2).unwrap().split('|').nth(4).unwrap().trim();
+    let row = table1
+        .split("<td>linear</td><td>lm</td><td>100</td><td")
+        .nth(1)
+        .unwrap_or_default();
     assert!(
-        table1.contains(&format!(
-            "<td>linear</td><td>lm</td><td>100</td><td>{first_cell}</td>"
-        )),
+        row.contains(&format!("\">{first_cell}<br>")),
         "{first_cell}"
     );
     std::fs::remove_dir_all(&out).unwrap();
@@ -147,5 +149,52 @@ fn reference_values_stand_beside_ours_with_the_difference_in_standard_errors() {
     let fig7 = page.split("<section id=\"wood2024-fig7\">").nth(1).unwrap();
     let fig7 = fig7.split("</section>").next().unwrap();
     assert!(!fig7.contains("beside ours"));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// A table whose cells are checks shows each verdict in its cell (coloured, with its
+/// z-score and the claim on hover) instead of a row per claim below; a cell that
+/// does not pass is listed below too, with its reason. The page opens with a
+/// contents bar of the papers' verdicts.
+#[test]
+fn a_tables_cells_carry_their_checks_verdicts() {
+    let out = std::env::temp_dir().join(format!("xai-report-cells-{}", std::process::id()));
+    let built = build(&root(), Source::Committed, &out).unwrap();
+    let page = std::fs::read_to_string(&built.page).unwrap();
+    assert!(page.contains("<nav class=\"contents\"><a href=\"#cid2021\">cid2021</a>"));
+    let section = page
+        .split("<section id=\"molnar2023-table1\">")
+        .nth(1)
+        .and_then(|s| s.split("</section>").next())
+        .unwrap();
+    let claim = "Table 1, linear lm n = 100, PD boot: coverage 0.41";
+    let dir = root().join("results/molnar2023-table1");
+    let checks = match dir.join("paper/checks.csv").is_file() {
+        true => dir.join("paper/checks.csv"),
+        false => dir.join("checks.csv"),
+    };
+    let checks = xai_bench::table::read_csv(&checks).unwrap();
+    let status = checks
+        .rows
+        .iter()
+        .find(|r| r[0] == claim)
+        .map(|r| r[2].clone())
+        .unwrap();
+    let class = match status.as_str() {
+        "pass" => "pass",
+        "known deviation" => "known",
+        _ => "fail",
+    };
+    let cell = format!("<td class=\"{class}\" title=\"{claim}: {status}\">");
+    assert!(section.contains(&cell), "{cell} not in the table");
+    // 0.41 is the paper's value; the cell reads "ours (0.41)" over its z-score.
+    let after = section.split(&cell).nth(1).unwrap();
+    assert!(after.starts_with("0.") && after.contains(" (0.41)<br><small>z "));
+    let listed = section.contains(&format!("<td>{claim}</td>"));
+    assert_eq!(
+        listed,
+        status != "pass",
+        "{claim} ({status}) listed: {listed}"
+    );
     std::fs::remove_dir_all(&out).unwrap();
 }
