@@ -17,7 +17,7 @@ use xai_models::LearnerKind;
 /// The names of `spec`'s models (its `labels:`, else the learner's name, with the
 /// key when two models share a learner), its `labels:` for grid values, and the
 /// column names of its datasets (`data.dataset` and those a grid value sets) from
-/// the registry at `data/datasets.yaml`.
+/// the registry at `data/datasets.yaml`, with the first dataset's classes' names.
 pub fn names(spec: &ExperimentSpec) -> Result<Names> {
     let models = spec
         .models
@@ -50,11 +50,16 @@ pub fn names(spec: &ExperimentSpec) -> Result<Names> {
             .filter_map(|(_, name)| name.as_str()),
     );
     let mut features = BTreeMap::new();
+    let mut classes = Vec::new();
     if !datasets.is_empty() {
         let root = crate::workspace::workspace_root();
         let registry = Registry::load(&root.join("data").join("datasets.yaml"))?;
         for name in datasets {
-            features.extend(registry.get(name)?.features.clone());
+            let entry = registry.get(name)?;
+            features.extend(entry.features.clone());
+            if classes.is_empty() {
+                classes.clone_from(&entry.target.class_names);
+            }
         }
     }
     Ok(Names::new(
@@ -66,7 +71,8 @@ pub fn names(spec: &ExperimentSpec) -> Result<Names> {
             .flat_map(|m| m.method().model_free())
             .collect(),
         spec.level,
-    ))
+    )
+    .with_classes(classes))
 }
 
 /// Draws every plot of `exp` from `out` into `dir`.
@@ -164,6 +170,9 @@ mod tests {
             "Plasma glucose (2-h OGTT) (mg/dL)"
         );
         assert_eq!(names.feature_axis("pedi"), "Diabetes pedigree function");
+        // Classes by the registry's names; a DGP's keep their index.
+        assert_eq!(names.class(1), "diabetic");
+        assert_eq!(names_of("wood2024-fig6").class(1), "class 1");
         // A DGP's features keep their keys.
         assert_eq!(names_of("wood2024-fig6").feature_axis("X1"), "X1");
     }

@@ -43,6 +43,10 @@ pub struct TargetSpec {
     /// Class labels as written in the file, in class-index order (classification).
     #[serde(default)]
     pub classes: Vec<String>,
+    /// The classes' names in figures ("diabetic"), in class-index order; none keeps
+    /// "class k".
+    #[serde(default)]
+    pub class_names: Vec<String>,
 }
 
 /// What `cargo xtask data verify` asserts besides the row count.

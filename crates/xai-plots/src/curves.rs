@@ -247,7 +247,7 @@ fn ice_columns(panels: &[PdPanel<'_>]) -> Vec<String> {
 
 /// The key of PD panels: each feature's curve (over its band where it has one), in
 /// the colour every panel draws it in, then what each quantity's band is.
-fn pd_key(list: &[PdPanel<'_>], names: &Names) -> Key {
+fn pd_key(list: &[PdPanel<'_>], vlines: &[f64], names: &Names) -> Key {
     let mut key = Key::default();
     for (i, feature) in ice_columns(list).iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
@@ -279,7 +279,31 @@ fn pd_key(list: &[PdPanel<'_>], names: &Names) -> Key {
             );
         }
     }
+    vlines_entry(&mut key, vlines);
     key
+}
+
+/// The colour of the PD over ICE curves: its statistic's (wood2024's blue
+/// likelihood, orange entropy), but black where the curves are coloured by class and
+/// the statistic's colour is a class's.
+fn pd_color(pd: &str, color_by: Option<&str>) -> RGBColor {
+    let c = super::statistic_color(pd).unwrap_or(BLACK);
+    let a_class = [Some(0), Some(1)].map(class_color).contains(&c);
+    match color_by == Some("class") && a_class {
+        true => BLACK,
+        false => c,
+    }
+}
+
+/// The key's entry for dashed vertical lines at `vlines`, if any.
+fn vlines_entry(key: &mut Key, vlines: &[f64]) {
+    if !vlines.is_empty() {
+        let at: Vec<String> = vlines.iter().map(super::tick).collect();
+        key.add(
+            format!("x = {}", at.join(" and ")),
+            Swatch::Line(BLACK, 1, 1),
+        );
+    }
 }
 
 /// Whether a PD row has an interval (a band).
@@ -289,25 +313,35 @@ fn banded(r: &SummaryRow) -> bool {
 
 /// The key of ICE panels: the PD in bold, the ICE curves' colours by class, and the
 /// histogram's classes.
-fn ice_key(plot: &Curves) -> Key {
+fn ice_key(plot: &Curves, names: &Names) -> Key {
     let mut key = Key::default();
     let pd = &plot.pd.list()[0];
     key.add(
         super::labels::curve_name(pd),
-        Swatch::Line(super::statistic_color(pd).unwrap_or(BLACK), 3, 0),
+        Swatch::Line(pd_color(pd, plot.color_by.as_deref()), 3, 0),
     );
+    let grey = RGBColor(150, 150, 150);
+    // Coloured by a feature, the curves are keyed by a colour bar; by class, below.
+    if plot.color_by.is_none() {
+        key.add("ICE of a row", Swatch::Line(grey, 1, 0));
+    }
     if plot.color_by.as_deref() == Some("class") {
         for class in [1, 0] {
             key.add(
-                format!("ICE, class {class}"),
+                format!("ICE of a row: {}", names.class(class)),
                 Swatch::Line(class_color(Some(class)), 2, 0),
             );
         }
     }
+    match plot.rug {
+        true => key.add("ticks at the bottom: each row's own value", Swatch::Note),
+        false => key.add("each row's own value", Swatch::Marker(grey, false)),
+    }
+    vlines_entry(&mut key, &plot.vlines);
     if plot.histogram {
         for class in [0, 1] {
             key.add(
-                format!("training rows, class {class}"),
+                format!("training rows: {}", names.class(class)),
                 Swatch::Patch(class_color(Some(class)), 0.45),
             );
         }
@@ -337,8 +371,8 @@ fn draw<DB: DrawingBackend>(
     } = plot;
     let list = pd_panels(out, pd.list(), panels, names);
     let key = match ice {
-        Some(_) => ice_key(plot),
-        None => pd_key(&list, names),
+        Some(_) => ice_key(plot, names),
+        None => pd_key(&list, vlines, names),
     };
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
@@ -602,7 +636,7 @@ fn ice_panel<DB: DrawingBackend>(
                 .map_err(e)?;
         }
     }
-    let pd_color = super::statistic_color(style.pd).unwrap_or(BLACK);
+    let pd_color = pd_color(style.pd, color_by);
     chart
         .draw_series(LineSeries::new(
             pd.iter().map(|r| (r.x.unwrap_or(0.0), r.value.estimate)),

@@ -207,14 +207,15 @@ const FAINT: RGBColor = RGBColor(179, 179, 179);
 /// The dashed parts' grey at 0.4 opacity on white.
 const DASHED: RGBColor = RGBColor(213, 213, 213);
 
-/// The y-axis name: P(class 1) for a classifier's predictions, else the quantity's.
-fn y_label(out: &RunOutput, pd: &str) -> String {
+/// The y-axis name: P(class 1) for a classifier's predictions, by the class's name
+/// ("P(biopsy positive)"), else the quantity's.
+fn y_label(out: &RunOutput, pd: &str, names: &Names) -> String {
     let classes = out
         .train_sample
         .as_ref()
         .is_some_and(|d| matches!(d.y(), xai_core::Target::Classes { .. }));
     match (classes, pd) {
-        (true, "prediction_pd") => "P(class 1)".into(),
+        (true, "prediction_pd") => format!("P({})", names.class(1)),
         _ => super::labels::axis_label(pd),
     }
 }
@@ -262,8 +263,8 @@ fn panel<DB: DrawingBackend>(
     };
     let y_desc = match (first_column, style.centred) {
         (false, _) => String::new(),
-        (true, false) => y_label(out, style.pd),
-        (true, true) => format!("{} (centred)", y_label(out, style.pd)),
+        (true, false) => y_label(out, style.pd, names),
+        (true, true) => format!("{} (centred)", y_label(out, style.pd, names)),
     };
     let mut chart = ChartBuilder::on(area)
         .caption(names.feature(feature), ("sans-serif", 14))

@@ -18,6 +18,8 @@ pub struct Names {
     level: f64,
     /// The replicate a figure draws alone (its own intervals), if any.
     replicate: Option<usize>,
+    /// The classes' names, in class-index order (none: "class k").
+    classes: Vec<String>,
 }
 
 impl Names {
@@ -38,7 +40,23 @@ impl Names {
             model_free,
             level,
             replicate: None,
+            classes: Vec::new(),
         }
+    }
+
+    /// Names with the classes named `classes` (class-index order, as the dataset
+    /// registry's `class_names`).
+    pub fn with_classes(mut self, classes: Vec<String>) -> Self {
+        self.classes = classes;
+        self
+    }
+
+    /// Class `k`'s name ("diabetic"), or "class k".
+    pub fn class(&self, k: usize) -> String {
+        self.classes
+            .get(k)
+            .cloned()
+            .unwrap_or_else(|| format!("class {k}"))
     }
 
     /// The panel title of `quantity`'s rows of `model` at a grid value: "model name,
@@ -290,7 +308,15 @@ fn explanation_label(q: &Quantity) -> Option<String> {
     });
     Some(match (q.aggregation?, unit) {
         (Aggregation::Pfi, "nats") => with_unit(format!("{sampler}{name}-PFI"), unit),
-        (Aggregation::Pfi, _) => format!("{sampler}{name} (PFI)"),
+        // A loss's PFI is its increase; a score's drop says so in its name.
+        (Aggregation::Pfi, _) => {
+            let change = if name.ends_with("drop") {
+                ""
+            } else {
+                " increase"
+            };
+            format!("{name}{change} ({}PFI)", sampler.to_lowercase())
+        }
         (Aggregation::Cid, _) => format!("{name} / (1 − Ĉ) (CID)"),
         (Aggregation::Pd | Aggregation::Ice, _) if q.statistic() == Some(Statistic::Nll) => {
             with_unit("Negative log-likelihood".into(), unit)
@@ -427,11 +453,12 @@ mod tests {
             "Negative log-likelihood (nats)"
         );
         assert_eq!(axis_label("r2_pfi"), "R² drop (PFI)");
+        assert_eq!(axis_label("brier_pfi"), "Brier score increase (PFI)");
         assert_eq!(axis_label("accuracy_cid"), "Accuracy drop / (1 − Ĉ) (CID)");
         assert_eq!(axis_label("covered"), "Covered fraction Ĉ");
         assert_eq!(
             axis_label("learner_brier_subgroup_pfi_corrected"),
-            "Subgroup Brier score (PFI), mean over refits (corrected interval)"
+            "Brier score increase (subgroup PFI), mean over refits (corrected interval)"
         );
         assert_eq!(
             axis_label("prediction_conditional_pd"),

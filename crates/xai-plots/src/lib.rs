@@ -465,7 +465,10 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
                 });
             }
             names.one_fit(k);
-            (&single, format!("{title}, replicate {k} alone"))
+            (
+                &single,
+                format!("{title}, one run of the data and fits (replicate {k})"),
+            )
         }
         None => (out, title),
     };

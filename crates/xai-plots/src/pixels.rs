@@ -125,7 +125,10 @@ fn size(out: &RunOutput, quantities: &[String], rows: usize, key: Option<&str>) 
     let b = blocks(out, quantities, rows, key);
     let columns = b.iter().map(|(_, i)| i.len()).max().unwrap_or(1).max(1) as u32;
     let lines = (b.len().max(1) * (quantities.len() + 1)) as u32;
-    (LEFT + columns * (CELL + 14) + 20, lines * (CELL + 22) + 34)
+    (
+        LEFT + columns * (CELL + 14) + 20,
+        lines * (CELL + 22) + 34 + 40,
+    )
 }
 
 /// Draws the maps (module doc); the images must be square (d = w²).
@@ -179,11 +182,43 @@ fn draw<DB: DrawingBackend>(
         ))
         .map_err(e)
     };
+    // The digit's strokes over a map: the edges between its pixels at or above half
+    // the image's brightest and those below (or the border).
+    let outline = |x0: i32, y0: i32, pixels: &[f64]| {
+        let side = CELL as i32 / width as i32;
+        let top = pixels.iter().copied().fold(0.0f64, f64::max);
+        let ink = |r: i32, c: i32| {
+            (0..width as i32).contains(&r)
+                && (0..width as i32).contains(&c)
+                && pixels[r as usize * width + c as usize] >= 0.5 * top
+        };
+        for p in 0..pixels.len() {
+            let (r, c) = ((p / width) as i32, (p % width) as i32);
+            if !ink(r, c) {
+                continue;
+            }
+            let (x, y) = (x0 + c * side, y0 + r * side);
+            let edges = [
+                (ink(r - 1, c), [(x, y), (x + side, y)]),
+                (ink(r + 1, c), [(x, y + side), (x + side, y + side)]),
+                (ink(r, c - 1), [(x, y), (x, y + side)]),
+                (ink(r, c + 1), [(x + side, y), (x + side, y + side)]),
+            ];
+            for (_, edge) in edges.iter().filter(|(inside, _)| !inside) {
+                root.draw(&PathElement::new(edge.to_vec(), BLACK.stroke_width(1)))
+                    .map_err(e)?;
+            }
+        }
+        Ok::<(), String>(())
+    };
     let mut y = 10i32;
     for (value, images) in &list {
-        let setting = key.map_or_else(String::new, |k| {
-            format!("{}: ", names.setting_value(k, value))
-        });
+        let label = key.map_or_else(String::new, |k| names.setting_value(k, value));
+        let pair: Vec<&str> = label.split(" vs ").collect();
+        let setting = match label.is_empty() {
+            true => String::new(),
+            false => format!("{label}: "),
+        };
         for line in 0..=quantities.len() {
             let title = match line {
                 0 => format!("{setting}test images"),
@@ -215,13 +250,13 @@ fn draw<DB: DrawingBackend>(
                         RGBColor(g, g, g)
                     })?;
                     if let Some(class) = image.class {
-                        let digit = if class == 0 { "first" } else { "second" };
-                        root.draw(&Text::new(
-                            format!("class {class} ({digit})"),
-                            (x, y + CELL as i32 + 3),
-                            small.clone(),
-                        ))
-                        .map_err(e)?;
+                        // A pair "a vs b" names its classes a (0) and b (1).
+                        let caption = match pair.as_slice() {
+                            [a, b] => [*a, *b][class.min(1)].to_string(),
+                            _ => names.class(class),
+                        };
+                        root.draw(&Text::new(caption, (x, y + CELL as i32 + 3), small.clone()))
+                            .map_err(e)?;
                     }
                 } else {
                     square(x, y, &image.phi[line - 1], &|v| {
@@ -233,6 +268,7 @@ fn draw<DB: DrawingBackend>(
                             RGBColor(fade, fade, 255)
                         }
                     })?;
+                    outline(x, y, &image.pixels)?;
                     if k == 0 {
                         root.draw(&Text::new(
                             format!("full colour at |φ| ≥ {scale:.3}"),
@@ -246,5 +282,13 @@ fn draw<DB: DrawingBackend>(
             y += (CELL + 22) as i32;
         }
     }
+    root.draw(&Text::new(
+        "Red: the pixel raises the entropy; blue: it lowers it. Each row's colours reach \
+         full strength at its 95% quantile of |φ| (under its first map); black outline: \
+         the digit's strokes.",
+        (10, y + 8),
+        small,
+    ))
+    .map_err(e)?;
     Ok(())
 }
