@@ -584,6 +584,15 @@ fn draw_tradeoff<DB: DrawingBackend>(
         format!("nominal level {}", super::tick(&names.level())),
         Swatch::Line(REFERENCE, 2, 1),
     );
+    let joined = match join.as_str() {
+        "corrected" => "a scenario's uncorrected and corrected interval".to_string(),
+        key => format!("the points of a scenario that differ only in {key}"),
+    };
+    // The segments' black at 0.3 opacity on white.
+    key.add(
+        format!("segment: joins {joined}"),
+        Swatch::Line(RGBColor(179, 179, 179), 1, 0),
+    );
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
     let areas = root.split_evenly((1, estimands.len().max(1)));
