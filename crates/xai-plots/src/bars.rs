@@ -441,7 +441,7 @@ fn bars<DB: DrawingBackend>(
                     String::new()
                 }
             };
-            let label = super::labels::axis_label(q);
+            let label = names.axis(q);
             let (x_desc, y_desc) = if horizontal {
                 (label.as_str(), "")
             } else {

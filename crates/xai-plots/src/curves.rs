@@ -408,7 +408,7 @@ fn draw<DB: DrawingBackend>(
             color_by: color_by.as_deref(),
             vlines,
             rug: *rug,
-            y_desc: super::labels::axis_label(&pd.list()[0]),
+            y_desc: names.axis(&pd.list()[0]),
         };
         let mut next = areas.iter();
         for (k, (panel, f)) in cells.iter().enumerate() {
@@ -468,7 +468,7 @@ fn pd_panel<DB: DrawingBackend>(
         [(feature, _)] => names.feature_axis(feature),
         _ => "feature value".to_string(),
     };
-    let y_desc = super::labels::axis_label(panel.quantity);
+    let y_desc = names.axis(panel.quantity);
     super::axes(&mut chart, &x_desc, &y_desc)
         .draw()
         .map_err(e)?;
@@ -579,7 +579,16 @@ fn ice_panel<DB: DrawingBackend>(
             .flat_map(|c| c.values.iter().copied())
             .chain(pd.iter().map(|r| r.value.estimate)),
     );
-    let title = format!("{}: ICE of {}", panel.title, names.feature(feature));
+    // The curves' name and feature, then what tells the panel from the others.
+    let what = format!(
+        "{} of {}",
+        super::labels::curve_name(ice),
+        names.feature(feature)
+    );
+    let title = match panel.title.is_empty() {
+        true => what,
+        false => format!("{what}: {}", panel.title),
+    };
     // Colour encodes another feature's value: a labelled colour bar beside the panel.
     let area = match (by_class, by) {
         (false, Some(b)) => {

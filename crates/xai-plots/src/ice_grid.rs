@@ -216,7 +216,7 @@ fn y_label(out: &RunOutput, pd: &str, names: &Names) -> String {
         .is_some_and(|d| matches!(d.y(), xai_core::Target::Classes { .. }));
     match (classes, pd) {
         (true, "prediction_pd") => format!("P({})", names.class(1)),
-        _ => super::labels::axis_label(pd),
+        _ => names.axis(pd),
     }
 }
 

@@ -51,6 +51,18 @@ impl Names {
         self
     }
 
+    /// The axis label of `quantity` ([`axis_label`]), a binary classifier's
+    /// prediction named by its positive class: "P(diabetic)", "P(heart disease)
+    /// (conditional PD)".
+    pub fn axis(&self, quantity: &str) -> String {
+        let label = axis_label(quantity);
+        let prediction = Quantity::read(quantity).statistic() == Some(Statistic::Prediction);
+        match (prediction, self.classes.len()) {
+            (true, 2) => label.replacen("Prediction", &format!("P({})", self.class(1)), 1),
+            _ => label,
+        }
+    }
+
     /// Class `k`'s name ("diabetic"), or "class k".
     pub fn class(&self, k: usize) -> String {
         self.classes
@@ -161,19 +173,22 @@ impl Names {
 }
 
 /// The legend name of a curve quantity: `entropy_pd` → "Entropy-PDP",
-/// `likelihood_pd` → "Likelihood-PDP" (wood2024's names); other quantities keep
-/// their key.
+/// `likelihood_ice` → "Likelihood-ICE" (wood2024's names), `prediction_pd` → "PDP"
+/// (a plain PD of the prediction); other quantities keep their key.
 pub fn curve_name(quantity: &str) -> String {
     let Some(q) = Quantity::parse(quantity) else {
         return quantity.to_string();
     };
-    let plain_pd = q.inference.is_empty()
-        && q.sampler.is_none()
-        && q.suffixes.is_empty()
-        && q.aggregation == Some(Aggregation::Pd);
-    match q.statistic().and_then(noun).filter(|_| plain_pd) {
-        Some((name, _)) => format!("{name}-PDP"),
-        None => quantity.to_string(),
+    let plain = q.inference.is_empty() && q.sampler.is_none() && q.suffixes.is_empty();
+    let curve = match q.aggregation {
+        Some(Aggregation::Pd) => "PDP",
+        Some(Aggregation::Ice) => "ICE",
+        _ => return quantity.to_string(),
+    };
+    match (q.statistic(), q.statistic().and_then(noun)) {
+        (Some(Statistic::Prediction), _) if plain => curve.to_string(),
+        (_, Some((name, _))) if plain => format!("{name}-{curve}"),
+        _ => quantity.to_string(),
     }
 }
 
@@ -417,11 +432,34 @@ mod tests {
         assert_eq!(estimand_name("brier_subgroup_pfi"), "model-PFI");
     }
 
+    /// A binary classifier's prediction is named by its positive class; other
+    /// quantities, or a model without class names, keep their label.
+    #[test]
+    fn predictions_read_as_the_probability_of_the_positive_class() {
+        let plain = Names::new(
+            Default::default(),
+            Default::default(),
+            Default::default(),
+            Default::default(),
+            0.95,
+        );
+        let named = plain
+            .clone()
+            .with_classes(vec!["no heart disease".into(), "heart disease".into()]);
+        let q = "prediction_conditional_pd";
+        assert_eq!(named.axis(q), "P(heart disease) (conditional PD)");
+        assert_eq!(plain.axis(q), "Prediction (conditional PD)");
+        assert_eq!(named.axis("entropy_pd"), "Entropy (nats)");
+        assert_eq!(named.class(0), "no heart disease");
+        assert_eq!(plain.class(1), "class 1");
+    }
+
     #[test]
     fn pd_curves_are_named_as_the_paper_names_them() {
         assert_eq!(curve_name("entropy_pd"), "Entropy-PDP");
         assert_eq!(curve_name("likelihood_pd"), "Likelihood-PDP");
-        assert_eq!(curve_name("prediction_pd"), "Prediction-PDP");
+        assert_eq!(curve_name("prediction_pd"), "PDP");
+        assert_eq!(curve_name("entropy_ice"), "Entropy-ICE");
         assert_eq!(curve_name("entropy_pfi"), "entropy_pfi");
     }
 
