@@ -45,7 +45,8 @@ plot_settings! {
         /// Horizontal dashed lines: quantity → value, drawn in that quantity's panels.
         #[serde(default)]
         pub hlines: BTreeMap<String, f64>,
-        /// A dashed line y = x: chance on a ROC curve (watson2023 Fig. 3b).
+        /// A dashed line y = x over the unit square: chance on a ROC curve
+        /// (watson2023 Fig. 3b).
         #[serde(default)]
         pub diagonal: bool,
         /// Shade each line's interval over replicates (the summary's mean ±
@@ -438,7 +439,8 @@ fn draw_lines<DB: DrawingBackend>(
                     styled_line(&mut chart, vec![(x0, at(*h)), (x1, at(*h))], 1, REFERENCE)?;
                 }
                 if *diagonal {
-                    let (a, b) = (x0.max(y0), x1.min(y1));
+                    // Chance runs across the unit square of the ROC.
+                    let (a, b) = (x0.max(y0).max(0.0), x1.min(y1).min(1.0));
                     styled_line(&mut chart, vec![(a, a), (b, b)], 1, REFERENCE)?;
                 }
                 for (k, color_value) in layout.colors.iter().enumerate() {
