@@ -181,9 +181,9 @@ mod tests {
     fn panels_of_terms_that_do_not_use_the_model_are_not_titled_by_it() {
         let names = names_of("cid2021-fig2");
         assert_eq!(
-            names.panel("extra_trees", "covered", None),
+            names.panel("extra_trees", "covered"),
             "data alone (no model)"
         );
-        assert_eq!(names.panel("extra_trees", "r2_cid", None), "extra-trees");
+        assert_eq!(names.panel("extra_trees", "r2_cid"), "extra-trees");
     }
 }

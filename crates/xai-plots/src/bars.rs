@@ -132,7 +132,7 @@ impl Bars {
                 .zip(panels.as_deref())
                 .map(|(c, k)| fig.names.setting(k, r.labels[c].as_str()));
             let model = (several_models && fig.names.uses_model(&r.quantity))
-                .then(|| fig.names.panel(&r.model, &r.quantity, None));
+                .then(|| fig.names.panel(&r.model, &r.quantity));
             let title = model
                 .into_iter()
                 .chain(setting)

@@ -177,7 +177,7 @@ fn pd_panels<'a>(
                 .map(|(c, k)| names.setting(k, r.labels[c].as_str()));
             let title = [
                 (pd.len() > 1).then(|| super::labels::estimand_name(q)),
-                several_models.then(|| names.panel(&r.model, q, None)),
+                several_models.then(|| names.panel(&r.model, q)),
                 setting,
             ]
             .into_iter()

@@ -71,19 +71,16 @@ impl Names {
             .unwrap_or_else(|| format!("class {k}"))
     }
 
-    /// The panel title of `quantity`'s rows of `model` at a grid value: "model name,
-    /// setting", the setting being the grid value's label or "key = value"; "data
-    /// alone" instead of the model for a quantity that does not use it.
-    pub fn panel(&self, model: &str, quantity: &str, setting: Option<(&str, &str)>) -> String {
-        let model = if self.model_free.contains(quantity) {
-            "data alone (no model)"
-        } else {
-            self.models.get(model).map_or(model, String::as_str)
-        };
-        match setting {
-            Some((key, value)) => format!("{model}, {}", self.setting(key, value)),
-            None => model.to_string(),
+    /// The name of `model` in a panel title: its label or description, or "data alone
+    /// (no model)" for a quantity that does not use it.
+    pub fn panel(&self, model: &str, quantity: &str) -> String {
+        if self.model_free.contains(quantity) {
+            return "data alone (no model)".into();
         }
+        self.models
+            .get(model)
+            .map_or(model, String::as_str)
+            .to_string()
     }
 
     /// Whether `quantity` depends on the model (not on the data alone).
@@ -96,7 +93,7 @@ impl Names {
     pub fn setting(&self, key: &str, value: &str) -> String {
         match self.labels.get(value) {
             Some(l) => l.clone(),
-            None if key == "model" => self.panel(value, "", None),
+            None if key == "model" => self.panel(value, ""),
             None => format!("{key} = {value}"),
         }
     }
@@ -106,7 +103,7 @@ impl Names {
     pub fn setting_value(&self, key: &str, value: &str) -> String {
         match self.labels.get(value) {
             Some(l) => l.clone(),
-            None if key == "model" => self.panel(value, "", None),
+            None if key == "model" => self.panel(value, ""),
             None => value.to_string(),
         }
     }
