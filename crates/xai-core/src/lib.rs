@@ -51,7 +51,7 @@ pub use ice::{IceResult, conditional_pd, ice, ice_from_values, pd_model_band};
 pub use ice_impact::{Convention, IceImpact, ice_impact};
 pub use inference::{Coverage, Estimate, corrected_t_interval, coverage, t_interval};
 pub use interp::interpolate;
-pub use model::{Learner, MeanCovariance, Model};
+pub use model::{Learner, MeanCovariance, MemberGradients, Model};
 pub use perturbation::{
     GridRange, GridSpec, MarginalSampler, Marginals, Perturbation, PerturbationSpec, Samplers,
     Subgroups,

@@ -61,6 +61,32 @@ pub trait Model: Send + Sync {
     fn coefficients(&self) -> Option<Vec<f64>> {
         None
     }
+
+    /// The gradients of its members' log-odds in the inputs, if it is a binary
+    /// classifier whose members are differentiable (a network's dropout passes or
+    /// weight samples; expected gradients, [`crate::shapley::gradient`]); `None`
+    /// otherwise.
+    fn member_gradients(&self) -> Option<&dyn MemberGradients> {
+        None
+    }
+}
+
+/// A binary classifier of M members whose log-odds z_m(x) = log(P_m(y = 1 | x) /
+/// P_m(y = 0 | x)) are differentiable in x (a network: its dropout masks or weight
+/// samples fixed at fit time, [`Model::predict_members`]).
+pub trait MemberGradients: Sync {
+    /// z_m(x_i) for the rows of `x` (n × d): n × M.
+    fn member_logits(&self, x: ArrayView2<'_, f64>) -> Result<Array2<f64>>;
+
+    /// The vector–Jacobian product Σ_m c_{i,m}·∂z_m(x_i)/∂x_i (n × d, in the features'
+    /// own units) with the cotangents c = `cotangent(z)` (n × M) computed from the
+    /// logits z (n × M) of the same forward pass: the gradient of Σ_i h(z(x_i)) for a
+    /// function h of the members' log-odds whose ∂h/∂z_m the closure returns.
+    fn pullback(
+        &self,
+        x: ArrayView2<'_, f64>,
+        cotangent: &dyn Fn(ArrayView2<'_, f64>) -> Array2<f64>,
+    ) -> Result<Array2<f64>>;
 }
 
 /// A model whose mean predictions f̂(x_1), …, f̂(x_n) have a joint covariance

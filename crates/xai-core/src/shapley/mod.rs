@@ -4,7 +4,8 @@
 //! φ_j(v) = Σ_{S ⊆ [d]∖{j}} |S|!·(d − |S| − 1)!/d! · [v(S ∪ {j}) − v(S)].
 //!
 //! A [`Game`] gives v(S) for a batch of coalitions; the estimators are exact
-//! enumeration ([`exact`]), KernelSHAP ([`kernel`]) and, for tree ensembles, the
+//! enumeration ([`exact`]), KernelSHAP ([`kernel`]), expected gradients of a
+//! differentiable model ([`gradient`], efficient in expectation) and, for tree ensembles, the
 //! path-dependent TreeSHAP ([`tree`]), whose game is the trees' own conditional
 //! expectation. [`game`] builds games from a model, a point, a background set and a
 //! value function (the prediction v₀, the entropy v_H, −H for v_IG, −KL, −CE, −log-loss
@@ -14,6 +15,7 @@
 pub mod coalitions;
 pub mod exact;
 pub mod game;
+pub mod gradient;
 pub mod kernel;
 pub mod tree;
 
