@@ -150,6 +150,7 @@ impl LearnerKind for BoostingParams {
         Capabilities {
             trees: true,
             members: false,
+            gradients: false,
             coefficients: Coefficients::None,
             mean_covariance: false,
             missing_values: true,

@@ -16,6 +16,10 @@ pub struct Capabilities {
     /// ([`xai_core::Model::predict_members`]): a forest's trees, a network's dropout
     /// passes or weight samples (aleatoric and epistemic entropy).
     pub members: bool,
+    /// Its members' log-odds are differentiable in the inputs
+    /// ([`xai_core::Model::member_gradients`]): a binary-classifier network (expected
+    /// gradients).
+    pub gradients: bool,
     /// Which slopes it reports ([`xai_core::Model::coefficients`]).
     pub coefficients: Coefficients,
     /// It offers the joint covariance of its mean predictions
@@ -48,17 +52,19 @@ impl Capabilities {
     pub const MEAN_OF_TREES: Capabilities = Capabilities {
         trees: true,
         members: true,
+        gradients: false,
         coefficients: Coefficients::None,
         mean_covariance: false,
         missing_values: false,
         predicts_label: true,
     };
 
-    /// A network's (`mlp`, `bayes_by_backprop`): its members, a dropout pass or a
-    /// weight sample each; nothing else.
-    pub const MEMBERS_ONLY: Capabilities = Capabilities {
+    /// A network's (`mlp`, `bayes_by_backprop`, `cnn`): its members, a dropout pass or
+    /// a weight sample each, and their gradients in the inputs; nothing else.
+    pub const NETWORK: Capabilities = Capabilities {
         trees: false,
         members: true,
+        gradients: true,
         coefficients: Coefficients::None,
         mean_covariance: false,
         missing_values: false,
@@ -70,6 +76,7 @@ impl Capabilities {
     pub const MEAN_COVARIANCE_ONLY: Capabilities = Capabilities {
         trees: false,
         members: false,
+        gradients: false,
         coefficients: Coefficients::None,
         mean_covariance: true,
         missing_values: false,
@@ -81,6 +88,7 @@ impl Capabilities {
     pub const PREDICTIONS_ONLY: Capabilities = Capabilities {
         trees: false,
         members: false,
+        gradients: false,
         coefficients: Coefficients::None,
         mean_covariance: false,
         missing_values: false,

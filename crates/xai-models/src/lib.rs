@@ -23,7 +23,8 @@
 //! - [`svr`], [`svc`]: ε-SVR with an RBF kernel as R's e1071 fits it (molnar2023
 //!   Fig. 3) and a linear C-SVM with Platt probabilities as scikit-learn's `SVC`
 //!   (icefi2022 Table 3), on one SMO solver of libsvm's dual;
-//! - [`nn`] (feature `nn`, on by default): an MLP, MC-dropout and Bayes-by-backprop networks on candle (wood2024
+//! - [`nn`] (feature `nn`, on by default): an MLP, MC-dropout and Bayes-by-backprop networks and
+//!   watson2023's MC-dropout CNN on candle, with their members' input gradients (wood2024
 //!   Fig. 1, 8, 10–15; watson2023 Fig. 1a);
 //! - [`uncertainty`]: a model of another model's uncertainty (watson2023 §6);
 //! - [`fitted_forest`]: a classification forest fitted elsewhere, read from a table

@@ -76,6 +76,7 @@ impl LearnerKind for LmParams {
         Capabilities {
             trees: false,
             members: false,
+            gradients: false,
             coefficients: Coefficients::Always,
             mean_covariance: true,
             missing_values: false,

@@ -87,6 +87,7 @@ impl LearnerKind for LogisticParams {
         Capabilities {
             trees: false,
             members: false,
+            gradients: false,
             coefficients: Coefficients::ContinuousFeatures,
             mean_covariance: false,
             missing_values: false,

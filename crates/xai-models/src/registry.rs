@@ -20,7 +20,7 @@ use crate::kriging::KrigingParams;
 use crate::lm::LmParams;
 use crate::logistic::LogisticParams;
 #[cfg(feature = "nn")]
-use crate::nn::{BayesParams, MlpParams};
+use crate::nn::{BayesParams, CnnParams, MlpParams};
 use crate::r_random_forest::RForestParams;
 use crate::rpart::RpartParams;
 use crate::svc::SvcParams;
@@ -72,6 +72,10 @@ xai_core::registry! {
         /// `samples` weight draws at prediction ([`crate::nn::bayes`]).
         #[cfg(feature = "nn")]
         "bayes_by_backprop" => BayesByBackprop(#[serde(default)] BayesParams),
+        /// watson2023's MC-dropout CNN of square grey-level images, SGD with momentum
+        /// ([`crate::nn::cnn`]).
+        #[cfg(feature = "nn")]
+        "cnn" => Cnn(#[serde(default)] CnnParams),
         /// A model of another model's uncertainty: a base model, a statistic of its
         /// predictions on the training rows (entropy by default), and a regressor of it,
         /// which is the fitted model (watson2023 §6; [`crate::uncertainty`]).
@@ -169,7 +173,7 @@ mod tests {
         }
     }
 
-    fn all_defaults() -> [LearnerSpec; 14] {
+    fn all_defaults() -> [LearnerSpec; 15] {
         [
             LearnerSpec::GaussianProcess(GpParams::default()),
             LearnerSpec::Kriging(KrigingParams::default()),
@@ -185,6 +189,7 @@ mod tests {
             LearnerSpec::Xgboost(BoostingParams::default()),
             LearnerSpec::Mlp(MlpParams::default()),
             LearnerSpec::BayesByBackprop(BayesParams::default()),
+            LearnerSpec::Cnn(CnnParams::default()),
         ]
     }
 
@@ -208,6 +213,7 @@ mod tests {
                 LearnerSpec::CalibratedForest(_)
                     | LearnerSpec::LogisticRegression(_)
                     | LearnerSpec::Svc(_)
+                    | LearnerSpec::Cnn(_)
             )
         }) {
             let model = spec.build().fit(&data, &mut rng).unwrap();
@@ -271,6 +277,13 @@ mod tests {
             model.predict_members(data.x()).is_some(),
             caps.members,
             "{name}: members"
+        );
+        // Member log-odds exist for a binary target only.
+        let binary = matches!(data.y(), xai_core::Target::Classes { n_classes: 2, .. });
+        assert_eq!(
+            model.member_gradients().is_some(),
+            caps.gradients && binary,
+            "{name}: gradients"
         );
     }
 

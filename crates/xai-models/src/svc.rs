@@ -91,6 +91,7 @@ impl LearnerKind for SvcParams {
         Capabilities {
             trees: false,
             members: false,
+            gradients: false,
             coefficients: Coefficients::Always,
             mean_covariance: false,
             missing_values: false,

@@ -78,12 +78,14 @@ impl<L: LearnerKind + Clone + 'static> LearnerKind for UncertaintyParams<L> {
     }
 
     /// What its second stage offers, and missing values if both stages take them;
-    /// its predictions are not of the data's label.
+    /// its predictions are not of the data's label, and its members' gradients are
+    /// not exposed.
     fn capabilities(&self) -> Capabilities {
         let (base, model) = (self.base.capabilities(), self.model.capabilities());
         Capabilities {
             missing_values: base.missing_values && model.missing_values,
             predicts_label: false,
+            gradients: false,
             ..model
         }
     }

@@ -20,7 +20,7 @@ use xai_core::{CoreError, Dataset, Learner, Model};
 
 use super::head::{Head, softplus};
 use super::mlp::validate_training;
-use super::net::{self, Dense, Network, Schedule};
+use super::net::{self, Dense, Member, Network, Schedule};
 use crate::capabilities::Capabilities;
 use crate::error::ParamError;
 use crate::kind::LearnerKind;
@@ -114,9 +114,9 @@ impl LearnerKind for BayesParams {
         "Bayes-by-backprop network"
     }
 
-    /// [`Capabilities::MEMBERS_ONLY`].
+    /// [`Capabilities::NETWORK`].
     fn capabilities(&self) -> Capabilities {
-        Capabilities::MEMBERS_ONLY
+        Capabilities::NETWORK
     }
 
     fn build(&self) -> Box<dyn Learner> {
@@ -173,6 +173,7 @@ pub fn fit(params: &BayesParams, data: &Dataset, rng: &mut dyn Rng) -> Result<Ne
     net::fit(
         data,
         "Bayes-by-backprop network",
+        net::Scaling::ZScore,
         rng,
         Box::new(|head, x, y, rng| members(params, head, x, y, rng)),
     )
@@ -184,7 +185,7 @@ fn members(
     x: &Tensor,
     y: &Tensor,
     rng: &mut dyn Rng,
-) -> candle_core::Result<Vec<Vec<Dense>>> {
+) -> candle_core::Result<Vec<Box<dyn Member>>> {
     let (n, d) = x.dims2()?;
     let rho0 = params.initial_sd.exp_m1().ln();
     let mut vars: Vec<Var> = Vec::new();
@@ -208,6 +209,7 @@ fn members(
         batch_size: params.batch_size,
         learning_rate: params.learning_rate,
         flat_epochs: None,
+        momentum: None,
     };
     net::train(
         vars.clone(),
@@ -236,6 +238,12 @@ fn members(
         })
         .collect();
     (0..params.samples)
-        .map(|_| fitted.iter().map(|p| Ok(p.sample(rng)?.0)).collect())
+        .map(|_| {
+            let layers = fitted
+                .iter()
+                .map(|p| Ok(p.sample(rng)?.0))
+                .collect::<candle_core::Result<Vec<Dense>>>()?;
+            Ok(Box::new(layers) as Box<dyn Member>)
+        })
         .collect()
 }

@@ -26,7 +26,7 @@ use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model};
 
 use super::head::Head;
-use super::net::{self, Dense, Network, Schedule};
+use super::net::{self, Dense, Member, Network, Schedule};
 use crate::capabilities::Capabilities;
 use crate::error::ParamError;
 use crate::kind::LearnerKind;
@@ -163,9 +163,9 @@ impl LearnerKind for MlpParams {
         }
     }
 
-    /// [`Capabilities::MEMBERS_ONLY`].
+    /// [`Capabilities::NETWORK`].
     fn capabilities(&self) -> Capabilities {
-        Capabilities::MEMBERS_ONLY
+        Capabilities::NETWORK
     }
 
     fn build(&self) -> Box<dyn Learner> {
@@ -189,6 +189,7 @@ pub fn fit(params: &MlpParams, data: &Dataset, rng: &mut dyn Rng) -> Result<Netw
     net::fit(
         data,
         params.describe(),
+        net::Scaling::ZScore,
         rng,
         Box::new(|head, x, y, rng| members(params, head, x, y, rng)),
     )
@@ -201,7 +202,7 @@ fn members(
     x: &Tensor,
     y: &Tensor,
     rng: &mut dyn Rng,
-) -> candle_core::Result<Vec<Vec<Dense>>> {
+) -> candle_core::Result<Vec<Box<dyn Member>>> {
     let (n, d) = x.dims2()?;
     let mut vars = Vec::new();
     for (i, o) in net::layer_shapes(d, &params.hidden, head.outputs()) {
@@ -219,6 +220,7 @@ fn members(
         batch_size: params.batch_size,
         learning_rate: params.learning_rate,
         flat_epochs: params.flat_epochs,
+        momentum: None,
     };
     let p = params.dropout;
     let what = params.describe();
@@ -243,7 +245,7 @@ fn members(
                 .iter()
                 .map(|(w, _)| net::dropout_mask(rng, w.dims2()?.1, 1, p))
                 .collect::<candle_core::Result<Vec<_>>>()?;
-            net::thinned(&fitted, &masks)
+            Ok(Box::new(net::thinned(&fitted, &masks)?) as Box<dyn Member>)
         })
         .collect()
 }

@@ -1,6 +1,7 @@
 //! Neural networks on CPU tensors with autograd (candle, `../shared/NN.md`): the
-//! MLP and MC-dropout networks of [`mlp`] and the Bayes-by-backprop network of
-//! [`bayes`] (wood2024 Fig. 1, 8, 10–15; watson2023 Fig. 1a).
+//! MLP and MC-dropout networks of [`mlp`], the Bayes-by-backprop network of
+//! [`bayes`] (wood2024 Fig. 1, 8, 10–15) and the MC-dropout CNN of [`cnn`]
+//! (watson2023 Fig. 1a).
 //!
 //! Every fitted network is an ensemble of M plain networks, its *members*, whose
 //! predictive distribution is their equal-weight mixture
@@ -21,11 +22,13 @@
 //! size its matrix products). Arithmetic is in f32, as PyTorch's default.
 
 pub mod bayes;
+pub mod cnn;
 mod head;
 pub mod mlp;
 mod net;
 
 pub use bayes::{BayesLearner, BayesParams};
+pub use cnn::{CnnLearner, CnnParams};
 pub use mlp::{MlpLearner, MlpParams};
 pub use net::Network;
 

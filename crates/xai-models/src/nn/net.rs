@@ -1,18 +1,33 @@
 //! What the networks share: dense layers, the forward pass with dropout, minibatch
-//! Adam, and the fitted ensemble of plain networks ([`Network`]).
+//! Adam or SGD with momentum, and the fitted ensemble of plain networks
+//! ([`Network`]), whose members' log-odds it differentiates in the inputs.
 
 use candle_core::{Device, Tensor, Var};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use indicatif::{ProgressBar, ProgressStyle};
-use ndarray::ArrayView2;
+use ndarray::{Array2, ArrayView2};
 use rand::{Rng, RngExt};
-use xai_core::{CoreError, Dataset, FeatureKind, Model, Predictions};
+use xai_core::{CoreError, Dataset, FeatureKind, MemberGradients, Model, Predictions};
 
 use super::head::{Head, fit_error};
 use crate::standardize::Standardizer;
 
 /// One dense layer: weights W (inputs × outputs) and bias b (1 × outputs).
 pub(crate) type Dense = (Tensor, Tensor);
+
+/// One member of a fitted network: a plain network from the scaled input rows
+/// (rows × d) to the head's outputs (rows × [`Head::outputs`]).
+pub(crate) trait Member: Send + Sync {
+    /// The head's inputs for the rows `x`.
+    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor>;
+}
+
+/// A dense network without dropout ([`forward`]).
+impl Member for Vec<Dense> {
+    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        forward(self, x, None)
+    }
+}
 
 /// An f32 tensor of `rows` × `cols` from row-major values.
 pub(crate) fn matrix(values: Vec<f32>, rows: usize, cols: usize) -> candle_core::Result<Tensor> {
@@ -181,10 +196,73 @@ pub(crate) struct Schedule {
     /// Stop when the epoch's mean loss has not fallen 1e-4 below its best for more
     /// than this many epochs in a row (scikit-learn's `n_iter_no_change`, `tol`).
     pub flat_epochs: Option<usize>,
+    /// SGD with this momentum μ instead of Adam ([`Sgd`]).
+    pub momentum: Option<f64>,
 }
 
-/// Minibatch Adam (Kingma & Ba 2015; candle's AdamW with weight decay 0) on `vars`:
-/// each epoch draws a permutation of the `n` rows from `rng` and steps once per
+/// SGD with momentum as PyTorch's `optim.SGD(lr, momentum)` steps (no dampening, no
+/// Nesterov): v ← μ·v + g (v = g at the first step), θ ← θ − lr·v.
+struct Sgd {
+    vars: Vec<Var>,
+    velocity: Vec<Option<Tensor>>,
+    lr: f64,
+    momentum: f64,
+}
+
+impl Sgd {
+    fn backward_step(&mut self, loss: &Tensor) -> candle_core::Result<()> {
+        let grads = loss.backward()?;
+        for (var, v) in self.vars.iter().zip(self.velocity.iter_mut()) {
+            let Some(g) = grads.get(var.as_tensor()) else {
+                continue;
+            };
+            let next = match v.take() {
+                Some(old) => ((old * self.momentum)? + g)?,
+                None => g.clone(),
+            };
+            var.set(&(var.as_tensor() - (&next * self.lr)?)?)?;
+            *v = Some(next);
+        }
+        Ok(())
+    }
+}
+
+/// The optimiser a [`Schedule`] names.
+enum Step {
+    Adam(AdamW),
+    Sgd(Sgd),
+}
+
+impl Step {
+    fn new(vars: Vec<Var>, schedule: &Schedule) -> candle_core::Result<Self> {
+        Ok(match schedule.momentum {
+            None => Step::Adam(AdamW::new(
+                vars,
+                ParamsAdamW {
+                    lr: schedule.learning_rate,
+                    weight_decay: 0.0,
+                    ..ParamsAdamW::default()
+                },
+            )?),
+            Some(momentum) => Step::Sgd(Sgd {
+                velocity: vec![None; vars.len()],
+                vars,
+                lr: schedule.learning_rate,
+                momentum,
+            }),
+        })
+    }
+
+    fn backward_step(&mut self, loss: &Tensor) -> candle_core::Result<()> {
+        match self {
+            Step::Adam(adam) => adam.backward_step(loss),
+            Step::Sgd(sgd) => sgd.backward_step(loss),
+        }
+    }
+}
+
+/// Minibatch Adam (Kingma & Ba 2015; candle's AdamW with weight decay 0), or SGD
+/// with momentum ([`Schedule::momentum`]), on `vars`: each epoch draws a permutation of the `n` rows from `rng` and steps once per
 /// batch, on `loss(rows, rng)` (`rows` a u32 index tensor; the loss is a mean over
 /// them and may draw from `rng`). A terminal shows `what`'s epochs and loss.
 /// Returns the epochs run.
@@ -196,14 +274,7 @@ pub(crate) fn train(
     rng: &mut dyn Rng,
     mut loss: impl FnMut(&Tensor, &mut dyn Rng) -> candle_core::Result<Tensor>,
 ) -> candle_core::Result<usize> {
-    let mut adam = AdamW::new(
-        vars,
-        ParamsAdamW {
-            lr: schedule.learning_rate,
-            weight_decay: 0.0,
-            ..ParamsAdamW::default()
-        },
-    )?;
+    let mut step = Step::new(vars, &schedule)?;
     let bar = ProgressBar::new(schedule.epochs as u64).with_message(what.to_string());
     bar.set_style(
         ProgressStyle::with_template("{msg}: epoch {pos}/{len} {wide_bar} {eta}")
@@ -224,7 +295,7 @@ pub(crate) fn train(
             if schedule.flat_epochs.is_some() {
                 total += f64::from(value.to_scalar::<f32>()?) * rows.len() as f64;
             }
-            adam.backward_step(&value)?;
+            step.backward_step(&value)?;
         }
         bar.inc(1);
         if let Some(k) = schedule.flat_epochs {
@@ -241,10 +312,23 @@ pub(crate) fn train(
     Ok(schedule.epochs)
 }
 
-/// The rows a network is fitted on, z-scored (population sd), as an f32 tensor,
-/// with the standardiser. Refuses categorical features and missing cells, which a
-/// network cannot read.
-pub(crate) fn inputs(data: &Dataset, what: &str) -> Result<(Standardizer, Tensor), CoreError> {
+/// How a network scales its input columns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Scaling {
+    /// Each column z-scored on the training rows (population sd).
+    ZScore,
+    /// Every column divided by one constant (an image's grey levels by their maximum,
+    /// as torchvision's `ToTensor` maps 0–255 to [0, 1]).
+    Divide(f64),
+}
+
+/// The rows a network is fitted on, scaled, as an f32 tensor, with the scaler.
+/// Refuses categorical features and missing cells, which a network cannot read.
+pub(crate) fn inputs(
+    data: &Dataset,
+    what: &str,
+    scaling: Scaling,
+) -> Result<(Standardizer, Tensor), CoreError> {
     if data
         .feature_kinds()
         .iter()
@@ -260,7 +344,16 @@ pub(crate) fn inputs(data: &Dataset, what: &str) -> Result<(Standardizer, Tensor
              `missing: impute_mean`)"
         )));
     }
-    let standardizer = Standardizer::fit(data.x(), true, 0.0);
+    let standardizer = match scaling {
+        Scaling::ZScore => Standardizer::fit(data.x(), true, 0.0),
+        Scaling::Divide(by) => {
+            let d = data.n_features();
+            Standardizer {
+                shift: ndarray::Array1::zeros(d),
+                scale: ndarray::Array1::from_elem(d, by),
+            }
+        }
+    };
     let z = as_tensor(&standardizer, data.x()).map_err(fit_error)?;
     Ok((standardizer, z))
 }
@@ -271,20 +364,21 @@ fn as_tensor(standardizer: &Standardizer, x: ArrayView2<'_, f64>) -> candle_core
     matrix(z.iter().map(|&v| v as f32).collect(), rows, cols)
 }
 
-/// The members of a network trained on z-scored rows and its head's target, from
+/// The members of a network trained on scaled rows and its head's target, from
 /// `rng`: `(head, rows, target, rng)` → the member networks.
-pub(crate) type Trainer<'a> =
-    dyn FnOnce(&Head, &Tensor, &Tensor, &mut dyn Rng) -> candle_core::Result<Vec<Vec<Dense>>> + 'a;
+pub(crate) type Trainer<'a> = dyn FnOnce(&Head, &Tensor, &Tensor, &mut dyn Rng) -> candle_core::Result<Vec<Box<dyn Member>>>
+    + 'a;
 
 /// Fits a network on `data` ([`inputs`], [`Head::for_target`], then `train`); `what`
 /// names it in errors.
 pub(crate) fn fit(
     data: &Dataset,
     what: &str,
+    scaling: Scaling,
     rng: &mut dyn Rng,
     train: Box<Trainer<'_>>,
 ) -> Result<Network, CoreError> {
-    let (inputs, x) = inputs(data, what)?;
+    let (inputs, x) = inputs(data, what, scaling)?;
     let (head, y) = Head::for_target(data.y(), what)?;
     let members = train(&head, &x, &y, rng).map_err(fit_error)?;
     Ok(Network {
@@ -294,13 +388,17 @@ pub(crate) fn fit(
     })
 }
 
-/// A fitted network: M plain networks on z-scored inputs, whose predictive
+/// A fitted network: M plain networks on scaled inputs, whose predictive
 /// distribution is the equal-weight mixture of theirs (module doc).
 pub struct Network {
     pub(crate) inputs: Standardizer,
     pub(crate) head: Head,
-    pub(crate) members: Vec<Vec<Dense>>,
+    pub(crate) members: Vec<Box<dyn Member>>,
 }
+
+/// Rows per forward-and-backward pass of [`MemberGradients::pullback`], which keeps
+/// every member's activations of a chunk for the backward pass.
+const PULLBACK_ROWS: usize = 64;
 
 impl Network {
     /// The number of members M.
@@ -312,8 +410,66 @@ impl Network {
         let z = as_tensor(&self.inputs, x)?;
         self.members
             .iter()
-            .map(|layers| self.head.predictions(&forward(layers, &z, None)?))
+            .map(|member| self.head.predictions(&member.forward(&z)?))
             .collect()
+    }
+
+    /// The members' logits (rows × M) of a binary head on the scaled rows `z`.
+    fn logits(&self, z: &Tensor) -> candle_core::Result<Tensor> {
+        let each = self
+            .members
+            .iter()
+            .map(|m| m.forward(z))
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        Tensor::cat(&each, 1)
+    }
+}
+
+fn to_f64(t: &Tensor) -> candle_core::Result<Array2<f64>> {
+    let (r, c) = t.dims2()?;
+    let v = t
+        .to_dtype(candle_core::DType::F64)?
+        .flatten_all()?
+        .to_vec1::<f64>()?;
+    Ok(Array2::from_shape_vec((r, c), v).expect("a rows × columns tensor"))
+}
+
+/// The members' log-odds z_m(x) are the Bernoulli head's logits; their gradients
+/// come from candle's autograd through the scaled inputs, in chunks of
+/// [`PULLBACK_ROWS`] rows, divided by each column's scale (∂/∂x_j = (1/s_j)·∂/∂z_j).
+impl MemberGradients for Network {
+    fn member_logits(&self, x: ArrayView2<'_, f64>) -> xai_core::error::Result<Array2<f64>> {
+        let z = as_tensor(&self.inputs, x).map_err(fit_error)?;
+        to_f64(&self.logits(&z).map_err(fit_error)?).map_err(fit_error)
+    }
+
+    fn pullback(
+        &self,
+        x: ArrayView2<'_, f64>,
+        cotangent: &dyn Fn(ArrayView2<'_, f64>) -> Array2<f64>,
+    ) -> xai_core::error::Result<Array2<f64>> {
+        let mut out = Array2::zeros(x.dim());
+        for start in (0..x.nrows()).step_by(PULLBACK_ROWS) {
+            let end = (start + PULLBACK_ROWS).min(x.nrows());
+            let rows = x.slice(ndarray::s![start..end, ..]);
+            let chunk = (|| -> candle_core::Result<Array2<f64>> {
+                let z = Var::from_tensor(&as_tensor(&self.inputs, rows)?)?;
+                let logits = self.logits(z.as_tensor())?;
+                let c = cotangent(to_f64(&logits)?.view());
+                let (r, m) = c.dim();
+                let c = matrix(c.iter().map(|&v| v as f32).collect(), r, m)?;
+                let grads = (logits * c)?.sum_all()?.backward()?;
+                let g = grads
+                    .get(z.as_tensor())
+                    .map(to_f64)
+                    .transpose()?
+                    .unwrap_or_else(|| Array2::zeros(rows.dim()));
+                Ok(g / &self.inputs.scale)
+            })()
+            .map_err(fit_error)?;
+            out.slice_mut(ndarray::s![start..end, ..]).assign(&chunk);
+        }
+        Ok(out)
     }
 }
 
@@ -327,5 +483,10 @@ impl Model for Network {
     /// Each member's q_m(y | x): a dropout mask or weight sample fixed at fit time.
     fn predict_members(&self, x: ArrayView2<'_, f64>) -> Option<Vec<Predictions>> {
         Some(self.members_on(x).expect("a fitted network's shapes agree"))
+    }
+
+    /// Its members' log-odds when the head is a Bernoulli (a binary classifier).
+    fn member_gradients(&self) -> Option<&dyn MemberGradients> {
+        (self.head == Head::Bernoulli).then_some(self as &dyn MemberGradients)
     }
 }

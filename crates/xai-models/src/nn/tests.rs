@@ -9,8 +9,9 @@ use xai_core::rng::stream_rng;
 use xai_core::{Dataset, Learner, Model, Predictions, Target};
 
 use super::bayes::{BayesLearner, BayesParams, kl_to_prior};
+use super::cnn::{CnnLearner, CnnParams};
 use super::mlp::{MlpLearner, MlpParams};
-use super::net;
+use super::{cnn, net};
 
 fn data(x: Array2<f64>, y: Target) -> Dataset {
     let names = (0..x.ncols()).map(|j| format!("x{j}")).collect();
@@ -220,8 +221,11 @@ fn bayes_by_backprop_learns_and_its_weight_samples_differ() {
 }
 
 /// An MC-dropout network and a Bayes-by-backprop network fitted with `seed` on XOR
-/// rows, fitted in a rayon pool of `threads`, and their predictions.
-fn fit_both(threads: usize, seed: u64) -> (Predictions, Predictions) {
+/// rows and a CNN on bars, fitted in a rayon pool of `threads`: their predictions,
+/// and the CNN's gradients of its members' summed log-odds in the inputs.
+type Fits = (Predictions, Predictions, Predictions, Array2<f64>);
+
+fn fit_both(threads: usize, seed: u64) -> Fits {
     let train = xor(6);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -245,7 +249,24 @@ fn fit_both(threads: usize, seed: u64) -> (Predictions, Predictions) {
         })
         .fit(&train, &mut stream_rng(seed, 2))
         .unwrap();
-        (mc.predict(train.x()), bbb.predict(train.x()))
+        let images = bars(16, 4);
+        let cnn = CnnLearner(CnnParams {
+            epochs: 2,
+            ..small_cnn()
+        })
+        .fit(&images, &mut stream_rng(seed, 3))
+        .unwrap();
+        let gradient = cnn
+            .member_gradients()
+            .unwrap()
+            .pullback(images.x(), &|z| Array2::ones(z.dim()))
+            .unwrap();
+        (
+            mc.predict(train.x()),
+            bbb.predict(train.x()),
+            cnn.predict(images.x()),
+            gradient,
+        )
     })
 }
 
@@ -261,8 +282,12 @@ fn print_prediction_bits() {
             .collect::<String>(),
         other => panic!("{}", other.kind()),
     };
-    let (mc, bbb) = fit_both(2, 6);
-    println!("BITS {}{}", bits(&mc), bits(&bbb));
+    let (mc, bbb, cnn, gradient) = fit_both(2, 6);
+    let gradient: String = gradient
+        .iter()
+        .map(|v| format!("{:016x}", v.to_bits()))
+        .collect();
+    println!("BITS {}{}{}{gradient}", bits(&mc), bits(&bbb), bits(&cnn));
 }
 
 /// The same seed gives the same prediction bits whether candle's matrix products
@@ -295,7 +320,7 @@ fn a_seed_gives_the_same_bits_on_one_and_two_threads() {
     let here = fit_both(1, 6);
     assert_eq!(here, fit_both(2, 6));
     let other = fit_both(1, 7);
-    assert!(here.0 != other.0 && here.1 != other.1);
+    assert!(here.0 != other.0 && here.1 != other.1 && here.2 != other.2 && here.3 != other.3);
 }
 
 /// Rows a network cannot read are refused with what to do.
@@ -336,5 +361,353 @@ fn softplus_is_positive_far_left_and_the_identity_far_right() {
             *got > 0.0 && ((f64::from(*got) - want) / want).abs() < 1e-5,
             "{y:?}"
         );
+    }
+}
+
+/// `n` grey-level images of 16 × 16 pixels (0–255): class 1 a vertical bar, class 0
+/// a horizontal one, at a random place, over uniform noise up to 60.
+fn bars(n: usize, seed: u64) -> Dataset {
+    let mut rng = stream_rng(seed, 0);
+    let mut x = Array2::zeros((n, 256));
+    let mut y = Vec::new();
+    for i in 0..n {
+        let class = i % 2;
+        let at = rng.random_range(2..14);
+        for p in 0..256 {
+            let (r, c) = (p / 16, p % 16);
+            let on = if class == 1 { c == at } else { r == at };
+            x[[i, p]] = if on {
+                255.0
+            } else {
+                60.0 * rng.random::<f64>()
+            };
+        }
+        y.push(class);
+    }
+    data(x, binary(y))
+}
+
+fn small_cnn() -> CnnParams {
+    CnnParams {
+        passes: 5,
+        epochs: 40,
+        batch_size: 16,
+        learning_rate: 0.05,
+        momentum: 0.5,
+        ..Default::default()
+    }
+}
+
+/// The CNN tells vertical from horizontal bars on new images.
+#[test]
+fn a_cnn_learns_bars() {
+    let model = CnnLearner(small_cnn())
+        .fit(&bars(80, 1), &mut stream_rng(3, 0))
+        .unwrap();
+    let test = bars(100, 2);
+    let p = p_class1(&model.predict(test.x()));
+    let Target::Classes { labels, .. } = test.y() else {
+        unreachable!()
+    };
+    let right = p
+        .iter()
+        .zip(labels.iter())
+        .filter(|(p, c)| (**p > 0.5) == (**c == 1))
+        .count();
+    assert!(right >= 90, "{right} of 100 right");
+}
+
+/// The members' gradients from autograd are the derivatives of their log-odds: a
+/// central difference of Σ_m z_m(x) in single pixels, in grey levels.
+#[test]
+fn member_gradients_are_the_derivatives_of_the_log_odds() {
+    let train = bars(40, 1);
+    let model = CnnLearner(CnnParams {
+        epochs: 3,
+        ..small_cnn()
+    })
+    .fit(&train, &mut stream_rng(3, 0))
+    .unwrap();
+    let g = model
+        .member_gradients()
+        .expect("a binary CNN has member gradients");
+    let x = train.x().slice(ndarray::s![0..1, ..]).to_owned();
+    let grad = g.pullback(x.view(), &|z| Array2::ones(z.dim())).unwrap();
+    let total = |x: &Array2<f64>| g.member_logits(x.view()).unwrap().sum();
+    let top = grad.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    assert!(top > 0.0);
+    for p in [17, 100, 119, 136, 200] {
+        let (mut up, mut down) = (x.clone(), x.clone());
+        up[[0, p]] += 0.5;
+        down[[0, p]] -= 0.5;
+        let numeric = total(&up) - total(&down);
+        assert!(
+            (grad[[0, p]] - numeric).abs() < 0.02 * top + 1e-4,
+            "pixel {p}: {} vs {numeric}",
+            grad[[0, p]]
+        );
+    }
+    let mlp = MlpLearner(MlpParams::default());
+    let gaussian = data(
+        corners(),
+        Target::Continuous(Array1::from(vec![0.0, 1.0, 1.0, 0.0])),
+    );
+    let fitted = mlp.fit(&gaussian, &mut stream_rng(1, 0)).unwrap();
+    assert!(
+        fitted.member_gradients().is_none(),
+        "a Gaussian head has no log-odds"
+    );
+}
+
+/// Images that are not square, or too small for two 5 × 5 convolutions and two
+/// poolings, are refused with what the network reads.
+#[test]
+fn a_cnn_refuses_rows_that_are_not_images() {
+    for d in [64, 250] {
+        let x = Array2::zeros((4, d));
+        let e = CnnLearner(small_cnn())
+            .fit(&data(x, binary(vec![0, 1, 0, 1])), &mut stream_rng(1, 0))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("square images of at least 16 × 16"), "{e}");
+    }
+}
+
+/// The tensors of `scripts/peers/cnn_expected_gradients.py`'s fixture.
+fn peer_fixture() -> std::collections::HashMap<String, candle_core::Tensor> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/cnn_expected_gradients.safetensors"
+    );
+    candle_core::safetensors::load(path, &candle_core::Device::Cpu).unwrap()
+}
+
+fn array2(t: &candle_core::Tensor) -> Array2<f64> {
+    let (r, c) = t.dims2().unwrap();
+    let v = t
+        .to_dtype(candle_core::DType::F64)
+        .unwrap()
+        .flatten_all()
+        .unwrap();
+    Array2::from_shape_vec((r, c), v.to_vec1::<f64>().unwrap()).unwrap()
+}
+
+/// The peer's network: its weights and its M mask sets as [`cnn::Pass`] members,
+/// grey levels divided by 255, a Bernoulli head.
+fn peer_network(t: &std::collections::HashMap<String, candle_core::Tensor>) -> net::Network {
+    let get = |k: &str| {
+        t.get(k)
+            .unwrap_or_else(|| panic!("fixture has no {k}"))
+            .clone()
+    };
+    let bias = |k: &str| get(k).reshape(((), 1, 1)).unwrap();
+    let weights = std::sync::Arc::new(cnn::Weights {
+        conv: [
+            (get("conv1.weight"), bias("conv1.bias")),
+            (get("conv2.weight"), bias("conv2.bias")),
+        ],
+        dense: [
+            (
+                get("fc1.weight").t().unwrap(),
+                get("fc1.bias").unsqueeze(0).unwrap(),
+            ),
+            (
+                get("fc2.weight").t().unwrap(),
+                get("fc2.bias").unsqueeze(0).unwrap(),
+            ),
+        ],
+        side: 28,
+    });
+    let m = get("mask1").dims4().unwrap().0;
+    let members = (0..m)
+        .map(|k| {
+            let mask = |name: &str| {
+                let all = get(name);
+                let one = all.narrow(0, k, 1).unwrap();
+                if all.rank() == 2 {
+                    one.reshape((1, (), 1, 1)).unwrap()
+                } else {
+                    one
+                }
+            };
+            Box::new(cnn::Pass {
+                weights: std::sync::Arc::clone(&weights),
+                masks: [mask("mask1"), mask("mask2"), mask("mask3"), mask("mask4")],
+            }) as Box<dyn net::Member>
+        })
+        .collect();
+    net::Network {
+        inputs: crate::standardize::Standardizer {
+            shift: Array1::zeros(784),
+            scale: Array1::from_elem(784, 255.0),
+        },
+        head: super::head::Head::Bernoulli,
+        members,
+    }
+}
+
+/// PyTorch and shap's definition agree with ours: the peer's trained CNN and fixed
+/// masks (`scripts/peers/cnn_expected_gradients.py`, PyTorch 2.15, f32 network, f64
+/// entropies) loaded into [`cnn::Weights`] give the peer's member log-odds, entropies
+/// and expected-gradients attributions of h_a and h_e for its explicit draws, to f32
+/// rounding (the peer's numpy replay in f64 matched its logits to 4e-7).
+#[test]
+fn expected_gradients_of_the_cnn_match_the_pytorch_peer() {
+    use xai_core::shapley::gradient::{Draw, ExpectedGradients, Pointwise};
+    let t = peer_fixture();
+    let get = |k: &str| {
+        t.get(k)
+            .unwrap_or_else(|| panic!("fixture has no {k}"))
+            .clone()
+    };
+    let network = peer_network(&t);
+    let (x, background) = (array2(&get("x")), array2(&get("background")));
+    let logits = network
+        .member_gradients()
+        .unwrap()
+        .member_logits(x.view())
+        .unwrap();
+    let peer = array2(&get("logits"));
+    let gap = (&logits - &peer)
+        .mapv(f64::abs)
+        .fold(0.0f64, |a, &v| a.max(v));
+    assert!(gap < 1e-5, "member logits differ by {gap}");
+    let index = get("draw_index").to_vec2::<i64>().unwrap();
+    let alpha = array2(&get("draw_alpha"));
+    for (value, name) in [
+        (Pointwise::Aleatoric, "aleatoric_entropy"),
+        (Pointwise::Epistemic, "epistemic_entropy"),
+    ] {
+        let eg = ExpectedGradients::new(&network, background.view(), value).unwrap();
+        let phi = array2(&get(&format!("phi_{name}")));
+        let h = get(&format!("h_{name}")).to_vec1::<f64>().unwrap();
+        let top = phi.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        assert!(top > 1e-3, "{name}: the peer's attributions are degenerate");
+        for i in 0..x.nrows() {
+            let draws: Vec<Draw> = index[i]
+                .iter()
+                .zip(alpha.row(i))
+                .map(|(&b, &a)| Draw {
+                    background: b as usize,
+                    alpha: a,
+                })
+                .collect();
+            let a = eg.attribution(x.row(i), &draws).unwrap();
+            assert!(
+                (a.full - h[i]).abs() < 1e-5 * h[i].abs().max(1e-2),
+                "{name} image {i}: h {} vs {}",
+                a.full,
+                h[i]
+            );
+            let worst = (&a.phi - &phi.row(i))
+                .mapv(f64::abs)
+                .fold(0.0f64, |w, &v| w.max(v));
+            assert!(
+                worst < 1e-3 * top,
+                "{name} image {i}: φ differs by {worst} (largest |φ| {top})"
+            );
+        }
+    }
+}
+
+/// The v₀ game of h over superpixels of 7 × 7 pixels (16 players on 28 × 28 images):
+/// v(S) = (1/B)·Σ_b h(x on S's pixels, b elsewhere), the game whose Shapley values
+/// expected gradients approximate by path integrals (xai_core::shapley::gradient).
+struct Superpixels<'a> {
+    network: &'a net::Network,
+    x: ndarray::ArrayView1<'a, f64>,
+    background: ArrayView2<'a, f64>,
+    value: xai_core::shapley::gradient::Pointwise,
+}
+
+impl Superpixels<'_> {
+    fn player(p: usize) -> usize {
+        (p / 28 / 7) * 4 + (p % 28) / 7
+    }
+}
+
+impl xai_core::Game for Superpixels<'_> {
+    fn players(&self) -> usize {
+        16
+    }
+
+    fn values(&self, coalitions: ArrayView2<'_, bool>) -> xai_core::error::Result<Array1<f64>> {
+        let b = self.background.nrows();
+        let mut rows = Array2::zeros((coalitions.nrows() * b, 784));
+        for (c, s) in coalitions.rows().into_iter().enumerate() {
+            for (k, base) in self.background.rows().into_iter().enumerate() {
+                let mut row = rows.row_mut(c * b + k);
+                for p in 0..784 {
+                    row[p] = if s[Self::player(p)] {
+                        self.x[p]
+                    } else {
+                        base[p]
+                    };
+                }
+            }
+        }
+        let h = self.value.values(self.network, rows.view())?;
+        Ok(h.exact_chunks(b)
+            .into_iter()
+            .map(|c| c.mean().unwrap())
+            .collect())
+    }
+}
+
+/// KernelSHAP on superpixels cross-checks the signs of expected gradients: on the
+/// peer's network, the superpixel sums of expected-gradients φ (500 draws) and the
+/// KernelSHAP values of the superpixel game (256 coalitions of 2^16) agree in sign
+/// wherever KernelSHAP's |φ| is at least a quarter of its largest, and correlate
+/// (smaller values can differ in sign: path integrals are not Shapley values of a
+/// non-additive h, and both are Monte-Carlo estimates; at a tenth, 1 of 9 did).
+#[test]
+fn kernel_shap_on_superpixels_agrees_in_sign_with_expected_gradients() {
+    use xai_core::shapley::gradient::{ExpectedGradients, Pointwise, draws};
+    let t = peer_fixture();
+    let network = peer_network(&t);
+    let (x, background) = (array2(&t["x"]), array2(&t["background"]));
+    for value in [Pointwise::Aleatoric, Pointwise::Epistemic] {
+        let eg = ExpectedGradients::new(&network, background.view(), value).unwrap();
+        for i in 0..x.nrows() {
+            let d = draws(&mut stream_rng(11, i as u64), background.nrows(), 500);
+            let phi = eg.attribution(x.row(i), &d).unwrap().phi;
+            let mut pooled = Array1::<f64>::zeros(16);
+            for (p, v) in phi.iter().enumerate() {
+                pooled[Superpixels::player(p)] += v;
+            }
+            let game = Superpixels {
+                network: &network,
+                x: x.row(i),
+                background: background.view(),
+                value,
+            };
+            let kernel =
+                xai_core::shapley::kernel::kernel_shap(&game, 256, &mut stream_rng(12, i as u64))
+                    .unwrap()
+                    .phi;
+            let top = kernel.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+            let (mk, mp) = (kernel.mean().unwrap(), pooled.mean().unwrap());
+            let cov: f64 = kernel
+                .iter()
+                .zip(&pooled)
+                .map(|(a, b)| (a - mk) * (b - mp))
+                .sum();
+            let r = cov
+                / (kernel.mapv(|a| (a - mk).powi(2)).sum()
+                    * pooled.mapv(|b| (b - mp).powi(2)).sum())
+                .sqrt();
+            let clear: Vec<usize> = (0..16).filter(|&j| kernel[j].abs() >= 0.25 * top).collect();
+            let agree = clear
+                .iter()
+                .filter(|&&j| kernel[j].signum() == pooled[j].signum())
+                .count();
+            eprintln!(
+                "{value:?} image {i}: r = {r:.3}, signs {agree} of {}",
+                clear.len()
+            );
+            assert_eq!(agree, clear.len(), "{value:?} image {i}: signs differ");
+            assert!(r > 0.8, "{value:?} image {i}: correlation {r}");
+        }
     }
 }
