@@ -617,10 +617,18 @@ fn ice_panel<DB: DrawingBackend>(
                 color.mix(0.35).stroke_width(1),
             ))
             .map_err(e)?;
-        // A variant with other features than the first's keeps no row values.
+        // A variant with other features than the first's keeps no row values; a value
+        // outside the grid has no curve point to mark (it would sit on the frame).
         let Some(&x) = c.row_values.get(own) else {
             continue;
         };
+        let (first, last) = (c.grid.first().copied(), c.grid.last().copied());
+        if first
+            .zip(last)
+            .is_some_and(|(a, b)| x < a.min(b) || x > a.max(b))
+        {
+            continue;
+        }
         if style.rug {
             // One rug row per class (class 1 above class 0), one row otherwise.
             let tick = 0.03 * (y1 - y0);
