@@ -186,7 +186,8 @@ fn tidy_rows(t: &CsvTable, k: usize, path: &Path) -> Result<Vec<TidyRow>> {
 }
 
 /// ICE curves (one line per grid point, consecutive lines of one curve) and the
-/// feature names of the `at_<feature>` columns.
+/// feature names: those of the `at_<feature>` columns, or without them the curves'
+/// features in order of first appearance.
 fn curve_rows(t: &CsvTable, k: usize, path: &Path) -> Result<(Vec<CurveRow>, Vec<String>)> {
     let features: Vec<String> = t
         .header
@@ -232,6 +233,15 @@ fn curve_rows(t: &CsvTable, k: usize, path: &Path) -> Result<(Vec<CurveRow>, Vec
         let c = curves.last_mut().expect("just pushed");
         c.grid.push(number(&rest[5], path)?);
         c.values.push(number(&rest[6], path)?);
+    }
+    if features.is_empty() {
+        let mut named: Vec<String> = Vec::new();
+        for c in &curves {
+            if !named.contains(&c.feature) {
+                named.push(c.feature.clone());
+            }
+        }
+        return Ok((curves, named));
     }
     Ok((curves, features))
 }

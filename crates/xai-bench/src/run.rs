@@ -754,7 +754,9 @@ fn sample_stream(v: usize) -> u64 {
 
 /// The (train, test) rows of replicate `r` of variant `v`: a random split drawn from
 /// the replicate's stream, or with `folds: k` the complement of and fold r mod k of a
-/// k-fold partition drawn once per variant from stream [`sample_stream`].
+/// k-fold partition drawn once per variant from stream [`sample_stream`]; in file
+/// order, or with `shuffled` each in a random order drawn next from the replicate's
+/// stream.
 pub fn split_rows(
     full: &Dataset,
     d: &crate::spec::DatasetRef,
@@ -763,7 +765,7 @@ pub fn split_rows(
     r: usize,
     rng: &mut xai_core::rng::StreamRng,
 ) -> (Vec<usize>, Vec<usize>) {
-    match d.folds {
+    let (mut train, mut test) = match d.folds {
         Some(k) => {
             let mut fold_rng = stream_rng(seed, sample_stream(v));
             let fold = xai_core::resample::k_fold(full.y(), k, d.stratify, &mut fold_rng);
@@ -778,7 +780,13 @@ pub fn split_rows(
             (all.clone(), all)
         }
         None => xai_core::resample::train_test_split(full.y(), d.test_fraction, d.stratify, rng),
+    };
+    if d.shuffled {
+        use rand::seq::SliceRandom;
+        train.shuffle(rng);
+        test.shuffle(rng);
     }
+    (train, test)
 }
 
 /// The training and test rows of cell (v, r), drawn first from its stream (a split of
@@ -976,6 +984,7 @@ mod tests {
             folds: Some(4),
             drop: Vec::new(),
             classes: Vec::new(),
+            shuffled: false,
         };
         let mut seen = vec![0; n];
         for r in 0..4 {
@@ -989,12 +998,21 @@ mod tests {
         assert!(seen.iter().all(|&c| c == 1), "{seen:?}");
         // Without folds: a random split of round(0.25 · 23) = 6 test rows.
         let random = DatasetRef { folds: None, ..d };
-        assert_eq!(
-            split_rows(&data, &random, 7, 0, 0, &mut stream_rng(7, 0))
-                .1
-                .len(),
-            6
-        );
+        let (train, test) = split_rows(&data, &random, 7, 0, 0, &mut stream_rng(7, 0));
+        assert_eq!(test.len(), 6);
+        assert!(train.is_sorted() && test.is_sorted(), "in file order");
+        // `shuffled`: the same rows, in another order.
+        let shuffled = DatasetRef {
+            shuffled: true,
+            ..random
+        };
+        let (train_s, test_s) = split_rows(&data, &shuffled, 7, 0, 0, &mut stream_rng(7, 0));
+        assert!(!train_s.is_sorted());
+        let sorted = |mut v: Vec<usize>| {
+            v.sort_unstable();
+            v
+        };
+        assert_eq!((sorted(train_s), sorted(test_s)), (train, test));
     }
 
     fn shift_experiment(shared: &str) -> Result<Experiment> {

@@ -285,6 +285,12 @@ pub struct DatasetRef {
     /// `["1", "7"]` makes 7 the class 1). Default: every class.
     #[serde(default)]
     pub classes: Vec<String>,
+    /// Put the training and test rows in a random order (drawn from the replicate's
+    /// stream right after the split) instead of the file's, for a file sorted by class
+    /// (mnist5k), whose first test rows (a background, the explained rows) would
+    /// otherwise all be of one class. Default false.
+    #[serde(default)]
+    pub shuffled: bool,
 }
 
 fn default_test_fraction() -> f64 {

@@ -543,3 +543,31 @@ fn coefficients_need_linear_models() {
         ],
     );
 }
+
+#[test]
+fn expected_gradients_need_a_network_and_a_function_of_its_log_odds() {
+    let msg = error_of(
+        "methods:\n",
+        "methods:\n  - shapley: { estimator: gradient, value: entropy, samples: 200 }\n",
+    );
+    assert_has(
+        &msg,
+        &[
+            "estimator `gradient` differentiates a network's members",
+            "`gp` is gaussian_process",
+        ],
+    );
+    let msg = error_of(
+        "methods:\n",
+        "methods:\n  - shapley: { estimator: gradient, value: neg_kl, samples: 200 }\n",
+    );
+    assert_has(
+        &msg,
+        &["expected gradients explains a function", "not `neg_kl`"],
+    );
+    let msg = error_of(
+        "methods:\n",
+        "methods:\n  - shapley: { estimator: gradient, value: entropy, samples: 0 }\n",
+    );
+    assert_has(&msg, &["at least 1 draw per row"]);
+}

@@ -6,7 +6,11 @@
 //!   booster; class `output`'s frequency of a classification forest), the game
 //!   v(S) = E_tree[f(x) | x_S] (xai_core::shapley::tree);
 //! - `exact` / `kernel`: the interventional game of a value function over a background
-//!   of training rows (xai_core::shapley::game), by enumeration or KernelSHAP.
+//!   of training rows (xai_core::shapley::game), by enumeration or KernelSHAP;
+//! - `gradient`: expected gradients of a differentiable binary classifier's function
+//!   h(z_1(x), …, z_M(x)) of its member log-odds (xai_core::shapley::gradient), from
+//!   `samples` draws of a background row and a point on the path to x per explained
+//!   row; efficient in expectation, so `<p>_efficiency_gap` is its Monte-Carlo error.
 //!
 //! Quantities, with p the value function's prefix (`prediction` for v₀):
 //! - `<p>_shap`: the mean of φ_j over the rows, with its t-interval;
@@ -48,6 +52,7 @@ use xai_core::rng::{StreamRng, stream_rng};
 use xai_core::shapley::Attribution;
 use xai_core::shapley::exact::exact;
 use xai_core::shapley::game::{MAX_PREDICT_ROWS, ModelGame, ValueFunction};
+use xai_core::shapley::gradient::{ExpectedGradients, Pointwise, draws};
 use xai_core::shapley::kernel::kernel_shap;
 use xai_core::shapley::tree::tree_shap;
 use xai_core::{CoreError, Target, t_interval};
@@ -66,6 +71,8 @@ pub enum Estimator {
     Exact,
     /// KernelSHAP with paired sampling of `samples` coalitions.
     Kernel,
+    /// Expected gradients from `samples` draws (a network's member log-odds).
+    Gradient,
 }
 
 fn default_background() -> usize {
@@ -99,11 +106,12 @@ pub struct Separating {
 }
 
 /// `shapley: {estimator, value, background, background_from, samples, output, rows,
-/// keep, keep_features, conformal, acquisition, efficiency, separating}`.
+/// keep, keep_features, keep_row_values, conformal, acquisition, efficiency,
+/// separating}`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShapleySpec {
-    /// `tree`, `exact` or `kernel`.
+    /// `tree`, `exact`, `kernel` or `gradient`.
     pub estimator: Estimator,
     /// The value function of `exact` and `kernel` (default `prediction`, v₀); `tree`
     /// explains the trees' own output, v₀ only.
@@ -116,7 +124,7 @@ pub struct ShapleySpec {
     /// Take the background from the `train` rows (default) or the `test` rows.
     #[serde(default)]
     pub background_from: BackgroundFrom,
-    /// Coalitions per explained row for `kernel` (default 2048).
+    /// Coalitions per explained row for `kernel`, draws for `gradient` (default 2048).
     #[serde(default = "default_samples")]
     pub samples: usize,
     /// The output of `tree` (a classification forest's class; default 0, the
@@ -133,6 +141,12 @@ pub struct ShapleySpec {
     /// shifted feature of a dependence plot (watson2023 Fig. 2).
     #[serde(default)]
     pub keep_features: Vec<String>,
+    /// Write each kept row's feature values beside each of its values (the
+    /// `at_<feature>` columns of `ice.csv`, which colour a dependence plot by another
+    /// feature). Default true; `false` for images, whose pixel maps need each pixel's
+    /// own value only (d² values per image otherwise: 45 MB for 30 MNIST images).
+    #[serde(default = "yes")]
+    pub keep_row_values: bool,
     /// Split-conformal intervals μ_j ± τ_j and their coverage of new rows (watson2023
     /// Table 1); none by default.
     #[serde(default)]
@@ -184,6 +198,10 @@ pub struct Acquisition {
 
 fn default_points() -> usize {
     51
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn prediction() -> ValueFunction {
@@ -332,6 +350,9 @@ impl ShapleySpec {
                 ),
             ));
         }
+        if self.estimator == Estimator::Gradient {
+            self.validate_gradient(plan)?;
+        }
         if self.estimator != Estimator::Tree && self.background == 0 {
             return Err(Invalid::new(
                 "background",
@@ -374,6 +395,36 @@ impl ShapleySpec {
         Ok(())
     }
 
+    /// Expected gradients explain a function of a binary classifier's member log-odds,
+    /// `samples` ≥ 1 draws per row, with models whose members are differentiable.
+    fn validate_gradient(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
+        Pointwise::of(self.value).map_err(|e| Invalid::new("value", e.to_string()))?;
+        if self.samples == 0 {
+            return Err(Invalid::new(
+                "samples",
+                "expected gradients needs at least 1 draw per row (shap's default is 200)",
+            ));
+        }
+        if let Some(d) = plan.loaded
+            && !matches!(d.y(), Target::Classes { n_classes: 2, .. })
+        {
+            return Err(Invalid::new(
+                "estimator",
+                "estimator `gradient` differentiates a binary classifier's member log-odds;                  this data's target is not two classes: use `kernel`",
+            ));
+        }
+        if let Some((name, l)) = super::model_without(plan.models, |c| c.gradients) {
+            return Err(Invalid::new(
+                "estimator",
+                format!(
+                    "estimator `gradient` differentiates a network's members in its inputs                      (mlp, bayes_by_backprop, cnn); model `{name}` is {}: use `kernel`",
+                    l.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// `<value prefix>_shap`, the Shapley values' quantity.
     fn shap(&self) -> Quantity {
         Quantity::new(self.value.quantity_prefix(), None, Aggregation::Shap)
@@ -409,6 +460,27 @@ impl ShapleySpec {
             .slice(s![..self.background.min(source.n_rows()), ..])
             .to_owned();
         let seed = rng.next_u64();
+        if self.estimator == Estimator::Gradient {
+            let gradients = model.member_gradients().ok_or_else(|| {
+                CoreError::Invalid(
+                    "estimator `gradient` needs a binary classifier with differentiable members"
+                        .into(),
+                )
+            })?;
+            let eg =
+                ExpectedGradients::new(gradients, background.view(), Pointwise::of(self.value)?)?;
+            return (0..n)
+                .into_par_iter()
+                .map(|i| {
+                    let d = draws(
+                        &mut stream_rng(seed, i as u64),
+                        background.nrows(),
+                        self.samples,
+                    );
+                    eg.attribution(x.row(i), &d)
+                })
+                .collect();
+        }
         (0..n)
             .into_par_iter()
             .map(|i| {
@@ -458,11 +530,13 @@ impl Method for ShapleySpec {
     }
 
     /// TreeSHAP predicts nothing; a game predicts its coalitions' background rows in
-    /// batches of at most [`MAX_PREDICT_ROWS`] rows (or one coalition's).
+    /// batches of at most [`MAX_PREDICT_ROWS`] rows (or one coalition's); expected
+    /// gradients the background, then each row's points on its paths.
     fn predict_rows(&self, n_test: usize) -> usize {
         match self.estimator {
             Estimator::Tree => n_test,
             Estimator::Exact | Estimator::Kernel => MAX_PREDICT_ROWS.max(self.background),
+            Estimator::Gradient => self.samples.max(self.background),
         }
     }
 
@@ -587,7 +661,10 @@ impl Method for ShapleySpec {
                     row: i,
                     grid: vec![x[[i, j]]],
                     values: vec![phi[[i, j]]],
-                    row_values: x.row(i).to_vec(),
+                    row_values: match self.keep_row_values {
+                        true => x.row(i).to_vec(),
+                        false => Vec::new(),
+                    },
                     row_class: match test.y() {
                         Target::Classes { labels, .. } => Some(labels[i]),
                         Target::Continuous(_) => None,

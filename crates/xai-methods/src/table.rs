@@ -60,7 +60,8 @@ pub struct CurveRow {
 
 /// Writes `ice.csv`: grid keys, replicate, model, quantity, feature, row, x, value,
 /// and the row's original feature values (`at_<feature>`, blank for a variant whose
-/// features are not the first variant's), one line per grid point.
+/// features are not the first variant's; no such columns when no curve keeps them),
+/// one line per grid point.
 pub fn write_curves(
     path: &Path,
     keys: &[String],
@@ -80,7 +81,11 @@ pub fn write_curves(
         ]
         .map(String::from),
     );
-    header.extend(features.iter().map(|f| format!("at_{f}")));
+    let at = match curves.iter().any(|c| c.row_values.len() == features.len()) {
+        true => features,
+        false => &[],
+    };
+    header.extend(at.iter().map(|f| format!("at_{f}")));
     header.push("class".into());
     write_csv(
         path,
@@ -97,9 +102,9 @@ pub fn write_curves(
                     num(*x),
                     num(*v),
                 ]);
-                match c.row_values.len() == features.len() {
+                match c.row_values.len() == at.len() {
                     true => rec.extend(c.row_values.iter().map(|v| num(*v))),
-                    false => rec.extend(features.iter().map(|_| String::new())),
+                    false => rec.extend(at.iter().map(|_| String::new())),
                 }
                 rec.push(c.row_class.map(|k| k.to_string()).unwrap_or_default());
                 rec

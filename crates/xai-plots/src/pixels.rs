@@ -7,6 +7,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::labels::Names;
 use super::{Canvas, Figure, PlotKind, PlotPlan};
@@ -108,14 +109,16 @@ fn blocks(
         let images = &mut list[b].1;
         while images.len() <= c.row {
             images.push(Image {
-                pixels: c.row_values.clone(),
+                pixels: vec![0.0; d],
                 class: c.row_class,
                 phi: vec![vec![0.0; d]; quantities.len()],
             });
         }
-        images[c.row].pixels.clone_from(&c.row_values);
-        images[c.row].class = c.row_class;
-        images[c.row].phi[q][j] = c.values.first().copied().unwrap_or(f64::NAN);
+        // A kept value's x is its pixel's own grey level.
+        let image = &mut images[c.row];
+        image.pixels[j] = c.grid.first().copied().unwrap_or(f64::NAN);
+        image.class = c.row_class;
+        image.phi[q][j] = c.values.first().copied().unwrap_or(f64::NAN);
     }
     list
 }
@@ -127,8 +130,60 @@ fn size(out: &RunOutput, quantities: &[String], rows: usize, key: Option<&str>) 
     let lines = (b.len().max(1) * (quantities.len() + 1)) as u32;
     (
         LEFT + columns * (CELL + 14) + 20,
-        lines * (CELL + 22) + 34 + 40,
+        lines * (CELL + 22) + 34 + 56,
     )
+}
+
+/// |φ| at full colour as text: three decimals from 0.01 up, else two significant
+/// digits in scientific notation (an epistemic entropy's φ are ~1e-3).
+fn magnitude(v: f64) -> String {
+    if v >= 0.01 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.1e}")
+    }
+}
+
+/// The red–white–blue scale of a row's maps: φ from −`scale` (blue) through 0
+/// (white) to +`scale` (red), 140 × 10 px at `at`, labelled at its ends and middle.
+fn colour_bar<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    (x0, y0): (i32, i32),
+    scale: f64,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    const WIDE: i32 = 140;
+    for i in 0..WIDE {
+        let t = (2.0 * i as f64 + 1.0) / WIDE as f64 - 1.0;
+        let fade = (255.0 * (1.0 - t.abs())).round() as u8;
+        let colour = if t >= 0.0 {
+            RGBColor(255, fade, fade)
+        } else {
+            RGBColor(fade, fade, 255)
+        };
+        root.draw(&Rectangle::new(
+            [(x0 + i, y0), (x0 + i + 1, y0 + 10)],
+            colour.filled(),
+        ))
+        .map_err(e)?;
+    }
+    root.draw(&Rectangle::new(
+        [(x0, y0), (x0 + WIDE, y0 + 10)],
+        BLACK.mix(0.4),
+    ))
+    .map_err(e)?;
+    let small = ("sans-serif", 11).into_font().color(&BLACK);
+    let label = magnitude(scale);
+    for (text, x, anchor) in [
+        (format!("−{label}"), x0, HPos::Left),
+        ("0".to_string(), x0 + WIDE / 2, HPos::Center),
+        (format!("+{label}"), x0 + WIDE, HPos::Right),
+    ] {
+        let style = small.clone().pos(Pos::new(anchor, VPos::Top));
+        root.draw(&Text::new(text, (x, y0 + 13), style))
+            .map_err(e)?;
+    }
+    Ok(())
 }
 
 /// Draws the maps (module doc); the images must be square (d = w²).
@@ -269,26 +324,23 @@ fn draw<DB: DrawingBackend>(
                         }
                     })?;
                     outline(x, y, &image.pixels)?;
-                    if k == 0 {
-                        root.draw(&Text::new(
-                            format!("full colour at |φ| ≥ {scale:.3}"),
-                            (x, y + CELL as i32 + 3),
-                            small.clone(),
-                        ))
-                        .map_err(e)?;
-                    }
                 }
+            }
+            if line > 0 {
+                colour_bar(root, (10, y + CELL as i32 / 2 + 14), scale)?;
             }
             y += (CELL + 22) as i32;
         }
     }
-    root.draw(&Text::new(
-        "Red: the pixel raises the entropy; blue: it lowers it. Each row's colours reach \
-         full strength at its 95% quantile of |φ| (under its first map); black outline: \
-         the digit's strokes.",
-        (10, y + 8),
-        small,
-    ))
-    .map_err(e)?;
+    for (k, line) in [
+        "Red: the pixel raises the entropy; blue: it lowers it; black outline: the digit's strokes.",
+        "Each row's colour scale is symmetric about 0 and saturates at the row's 95% quantile of |φ| (its bar, left).",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        root.draw(&Text::new(line, (10, y + 8 + 16 * k as i32), small.clone()))
+            .map_err(e)?;
+    }
     Ok(())
 }
