@@ -114,11 +114,15 @@ pub struct ShapleySpec {
     /// `tree`, `exact`, `kernel` or `gradient`.
     pub estimator: Estimator,
     /// The value function of `exact` and `kernel` (default `prediction`, v₀); `tree`
-    /// explains the trees' own output, v₀ only.
+    /// explains the trees' own output, v₀ only. With `gradient` the value names a
+    /// function h(x) of the row's own prediction (xai_core::shapley::gradient), and
+    /// v(∅) is the background mean of h, where `exact` and `kernel` take h of the
+    /// background mixture.
     #[serde(default = "prediction")]
     pub value: ValueFunction,
-    /// Background rows of `exact` and `kernel`: the first this many training rows
-    /// (default 100, watson2023's proposal; training rows are in random order).
+    /// Background rows of `exact`, `kernel` and `gradient`: the first this many
+    /// training rows (default 100, watson2023's proposal), in file order unless the
+    /// dataset is `shuffled`.
     #[serde(default = "default_background")]
     pub background: usize,
     /// Take the background from the `train` rows (default) or the `test` rows.
@@ -300,9 +304,10 @@ impl Conformal {
 
 impl ShapleySpec {
     /// The estimator against the value function, the models and the features:
-    /// TreeSHAP explains tree ensembles' predictions only; a member-reading value
-    /// needs a classifier with members; a game needs background rows, KernelSHAP
-    /// more coalitions than features, exact enumeration at most 20 features.
+    /// TreeSHAP explains tree ensembles' predictions only; expected gradients a
+    /// network's binary predictions; a member-reading value needs a classifier with
+    /// members; a game needs background rows, KernelSHAP more coalitions than
+    /// features, exact enumeration at most 20 features.
     fn validate_estimator(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
         if self.estimator == Estimator::Tree {
             if self.value != ValueFunction::Prediction {
@@ -322,6 +327,9 @@ impl ShapleySpec {
                     ),
                 ));
             }
+        }
+        if self.estimator == Estimator::Gradient {
+            self.validate_gradient(plan)?;
         }
         if self.value.reads_members()
             && let Some(d) = plan.loaded
@@ -349,9 +357,6 @@ impl ShapleySpec {
                     l.name()
                 ),
             ));
-        }
-        if self.estimator == Estimator::Gradient {
-            self.validate_gradient(plan)?;
         }
         if self.estimator != Estimator::Tree && self.background == 0 {
             return Err(Invalid::new(
@@ -410,14 +415,16 @@ impl ShapleySpec {
         {
             return Err(Invalid::new(
                 "estimator",
-                "estimator `gradient` differentiates a binary classifier's member log-odds;                  this data's target is not two classes: use `kernel`",
+                "estimator `gradient` differentiates a binary classifier's member log-odds; \
+                 this data's target is not two classes: use `kernel`",
             ));
         }
         if let Some((name, l)) = super::model_without(plan.models, |c| c.gradients) {
             return Err(Invalid::new(
                 "estimator",
                 format!(
-                    "estimator `gradient` differentiates a network's members in its inputs                      (mlp, bayes_by_backprop, cnn); model `{name}` is {}: use `kernel`",
+                    "estimator `gradient` differentiates a network's members in its inputs \
+                     (mlp, bayes_by_backprop, cnn); model `{name}` is {}: use `kernel`",
                     l.name()
                 ),
             ));
@@ -563,6 +570,14 @@ impl Method for ShapleySpec {
             ));
         }
         super::known_features(plan, &self.keep_features)?;
+        if !self.keep_features.is_empty() && !self.keep_row_values {
+            return Err(Invalid::new(
+                "keep_row_values",
+                "without the rows' values the figures read the feature names from the kept \
+                 values, so every feature must be kept: drop `keep_features`, or keep the \
+                 row values",
+            ));
+        }
         if !self.keep_features.is_empty() && self.keep == 0 {
             return Err(Invalid::new(
                 "keep_features",

@@ -220,7 +220,8 @@ mod tests {
             offers_as_declared(&spec, model.as_ref(), &data);
             assert!(!spec.describe().is_empty());
         }
-        // The classifiers left out above, on a binary target from the same rows.
+        // The classifiers left out above, on a binary target from the same rows (the
+        // CNN, which reads images, in nn::tests).
         let labels: Vec<usize> = data
             .x()
             .rows()

@@ -145,7 +145,8 @@ fn magnitude(v: f64) -> String {
 }
 
 /// The red–white–blue scale of a row's maps: φ from −`scale` (blue) through 0
-/// (white) to +`scale` (red), 140 × 10 px at `at`, labelled at its ends and middle.
+/// (white) to +`scale` (red), 140 × 10 px from (x0, y0), labelled at its ends and
+/// middle.
 fn colour_bar<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     (x0, y0): (i32, i32),

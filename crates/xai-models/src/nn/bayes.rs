@@ -19,7 +19,7 @@ use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model};
 
 use super::head::{Head, softplus};
-use super::mlp::validate_training;
+use super::mlp::{validate_hidden, validate_training};
 use super::net::{self, Dense, Member, Network, Schedule};
 use crate::capabilities::Capabilities;
 use crate::error::ParamError;
@@ -63,12 +63,8 @@ impl Default for BayesParams {
 impl LearnerKind for BayesParams {
     /// Checks the settings before any work.
     fn validate(&self) -> Result<(), ParamError> {
-        validate_training(
-            &self.hidden,
-            self.epochs,
-            self.batch_size,
-            self.learning_rate,
-        )?;
+        validate_hidden(&self.hidden)?;
+        validate_training(self.epochs, self.batch_size, self.learning_rate)?;
         if !(self.prior_sd > 0.0 && self.prior_sd.is_finite()) {
             return Err(ParamError::out_of_range(
                 "prior_sd",

@@ -25,15 +25,17 @@
 //! [conflict] the paper's text says batch norm and Adam; the code, followed here, has
 //! neither.
 //!
-//! Max-pooling is a reshape into 2 × 2 windows and two max reductions ([`pool`]), not
-//! candle's `max_pool2d`, whose backward pass in candle 0.11 divides the gradient by
-//! the window's area (measured: 0.25 at each window's maximum instead of 1), which
-//! would shrink the convolutions' training steps and the input gradients 16-fold.
+//! Max-pooling gathers each 2 × 2 window's first maximum ([`pool`]), not candle's
+//! `max_pool2d`, whose backward pass in candle 0.11 divides the gradient by the
+//! window's area (measured: 0.25 at each window's maximum instead of 1), which would
+//! shrink the first convolution's training steps and the input gradients 16-fold and
+//! the second's 4-fold; nor a `max` reduction, whose backward passes the whole
+//! gradient to every tied maximum where PyTorch passes it to one.
 
 use std::sync::Arc;
 
 use candle_core::{Tensor, Var};
-use rand::{Rng, RngExt};
+use rand::Rng;
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model};
 
@@ -128,7 +130,7 @@ fn sizes(s: usize, q: usize) -> (u128, u128) {
 impl LearnerKind for CnnParams {
     /// Checks the settings before any work.
     fn validate(&self) -> Result<(), ParamError> {
-        super::mlp::validate_training(&[1], self.epochs, self.batch_size, self.learning_rate)?;
+        super::mlp::validate_training(self.epochs, self.batch_size, self.learning_rate)?;
         if let Some(p) = self.dropout.iter().find(|p| !(0.0..1.0).contains(*p)) {
             return Err(ParamError::out_of_range("dropout", p, "each in [0, 1)"));
         }
@@ -240,13 +242,19 @@ impl Weights {
 }
 
 /// 2 × 2 max-pooling of maps (rows × channels × h × w) to ⌊h/2⌋ × ⌊w/2⌋ (an odd last
-/// row or column dropped, as PyTorch's `MaxPool2d(2)`): each window's maximum, whose
-/// gradient goes to the maximum (module doc).
+/// row or column dropped, as PyTorch's `MaxPool2d(2)`): each window's maximum, the
+/// first in row-major order among ties, whose gradient goes to it alone (module doc).
+/// Ties are common: over a blank patch a convolution is its bias in all four places.
 fn pool(z: &Tensor) -> candle_core::Result<Tensor> {
     let (r, c, h, w) = z.dims4()?;
     let (h, w) = (h / 2, w / 2);
     let even = z.narrow(2, 0, 2 * h)?.narrow(3, 0, 2 * w)?;
-    even.reshape((r, c, h, 2, w, 2))?.max(5)?.max(3)
+    let windows = even
+        .reshape((r, c, h, 2, w, 2))?
+        .permute((0, 1, 2, 4, 3, 5))?
+        .reshape((r, c, h, w, 4))?;
+    let first = windows.argmax_keepdim(4)?;
+    windows.gather(&first, 4)?.squeeze(4)
 }
 
 /// The Bernoulli logit z = o₁ − o₀ of the two outputs (module doc).
@@ -283,13 +291,10 @@ fn masks(
 }
 
 /// PyTorch's default initial values of a layer with `fan_in` inputs: `shape` of
-/// U(−1/√fan_in, 1/√fan_in) draws.
+/// U(−1/√fan_in, 1/√fan_in) draws ([`net::uniform_values`]).
 fn uniform(rng: &mut dyn Rng, fan_in: usize, shape: &[usize]) -> candle_core::Result<Var> {
     let a = 1.0 / (fan_in as f64).sqrt();
-    let k = shape.iter().product();
-    let v: Vec<f32> = (0..k)
-        .map(|_| ((2.0 * rng.random::<f64>() - 1.0) * a) as f32)
-        .collect();
+    let v = net::uniform_values(rng, a, shape.iter().product());
     Var::from_tensor(&Tensor::from_vec(v, shape, &candle_core::Device::Cpu)?)
 }
 
@@ -297,6 +302,13 @@ fn uniform(rng: &mut dyn Rng, fan_in: usize, shape: &[usize]) -> candle_core::Re
 /// members' masks, all from `rng` in that order.
 pub fn fit(params: &CnnParams, data: &Dataset, rng: &mut dyn Rng) -> Result<Network, CoreError> {
     params.validate()?;
+    if !matches!(data.y(), xai_core::Target::Classes { n_classes: 2, .. }) {
+        return Err(CoreError::Fit(
+            "cnn is a binary classifier (two softmax outputs); the target is not two classes: \
+             keep two with the dataset's `classes: [a, b]`"
+                .into(),
+        ));
+    }
     let d = data.n_features();
     let (side, q) = geometry(d).ok_or_else(|| {
         CoreError::Fit(format!(

@@ -71,13 +71,8 @@ impl Default for MlpParams {
     }
 }
 
-/// Checks the settings every network shares; the error names the setting.
-pub(crate) fn validate_training(
-    hidden: &[usize],
-    epochs: usize,
-    batch_size: usize,
-    learning_rate: f64,
-) -> Result<(), ParamError> {
+/// Checks the hidden layers of a dense network: at least one, each at least 1 wide.
+pub(crate) fn validate_hidden(hidden: &[usize]) -> Result<(), ParamError> {
     if hidden.is_empty() || hidden.contains(&0) {
         return Err(ParamError::out_of_range(
             "hidden",
@@ -85,6 +80,15 @@ pub(crate) fn validate_training(
             "a list of at least one layer width, each at least 1",
         ));
     }
+    Ok(())
+}
+
+/// Checks the training settings every network shares; the error names the setting.
+pub(crate) fn validate_training(
+    epochs: usize,
+    batch_size: usize,
+    learning_rate: f64,
+) -> Result<(), ParamError> {
     if epochs == 0 {
         return Err(ParamError::out_of_range("epochs", epochs, "at least 1"));
     }
@@ -108,12 +112,8 @@ pub(crate) fn validate_training(
 impl LearnerKind for MlpParams {
     /// Checks the settings before any work.
     fn validate(&self) -> Result<(), ParamError> {
-        validate_training(
-            &self.hidden,
-            self.epochs,
-            self.batch_size,
-            self.learning_rate,
-        )?;
+        validate_hidden(&self.hidden)?;
+        validate_training(self.epochs, self.batch_size, self.learning_rate)?;
         if !(0.0..1.0).contains(&self.dropout) {
             return Err(ParamError::out_of_range(
                 "dropout",

@@ -34,6 +34,13 @@ pub(crate) fn matrix(values: Vec<f32>, rows: usize, cols: usize) -> candle_core:
     Tensor::from_vec(values, (rows, cols), &Device::Cpu)
 }
 
+/// `k` draws of U(−a, a) in f32, each (2u − 1)·a from one u ~ U(0, 1) of `rng`.
+pub(crate) fn uniform_values(rng: &mut dyn Rng, a: f64, k: usize) -> Vec<f32> {
+    (0..k)
+        .map(|_| ((2.0 * rng.random::<f64>() - 1.0) * a) as f32)
+        .collect()
+}
+
 /// Glorot-uniform initial values of a layer, W and b ~ U(−a, a) with
 /// a = √(6/(fan_in + fan_out)) (scikit-learn's `MLPClassifier` for ReLU networks;
 /// Glorot & Bengio 2010 Eq. 16).
@@ -43,13 +50,8 @@ pub(crate) fn glorot(
     fan_out: usize,
 ) -> candle_core::Result<Dense> {
     let a = (6.0 / (fan_in + fan_out) as f64).sqrt();
-    let mut uniform = |k: usize| -> Vec<f32> {
-        (0..k)
-            .map(|_| ((2.0 * rng.random::<f64>() - 1.0) * a) as f32)
-            .collect()
-    };
-    let w = uniform(fan_in * fan_out);
-    let b = uniform(fan_out);
+    let w = uniform_values(rng, a, fan_in * fan_out);
+    let b = uniform_values(rng, a, fan_out);
     Ok((matrix(w, fan_in, fan_out)?, matrix(b, 1, fan_out)?))
 }
 
@@ -189,9 +191,9 @@ pub(crate) fn weights_squared(layers: &[Dense]) -> candle_core::Result<Tensor> {
 pub(crate) struct Schedule {
     /// Passes over the training rows (most, with `flat_epochs`).
     pub epochs: usize,
-    /// Rows per Adam step (the last batch of an epoch holds the rest).
+    /// Rows per optimiser step (the last batch of an epoch holds the rest).
     pub batch_size: usize,
-    /// Adam's step size (β = (0.9, 0.999), ε = 1e-8).
+    /// The step size: Adam's (β = (0.9, 0.999), ε = 1e-8) or SGD's.
     pub learning_rate: f64,
     /// Stop when the epoch's mean loss has not fallen 1e-4 below its best for more
     /// than this many epochs in a row (scikit-learn's `n_iter_no_change`, `tol`).
@@ -414,6 +416,16 @@ impl Network {
             .collect()
     }
 
+    /// Member log-odds exist for a Bernoulli head only.
+    fn binary(&self) -> xai_core::error::Result<()> {
+        match self.head {
+            Head::Bernoulli => Ok(()),
+            Head::Gaussian { .. } => Err(CoreError::Invalid(
+                "member log-odds need a binary classifier; this network is a regressor".into(),
+            )),
+        }
+    }
+
     /// The members' logits (rows × M) of a binary head on the scaled rows `z`.
     fn logits(&self, z: &Tensor) -> candle_core::Result<Tensor> {
         let each = self
@@ -425,7 +437,8 @@ impl Network {
     }
 }
 
-fn to_f64(t: &Tensor) -> candle_core::Result<Array2<f64>> {
+/// A rows × columns tensor as an f64 array.
+pub(crate) fn to_f64(t: &Tensor) -> candle_core::Result<Array2<f64>> {
     let (r, c) = t.dims2()?;
     let v = t
         .to_dtype(candle_core::DType::F64)?
@@ -439,6 +452,7 @@ fn to_f64(t: &Tensor) -> candle_core::Result<Array2<f64>> {
 /// [`PULLBACK_ROWS`] rows, divided by each column's scale (∂/∂x_j = (1/s_j)·∂/∂z_j).
 impl MemberGradients for Network {
     fn member_logits(&self, x: ArrayView2<'_, f64>) -> xai_core::error::Result<Array2<f64>> {
+        self.binary()?;
         let z = as_tensor(&self.inputs, x).map_err(fit_error)?;
         to_f64(&self.logits(&z).map_err(fit_error)?).map_err(fit_error)
     }
@@ -448,6 +462,7 @@ impl MemberGradients for Network {
         x: ArrayView2<'_, f64>,
         cotangent: &dyn Fn(ArrayView2<'_, f64>) -> Array2<f64>,
     ) -> xai_core::error::Result<Array2<f64>> {
+        self.binary()?;
         let mut out = Array2::zeros(x.dim());
         for start in (0..x.nrows()).step_by(PULLBACK_ROWS) {
             let end = (start + PULLBACK_ROWS).min(x.nrows());

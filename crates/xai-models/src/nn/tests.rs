@@ -484,13 +484,7 @@ fn peer_fixture() -> std::collections::HashMap<String, candle_core::Tensor> {
 }
 
 fn array2(t: &candle_core::Tensor) -> Array2<f64> {
-    let (r, c) = t.dims2().unwrap();
-    let v = t
-        .to_dtype(candle_core::DType::F64)
-        .unwrap()
-        .flatten_all()
-        .unwrap();
-    Array2::from_shape_vec((r, c), v.to_vec1::<f64>().unwrap()).unwrap()
+    net::to_f64(t).unwrap()
 }
 
 /// The peer's network: its weights and its M mask sets as [`cnn::Pass`] members,
