@@ -252,6 +252,28 @@ impl Stats {
         }
     }
 
+    /// Adds `rows`, as [`Stats::add`] would one by one (a regression's sums in
+    /// registers).
+    fn add_rows(&mut self, r: &Response<'_>, rows: &[u32], weights: &[f64]) {
+        let Response::Regression(y) = r else {
+            for &row in rows {
+                self.add(r, row as usize, weights[row as usize]);
+            }
+            return;
+        };
+        let (mut weight, mut s, mut s2) = (self.weight, self.sums[0], self.sums[1]);
+        for &row in rows {
+            let (w, y) = (weights[row as usize], y[row as usize]);
+            weight += w;
+            s += w * y;
+            s2 += w * y * y;
+        }
+        self.weight = weight;
+        self.count += rows.len();
+        self.sums[0] = s;
+        self.sums[1] = s2;
+    }
+
     /// The split proxy term Σ²/w (regression) or Σ_c c²/w (Gini).
     fn proxy(&self, r: &Response<'_>) -> f64 {
         match r {
@@ -366,6 +388,12 @@ struct Grower<'a> {
     buffer: Vec<u32>,
     features: Vec<usize>,
     total: Stats,
+    scratch: SplitScratch,
+}
+
+/// The left side's statistics of the split search ([`AnyLeft`], [`random_split`]),
+/// reused from node to node.
+struct SplitScratch {
     left: Stats,
 }
 
@@ -380,14 +408,20 @@ impl<'a> Grower<'a> {
             Response::Regression(_) => 2,
             Response::Classes(_, k) => k,
         };
+        // The rows drawn (weight > 0), without a branch: about a third of a bootstrap
+        // sample's rows are not, at random.
         let order: Vec<Vec<u32>> = data
             .order
             .iter()
             .map(|o| {
-                o.iter()
-                    .copied()
-                    .filter(|&r| weights[r as usize] > 0.0)
-                    .collect()
+                let mut kept = vec![0; o.len()];
+                let mut k = 0;
+                for &r in o {
+                    kept[k] = r;
+                    k += usize::from(weights[r as usize] > 0.0);
+                }
+                kept.truncate(k);
+                kept
             })
             .collect();
         let n = order.first().map_or(0, Vec::len);
@@ -405,7 +439,9 @@ impl<'a> Grower<'a> {
             buffer: Vec::with_capacity(n),
             features: (0..data.n_features()).collect(),
             total: Stats::new(k),
-            left: Stats::new(k),
+            scratch: SplitScratch {
+                left: Stats::new(k),
+            },
         }
     }
 
@@ -464,10 +500,8 @@ impl<'a> Grower<'a> {
         let settings = self.settings;
         let response = self.response;
         self.total.clear();
-        for &r in &self.order[0][lo..hi] {
-            self.total
-                .add(&response, r as usize, self.weights[r as usize]);
-        }
+        self.total
+            .add_rows(&response, &self.order[0][lo..hi], self.weights);
         let impurity = self.total.impurity(&response);
         let out = response.outputs();
         self.total
@@ -517,7 +551,7 @@ impl<'a> Grower<'a> {
                 &response,
                 self.weights,
                 &self.total,
-                &mut self.left,
+                &mut self.scratch,
                 settings,
                 &mut self.features,
                 rng,
@@ -572,21 +606,23 @@ impl<'a> Grower<'a> {
         for &r in &self.order[0][lo..hi] {
             self.goes_left[r as usize] = col[r as usize] <= split.threshold;
         }
+        // Without a branch (a row goes either way about as often): every row is
+        // written to both places and the side it belongs to advances; o[w] with w ≤ i
+        // is already read.
+        self.buffer.resize(hi - lo, 0);
         let mut n_left = 0;
         for o in self.order.iter_mut() {
-            self.buffer.clear();
-            let mut w = lo;
+            let (mut w, mut b) = (lo, 0);
             for i in lo..hi {
                 let r = o[i];
-                if self.goes_left[r as usize] {
-                    o[w] = r;
-                    w += 1;
-                } else {
-                    self.buffer.push(r);
-                }
+                let left = self.goes_left[r as usize];
+                o[w] = r;
+                self.buffer[b] = r;
+                w += usize::from(left);
+                b += usize::from(!left);
             }
             n_left = w - lo;
-            o[w..hi].copy_from_slice(&self.buffer);
+            o[w..hi].copy_from_slice(&self.buffer[..b]);
         }
         n_left
     }
@@ -673,7 +709,7 @@ fn find_split<R: Rng + ?Sized>(
     response: &Response<'_>,
     weights: &[f64],
     total: &Stats,
-    left: &mut Stats,
+    scratch: &mut SplitScratch,
     settings: &TreeSettings,
     features: &mut [usize],
     rng: &mut R,
@@ -716,10 +752,19 @@ fn find_split<R: Rng + ?Sized>(
         tried += 1;
         let found = match centered {
             _ if settings.random_thresholds => random_split(
-                col, rows, response, weights, total, left, settings, min, max, rng,
+                col,
+                rows,
+                response,
+                weights,
+                total,
+                &mut scratch.left,
+                settings,
+                min,
+                max,
+                rng,
             ),
             Some(y) => centered_split(col, rows, y, weights, total, settings),
-            None => best_split(col, rows, response, weights, total, left, settings),
+            None => best_split(col, rows, response, weights, total, settings, scratch),
         };
         if let Some((threshold, score)) = found
             && score > floor
@@ -738,35 +783,131 @@ fn find_split<R: Rng + ?Sized>(
     best
 }
 
+/// The sums of the rows left of a candidate split that [`best_split`]'s scan keeps.
+trait LeftSums {
+    /// Adds row `r` with weight `w`.
+    fn add(&mut self, r: usize, w: f64);
+    /// The left side's size under `rule`.
+    fn size(&self, rule: NodeSize) -> f64;
+    /// The split's score Σ_l²/w_l + Σ_r²/w_r (or Σ_c over classes).
+    fn score(&self, total: &Stats) -> f64;
+}
+
+/// Any response: the node statistics themselves.
+struct AnyLeft<'a, 'r> {
+    response: &'a Response<'r>,
+    stats: &'a mut Stats,
+}
+
+impl LeftSums for AnyLeft<'_, '_> {
+    fn add(&mut self, r: usize, w: f64) {
+        self.stats.add(self.response, r, w);
+    }
+
+    fn size(&self, rule: NodeSize) -> f64 {
+        rule.of(self.stats)
+    }
+
+    fn score(&self, total: &Stats) -> f64 {
+        self.stats.proxy(self.response) + total.proxy_without(self.stats, self.response)
+    }
+}
+
+/// A regression's left side: weight, count and Σw·y in registers, with the
+/// operations of [`Stats::add`], [`Stats::proxy`] and [`Stats::proxy_without`] in
+/// their order, so the scores are the same to the last bit.
+struct RegressionLeft<'a> {
+    y: &'a [f64],
+    weight: f64,
+    count: usize,
+    sum: f64,
+}
+
+impl LeftSums for RegressionLeft<'_> {
+    #[inline]
+    fn add(&mut self, r: usize, w: f64) {
+        self.weight += w;
+        self.count += 1;
+        self.sum += w * self.y[r];
+    }
+
+    #[inline]
+    fn size(&self, rule: NodeSize) -> f64 {
+        match rule {
+            NodeSize::Rows => self.count as f64,
+            NodeSize::Weight => self.weight,
+        }
+    }
+
+    #[inline]
+    fn score(&self, total: &Stats) -> f64 {
+        self.sum * self.sum / self.weight
+            + (total.sums[0] - self.sum).powi(2) / (total.weight - self.weight)
+    }
+}
+
 fn best_split(
     col: &[f64],
     rows: &[u32],
     response: &Response<'_>,
     weights: &[f64],
     total: &Stats,
-    left: &mut Stats,
     settings: &TreeSettings,
+    scratch: &mut SplitScratch,
 ) -> Option<(f64, f64)> {
-    left.clear();
-    let mut best: Option<(usize, f64)> = None;
+    match response {
+        Response::Regression(y) => {
+            let left = RegressionLeft {
+                y,
+                weight: 0.0,
+                count: 0,
+                sum: 0.0,
+            };
+            scan(col, rows, weights, total, settings, left)
+        }
+        Response::Classes(..) => {
+            scratch.left.clear();
+            let left = AnyLeft {
+                response,
+                stats: &mut scratch.left,
+            };
+            scan(col, rows, weights, total, settings, left)
+        }
+    }
+}
+
+/// The best split of `rows` (sorted by `col`) between distinct neighbours whose sides
+/// keep `min_samples_leaf`: its threshold and score.
+fn scan(
+    col: &[f64],
+    rows: &[u32],
+    weights: &[f64],
+    total: &Stats,
+    settings: &TreeSettings,
+    mut left: impl LeftSums,
+) -> Option<(f64, f64)> {
+    // The first valid position with the highest score, without a branch per
+    // position (in small nodes whether a position beats the best so far is a coin
+    // flip for the branch predictor).
+    let (mut found, mut at, mut best) = (false, 0, f64::NEG_INFINITY);
     let min_leaf = settings.min_samples_leaf as f64;
     let size = settings.size.of(total);
     for p in 0..rows.len() - 1 {
         let r = rows[p] as usize;
-        left.add(response, r, weights[r]);
-        let left_size = settings.size.of(left);
-        if col[rows[p + 1] as usize] <= col[r]
-            || left_size < min_leaf
-            || size - left_size < min_leaf
-        {
-            continue;
-        }
-        let score = left.proxy(response) + total.proxy_without(left, response);
-        if best.is_none_or(|(_, s)| score > s) {
-            best = Some((p, score));
-        }
+        left.add(r, weights[r]);
+        let left_size = left.size(settings.size);
+        // `!(next <= here)`, not `next > here`: a NaN neighbour counts as R and
+        // scikit-learn count it (not a tie).
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        let distinct = !(col[rows[p + 1] as usize] <= col[r]);
+        let valid = distinct & (left_size >= min_leaf) & (size - left_size >= min_leaf);
+        let score = left.score(total);
+        let take = valid & (!found | (score > best));
+        at = if take { p } else { at };
+        best = if take { score } else { best };
+        found |= valid;
     }
-    best.map(|(p, score)| {
+    found.then_some((at, best)).map(|(p, score)| {
         let (here, next) = (col[rows[p] as usize], col[rows[p + 1] as usize]);
         (settings.threshold.between(here, next), score)
     })

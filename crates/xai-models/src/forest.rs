@@ -16,7 +16,7 @@ use xai_core::{Dataset, Learner, Model, Predictions, Target, Tree, TreeEnsembleV
 use crate::capabilities::Capabilities;
 use crate::cart::{Response, SortedColumns, TreeSettings, grow};
 use crate::error::ParamError;
-use crate::flat::FlatTree;
+use crate::flat::{FlatTree, LaneRows};
 use crate::kind::LearnerKind;
 
 /// A rule for the number of features tried per split.
@@ -373,9 +373,16 @@ impl Forest {
         acc.par_chunks_mut(CHUNK * out)
             .zip(x.par_chunks(CHUNK * d.max(1)))
             .for_each(|(acc, x)| {
-                let mut leaves = vec![0u32; acc.len() / out];
+                let rows = LaneRows::new(x, acc.len() / out, d);
+                let mut leaves = vec![0u32; rows.len()];
                 for (tree, flat) in self.trees.iter().zip(&self.flat) {
-                    flat.leaves(x, d, &mut leaves);
+                    flat.leaves(&rows, &mut leaves);
+                    if out == 1 {
+                        for (a, &leaf) in acc.iter_mut().zip(&leaves) {
+                            *a += tree.value(leaf as usize)[0];
+                        }
+                        continue;
+                    }
                     for (a, &leaf) in acc.chunks_exact_mut(out).zip(&leaves) {
                         for (a, b) in a.iter_mut().zip(tree.value(leaf as usize)) {
                             *a += b;
@@ -395,6 +402,13 @@ impl Forest {
 /// parted walk is 1.6–1.8× faster for PD + ICE over 20 grid values (W2: 0.83–1.12 s →
 /// 0.51–0.61 s), as fast for PFI over 10 permutations (W1: 0.47–0.53 s either way), and
 /// 1.3× slower with 1 to 5 copies (W8), where the lockstep walk's overlapped loads win.
+/// On molnar2023 Table 1's R forests (5 copies; `table1_unit`) the parted walk was
+/// 1.3× slower too (2.36 → 3.1 s), and still 1.5× slower (1.81 → 2.6–2.9 s) with
+/// each row's copies sorted once by value, so that a split at a node of the feature
+/// is a prefix of the copies rather than a partition: although the 11 copies of a row
+/// (its own and 5 + 5 replaced) pass through 24 distinct nodes per tree where the
+/// lockstep walk steps 11 × 19 times, one row's walk is a chain of dependent loads
+/// and unpredictable branches, about 40 cycles a node against the lockstep walk's 3.
 pub const PARTED_WALK_MIN_COPIES: usize = 8;
 
 impl Forest {
@@ -505,15 +519,14 @@ impl Model for Forest {
         let (n, d) = x.dim();
         let x = x.as_standard_layout();
         let x = x.as_slice().expect("standard layout");
+        let rows = LaneRows::new(x, n, d);
         let members = self
             .trees
             .par_iter()
             .zip(&self.flat)
             .map(|(tree, flat)| {
                 let mut leaves = vec![0u32; n];
-                for (rows, out) in x.chunks(CHUNK * d.max(1)).zip(leaves.chunks_mut(CHUNK)) {
-                    flat.leaves(rows, d, out);
-                }
+                flat.leaves(&rows, &mut leaves);
                 let values = Array2::from_shape_fn((n, tree.outputs()), |(i, c)| {
                     tree.value(leaves[i] as usize)[c]
                 });
