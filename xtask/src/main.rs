@@ -199,8 +199,8 @@ struct ReportArgs {
 #[derive(clap::Args)]
 struct BenchArgs {
     /// Workload name (w1_pfi, w2_pdp_ice, w3_gp, w4_treeshap, w5_kernelshap, w6_glasso,
-    /// w7_rf_calib, w8_coverage_rep; nn_mc_dropout writes its own rows into
-    /// <data>/nn_mc_dropout/ when they are not there).
+    /// w7_rf_calib, w8_coverage_rep, w9_molnar_r; nn_mc_dropout writes its own rows
+    /// into <data>/nn_mc_dropout/ when they are not there).
     workload: String,
     /// Peer dump directory (holding <workload>/train.csv, ...).
     #[arg(long)]

@@ -19,13 +19,14 @@ use crate::error::{BenchError, Result};
 use crate::table::read_csv;
 
 mod merge_memory;
+mod molnar_r;
 mod nn;
 mod shap;
 
 pub use shap::{KERNEL_REPLAY_TOLERANCE, XGB_REPLAY_TOLERANCE};
 
 /// The workloads implemented so far.
-pub const WORKLOADS: [&str; 10] = [
+pub const WORKLOADS: [&str; 11] = [
     "w1_pfi",
     "w2_pdp_ice",
     "w3_gp",
@@ -34,6 +35,7 @@ pub const WORKLOADS: [&str; 10] = [
     "w6_glasso",
     "w7_rf_calib",
     "w8_coverage_rep",
+    "w9_molnar_r",
     "nn_mc_dropout",
     "merge_memory",
 ];
@@ -63,6 +65,7 @@ pub fn run(name: &str, data: &Path, threads: usize, repeats: usize) -> Result<Va
         "w6_glasso" => pool.install(|| w6_glasso(&dir, threads, repeats)),
         "w7_rf_calib" => pool.install(|| w7_rf_calib(&dir, threads, repeats)),
         "w8_coverage_rep" => pool.install(|| w8_coverage_rep(&dir, threads, repeats)),
+        "w9_molnar_r" => pool.install(|| molnar_r::w9_molnar_r(&dir, threads, repeats)),
         // Its rows are generated here (no peer dump): `<data>/nn_mc_dropout/`.
         "nn_mc_dropout" => pool.install(|| nn::nn_mc_dropout(&data.join(name), threads, repeats)),
         "merge_memory" => merge_memory::merge_memory(&data.join(name), threads),
@@ -752,6 +755,17 @@ struct W8Refit {
     pd: Vec<Vec<f64>>,
 }
 
+impl W8Refit {
+    /// The refit's PFI of every feature, then its PD feature by feature.
+    fn values(&self) -> Vec<f64> {
+        self.pfi
+            .iter()
+            .chain(self.pd.concat().iter())
+            .copied()
+            .collect()
+    }
+}
+
 /// Fits `fit` on `train` rows of (x, y) and explains the `explained` rows: PFI of
 /// every feature under `perturbation` (the mean over its copies of the increase in
 /// squared error) and PD at [`W8_GRID`] — each refit of molnar2023's learner-PFI/PD
@@ -760,21 +774,22 @@ fn w8_refit(
     x: &Array2<f64>,
     y: &Array1<f64>,
     (train, explained): (&[usize], &[usize]),
-    fit: impl Fn(ArrayView2<'_, f64>, &[f64]) -> Forest,
+    fit: impl Fn(ArrayView2<'_, f64>, &[f64]) -> Result<Box<dyn xai_core::Model>>,
     perturbation: &Perturbation,
     seed: u64,
 ) -> Result<W8Refit> {
     let xb = x.select(Axis(0), train);
     let yb = y.select(Axis(0), train).to_vec();
-    let forest = fit(xb.view(), &yb);
+    let model = fit(xb.view(), &yb)?;
+    let forest = model.as_ref();
     let data = regression_data(x.select(Axis(0), explained), y.select(Axis(0), explained))?;
     let features: Vec<usize> = (0..x.ncols()).collect();
     let stats = [Statistic::SquaredError];
     let perturbed =
-        xai_core::perturbed_statistics(&forest, &data, &features, perturbation, &stats, seed)
+        xai_core::perturbed_statistics(forest, &data, &features, perturbation, &stats, seed)
             .map_err(core_err)?;
     let original = Statistic::SquaredError
-        .per_row(&xai_core::Model::predict(&forest, data.x()), data.y())
+        .per_row(&forest.predict(data.x()), data.y())
         .map_err(core_err)?;
     let pfi = importances(original.view(), &perturbed)
         .rows()
@@ -785,7 +800,7 @@ fn w8_refit(
         values: vec![W8_GRID.to_vec(); x.ncols()],
     };
     let pd = xai_core::perturbed_statistics(
-        &forest,
+        forest,
         &data,
         &features,
         &grid,
@@ -874,7 +889,8 @@ fn w8_coverage_rep(dir: &Path, threads: usize, repeats: usize) -> Result<Value> 
     let resamples = read_w8_resamples(&dir.join("bootstrap.csv"), d)?;
     let learner = regression_forest(100);
     let sklearn = |xb: ArrayView2<'_, f64>, yb: &[f64], k: usize| {
-        learner.fit_forest(xb, Response::Regression(yb), 1000 + k as u64)
+        let forest = learner.fit_forest(xb, Response::Regression(yb), 1000 + k as u64);
+        Ok(Box::new(forest) as Box<dyn xai_core::Model>)
     };
     let (refits, rep_s, rep_runs) = time(repeats, || {
         resamples
@@ -905,7 +921,9 @@ fn w8_coverage_rep(dir: &Path, threads: usize, repeats: usize) -> Result<Value> 
                     &x,
                     &y,
                     (&train, &oob),
-                    |xb, yb| r_forest.fit_forest(xb, yb, k),
+                    |xb, yb| {
+                        Ok(Box::new(r_forest.fit_forest(xb, yb, k)) as Box<dyn xai_core::Model>)
+                    },
                     &Perturbation::Permutation { repeats: 5 },
                     k,
                 )
