@@ -423,36 +423,135 @@ impl Kriging {
         self.log_lik
     }
 
-    /// The cross-correlation R(x*_a, x_b) of the rows of `a` (m × d) and `b`, m × n.
-    fn correlation(&self, a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> Array2<f64> {
-        let inv_theta: Vec<f64> = self.theta.iter().map(|t| 1.0 / t).collect();
-        Array2::from_shape_fn((a.nrows(), b.nrows()), |(i, j)| {
-            let s: f64 = (0..a.ncols())
-                .map(|k| ((a[[i, k]] - b[[j, k]]).abs() * inv_theta[k]).powf(self.p[k]))
-                .sum();
-            (-s).exp()
-        })
+    /// t_k(a, b) = (|a − b|/θ_k)^{p_k}, input k's term of −log R (module docs), with
+    /// `inv_theta` = 1/θ.
+    fn term(&self, k: usize, a: f64, b: f64, inv_theta: &[f64]) -> f64 {
+        ((a - b).abs() * inv_theta[k]).powf(self.p[k])
     }
 
-    /// L⁻¹·r*ᵀ (n × m) for the rows of `x`, one blocked triangular solve.
-    fn whitened(&self, x: ArrayView2<'_, f64>) -> (Array2<f64>, Mat<f64>) {
-        let rs = self.correlation(x, self.x.view());
-        let mut v = Mat::<f64>::from_fn(self.x.nrows(), x.nrows(), |i, j| rs[[j, i]]);
+    /// The cross-correlation R(x*_a, x_b) = exp(−Σ_k t_k) of the rows of `a` (m × d)
+    /// and `b`, m × n. Where `a` and `b` are one matrix, R is symmetric to the bit
+    /// (|a − b| = |b − a| in floating point), so its lower triangle is mirrored.
+    fn correlation(&self, a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> Array2<f64> {
+        let inv_theta: Vec<f64> = self.theta.iter().map(|t| 1.0 / t).collect();
+        let at = |i: usize, j: usize| {
+            let s: f64 = (0..a.ncols())
+                .map(|k| self.term(k, a[[i, k]], b[[j, k]], &inv_theta))
+                .sum();
+            (-s).exp()
+        };
+        if a == b {
+            let mut r = Array2::zeros((a.nrows(), a.nrows()));
+            for i in 0..a.nrows() {
+                for j in 0..=i {
+                    let v = at(i, j);
+                    r[[i, j]] = v;
+                    r[[j, i]] = v;
+                }
+            }
+            r
+        } else {
+            Array2::from_shape_fn((a.nrows(), b.nrows()), |(i, j)| at(i, j))
+        }
+    }
+
+    /// [`Kriging::correlation`] of the copies of [`Model::predict_replaced`] (row
+    /// c·n + i is row i of `x` with input `feature` set to `values[[c, i]]`) and the
+    /// training rows, the same numbers with fewer powers: a row's terms t_k, k ≠
+    /// `feature`, are computed once for all its copies, and a copy whose value is one
+    /// for every row (a PD grid point) has its t_feature computed once per training row.
+    fn replaced_correlation(
+        &self,
+        x: ArrayView2<'_, f64>,
+        feature: usize,
+        values: ArrayView2<'_, f64>,
+    ) -> Array2<f64> {
+        let (copies, n) = values.dim();
+        let (train, d) = self.x.dim();
+        let inv_theta: Vec<f64> = self.theta.iter().map(|t| 1.0 / t).collect();
+        let feature_terms = |v: f64| -> Vec<f64> {
+            (0..train)
+                .map(|b| self.term(feature, v, self.x[[b, feature]], &inv_theta))
+                .collect()
+        };
+        let shared: Vec<Option<Vec<f64>>> = values
+            .rows()
+            .into_iter()
+            .map(|row| {
+                let v = row[0];
+                row.iter()
+                    .all(|w| w.to_bits() == v.to_bits())
+                    .then(|| feature_terms(v))
+            })
+            .collect();
+        let mut rs = Array2::zeros((copies * n, train));
+        let mut own = vec![0.0; train * d];
+        let mut tf = vec![0.0; train];
+        for i in 0..n {
+            for b in 0..train {
+                for k in (0..d).filter(|&k| k != feature) {
+                    own[b * d + k] = self.term(k, x[[i, k]], self.x[[b, k]], &inv_theta);
+                }
+            }
+            for c in 0..copies {
+                let tf = match &shared[c] {
+                    Some(t) => t.as_slice(),
+                    None => {
+                        let v = values[[c, i]];
+                        tf.iter_mut().enumerate().for_each(|(b, t)| {
+                            *t = self.term(feature, v, self.x[[b, feature]], &inv_theta)
+                        });
+                        tf.as_slice()
+                    }
+                };
+                let mut out = rs.row_mut(c * n + i);
+                for b in 0..train {
+                    let s: f64 = (0..d)
+                        .map(|k| if k == feature { tf[b] } else { own[b * d + k] })
+                        .sum();
+                    out[b] = (-s).exp();
+                }
+            }
+        }
+        rs
+    }
+
+    /// L⁻¹·r*ᵀ (n × m) for the cross-correlation r* (m × n) of m rows, one blocked
+    /// triangular solve.
+    fn whitened(&self, rs: &Array2<f64>) -> Mat<f64> {
+        let mut v = Mat::<f64>::from_fn(self.x.nrows(), rs.nrows(), |i, j| rs[[j, i]]);
         solve_lower_triangular_in_place(self.chol.as_ref(), v.as_mut(), Par::Seq);
-        (rs, v)
+        v
+    }
+
+    /// Simple-kriging mean β̂ + r*ᵀα and variance σ̂²·(1 − ‖L⁻¹r*‖²) of the rows whose
+    /// cross-correlation with the training rows is `rs`.
+    fn predict_correlated(&self, rs: &Array2<f64>) -> Predictions {
+        let v = self.whitened(rs);
+        let mean = rs.dot(&self.alpha).mapv(|m| m + self.beta);
+        let var = Array1::from_iter((0..rs.nrows()).map(|j| {
+            let q = dot(v.col_as_slice(j), v.col_as_slice(j));
+            self.sigma2 * (1.0 - q).max(0.0)
+        }));
+        Predictions::Gaussian { mean, var }
     }
 }
 
 impl Model for Kriging {
     /// Simple-kriging mean β̂ + r*ᵀα and variance σ̂²·(1 − ‖L⁻¹r*‖²) of each row.
     fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
-        let (rs, v) = self.whitened(x);
-        let mean = rs.dot(&self.alpha).mapv(|m| m + self.beta);
-        let var = Array1::from_iter((0..x.nrows()).map(|j| {
-            let q = dot(v.col_as_slice(j), v.col_as_slice(j));
-            self.sigma2 * (1.0 - q).max(0.0)
-        }));
-        Predictions::Gaussian { mean, var }
+        self.predict_correlated(&self.correlation(x, self.x.view()))
+    }
+
+    /// [`Model::predict`] of the stacked copies, bit for bit, through
+    /// [`Kriging::replaced_correlation`].
+    fn predict_replaced(
+        &self,
+        x: ArrayView2<'_, f64>,
+        feature: usize,
+        values: ArrayView2<'_, f64>,
+    ) -> Predictions {
+        self.predict_correlated(&self.replaced_correlation(x, feature, values))
     }
 
     fn mean_covariance(&self) -> Option<&dyn MeanCovariance> {
@@ -465,7 +564,7 @@ impl Model for Kriging {
 impl MeanCovariance for Kriging {
     fn covariance(&self, x: ArrayView2<'_, f64>) -> Array2<f64> {
         let rss = self.correlation(x, x);
-        let (_, v) = self.whitened(x);
+        let v = self.whitened(&self.correlation(x, self.x.view()));
         Array2::from_shape_fn(rss.dim(), |(a, b)| {
             self.sigma2 * (rss[[a, b]] - dot(v.col_as_slice(a), v.col_as_slice(b)))
         })
@@ -597,6 +696,35 @@ mod tests {
             wrong[k] *= theta[k] / p[k];
         }
         assert_eq!(finite_difference_mismatch(&x, &y, &params, &wrong), Some(0));
+    }
+
+    #[test]
+    fn replaced_copies_predict_the_stacked_rows_bit_for_bit() {
+        let (x, y) = design(30, 3, 4);
+        let m = Kriging::with_parameters(x.view(), y.view(), &[0.4, 0.9, 0.25], &[1.9, 1.2, 0.7])
+            .unwrap();
+        let (rows, _) = design(7, 3, 5);
+        let mut rng = stream_rng(6, 0);
+        // A PD grid (one value per copy) and permutation-like copies (a value per row).
+        let grid = Array2::from_shape_fn((4, 7), |(c, _)| 0.2 * c as f64 + 0.1);
+        let drawn = Array2::from_shape_fn((3, 7), |_| rng.random::<f64>());
+        for values in [grid, drawn] {
+            for feature in 0..3 {
+                let ours = m.predict_replaced(rows.view(), feature, values.view());
+                let stacked =
+                    xai_core::model::predict_stacked(&m, rows.view(), feature, values.view());
+                let (
+                    Predictions::Gaussian { mean: a, var: va },
+                    Predictions::Gaussian { mean: b, var: vb },
+                ) = (ours, stacked)
+                else {
+                    panic!()
+                };
+                let bits = |v: &Array1<f64>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&a), bits(&b), "mean, feature {feature}");
+                assert_eq!(bits(&va), bits(&vb), "variance, feature {feature}");
+            }
+        }
     }
 
     #[test]
