@@ -77,7 +77,9 @@ impl SharedRuns {
         }
     }
 
-    /// The run of `exp` at `scale`: a kept one of the same computation, or a new one.
+    /// The run of `exp` at `scale`: a kept one of the same computation, or a new one,
+    /// holding the per-replicate rows `exp` reads and no others, so that what an
+    /// experiment writes does not depend on which experiments one command ran with it.
     pub fn run(
         &mut self,
         exp: &Experiment,
@@ -85,11 +87,18 @@ impl SharedRuns {
         threads: usize,
         progress: bool,
     ) -> Result<RunOutput> {
+        let own = NeededRows::of([exp]);
+        let only_own = |mut output: RunOutput| {
+            if !exp.spec.tidy {
+                let keys = output.keys.clone();
+                output.tidy.retain(|r| own.keeps(&keys, r));
+            }
+            output
+        };
         let key = (scale, exp.computation());
         if let Some(kept) = self.kept.get(&key) {
-            return Ok(kept.clone());
+            return Ok(only_own(kept.clone()));
         }
-        let own = NeededRows::of([exp]);
         let needed = self.needed.get(&key.1).unwrap_or(&own);
         let keep = |k: &[String], r: &crate::table::TidyRow| needed.keeps(k, r);
         let output = match &self.cells_root {
@@ -106,7 +115,7 @@ impl SharedRuns {
         if self.needed.contains_key(&key.1) {
             self.kept.insert(key, output.clone());
         }
-        Ok(output)
+        Ok(only_own(output))
     }
 }
 

@@ -140,3 +140,25 @@ fn check_committed_evaluates_the_claims_on_the_committed_files_again() {
     std::fs::remove_dir_all(&root).unwrap();
     std::fs::remove_dir_all(&other).unwrap();
 }
+
+/// What an experiment writes does not depend on the experiments one command ran with
+/// it: two that share a run (`runs_of`) each get the per-replicate rows their own
+/// checks read, as when run alone, though the shared run kept the rows of both.
+#[test]
+fn a_shared_run_gives_each_experiment_the_rows_of_its_own_checks() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    let table1 = Experiment::load(&dir.join("molnar2023-table1.yaml")).unwrap();
+    let fig4 = Experiment::load(&dir.join("molnar2023-fig4.yaml")).unwrap();
+    let mut shared = SharedRuns::for_batch(&[table1.clone(), fig4.clone()]);
+    // As text, so that rows with NaN standard errors compare equal.
+    let rows = |e: &Experiment, runs: &mut SharedRuns| -> Vec<String> {
+        let out = runs.run(e, Scale::Smoke, 0, false).unwrap();
+        out.tidy.iter().map(|r| format!("{r:?}")).collect()
+    };
+    let (joint_table1, joint_fig4) = (rows(&table1, &mut shared), rows(&fig4, &mut shared));
+    let alone_table1 = rows(&table1, &mut SharedRuns::default());
+    let alone_fig4 = rows(&fig4, &mut SharedRuns::default());
+    assert!(!alone_fig4.is_empty() && alone_fig4 != alone_table1);
+    assert_eq!(joint_table1, alone_table1);
+    assert_eq!(joint_fig4, alone_fig4);
+}
