@@ -114,6 +114,10 @@ struct MergeArgs {
     /// Output directory (default: the directory holding the first shard).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Worker threads for the cells of another build's shards that are recomputed
+    /// to check them (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
 }
 
 /// The arguments of `slurm`.
@@ -522,9 +526,10 @@ fn merge(root: &Path, args: MergeArgs) -> Result<bool, BenchError> {
         experiment,
         dirs,
         out,
+        threads,
     } = args;
     let exp = resolve(root, &experiment)?;
-    let report = merge_shards(&exp, &dirs, out.as_deref())?;
+    let report = merge_shards(&exp, &dirs, out.as_deref(), threads)?;
     print_report(root, exp.id(), &report);
     print_outcomes(exp.id(), &report.outcomes);
     Ok(true)

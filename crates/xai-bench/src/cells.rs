@@ -46,7 +46,8 @@ pub fn code_version() -> &'static str {
 /// cells.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunKey {
-    /// The experiment id.
+    /// The id of the experiment that computes the cells
+    /// ([`Experiment::computing_id`]).
     pub id: String,
     /// sha256 of the YAML fields that determine the numbers
     /// ([`Experiment::computation`]).
@@ -73,7 +74,7 @@ impl RunKey {
     /// The key of `exp` at `scale` (shard `shard`) with this executable.
     pub fn of(exp: &Experiment, scale: Scale, shard: Option<Shard>) -> RunKey {
         RunKey {
-            id: exp.id().to_string(),
+            id: exp.computing_id().to_string(),
             computation: exp.computation(),
             fields: exp.computation_fields(),
             scale: scale.name().to_string(),

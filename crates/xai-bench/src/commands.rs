@@ -105,7 +105,7 @@ impl SharedRuns {
             None => crate::run::run_with(exp, scale, threads, progress, None, &keep)?,
             Some(root) => {
                 let mut place = Place::default();
-                let cells = place.base(root, exp, scale).join("cells");
+                let cells = place.cells_base(root, exp, scale).join("cells");
                 place.fresh = cells::recorded_key(&cells)?
                     .is_some_and(|k| !k.differences(&RunKey::of(exp, scale, None)).is_empty());
                 let (_, store, _lock) = place.store(root, exp, scale, None)?;
@@ -191,6 +191,16 @@ impl Place {
             .unwrap_or_else(|| run_dir(root, exp.id(), scale))
     }
 
+    /// The directory of the run's `cells/`, `truths/` and shards: [`Place::base`], but
+    /// by default that of the experiment whose runs these are
+    /// ([`Experiment::computing_id`]), so that `molnar2023-fig4` run alone resumes
+    /// the cells of `molnar2023-table1`.
+    pub fn cells_base(&self, root: &Path, exp: &Experiment, scale: Scale) -> PathBuf {
+        self.out
+            .clone()
+            .unwrap_or_else(|| run_dir(root, exp.computing_id(), scale))
+    }
+
     /// The cell store of `exp` at `scale` (of `shard`, or the whole run): cells in
     /// `<base>/cells/` or `<base>/shard-k-of-N/`, claimed for this run's key (with
     /// [`Place::fresh`]), truths shared in `<base>/truths/`; the cells' directory; and
@@ -202,7 +212,7 @@ impl Place {
         scale: Scale,
         shard: Option<Shard>,
     ) -> Result<(PathBuf, Store, RunLock)> {
-        let base = self.base(root, exp, scale);
+        let base = self.cells_base(root, exp, scale);
         let dir = base.join(shard.map_or_else(|| "cells".to_string(), |s| s.dir_name()));
         let lock = RunLock::take(&dir)?;
         let store = Store {
@@ -260,7 +270,7 @@ pub fn run_truths(
     progress: bool,
     place: &Place,
 ) -> Result<(PathBuf, usize)> {
-    let dir = place.base(root, exp, scale).join("truths");
+    let dir = place.cells_base(root, exp, scale).join("truths");
     let _lock = RunLock::take(&dir)?;
     let n = crate::run::run_truths(exp, scale, threads, progress, &cells::truths(&dir)?)?;
     Ok((dir, n))
@@ -269,10 +279,21 @@ pub fn run_truths(
 /// `cargo xtask merge <id> DIR...`: the shards' cells joined into the whole run's
 /// outputs, written into `out` (default: the directory holding the first shard).
 /// Refuses, saying which and why, a directory that is not a shard, a shard of another
-/// experiment, scale, YAML or code (this executable's included), a shard given twice,
-/// a shard count that differs, a missing shard, or a shard with a missing or
-/// unusable cell.
-pub fn merge_shards(exp: &Experiment, dirs: &[PathBuf], out: Option<&Path>) -> Result<Report> {
+/// experiment, scale or YAML, a shard given twice, a shard count that differs, a
+/// missing shard, or a shard with a missing or unusable cell.
+///
+/// A shard computed by another build (an earlier commit, another machine: a run too
+/// long for one sitting, its finished shards committed) is merged when this build,
+/// recomputing the first cell of every variant the shard holds on `threads` threads
+/// ([`crate::run::recompute_agrees`]), gets the same bytes; otherwise refused, naming
+/// the cells that differ. The outputs are then those this build would compute, as far
+/// as a cell per variant and shard can tell.
+pub fn merge_shards(
+    exp: &Experiment,
+    dirs: &[PathBuf],
+    out: Option<&Path>,
+    threads: usize,
+) -> Result<Report> {
     let fail = |m: String| Err(BenchError::Other(m));
     let Some(first) = dirs.first() else {
         return fail(format!(
@@ -282,6 +303,7 @@ pub fn merge_shards(exp: &Experiment, dirs: &[PathBuf], out: Option<&Path>) -> R
         ));
     };
     let mut parts: Vec<(Shard, CellStore, PathBuf)> = Vec::new();
+    let mut foreign: Vec<(usize, String)> = Vec::new();
     let mut scale = None;
     for dir in dirs {
         let Some(key) = cells::recorded_key(dir)? else {
@@ -304,7 +326,14 @@ pub fn merge_shards(exp: &Experiment, dirs: &[PathBuf], out: Option<&Path>) -> R
         let mut expected = RunKey::of(exp, this, None).unsharded();
         expected.simd = cells::recorded_key(first)?.map_or(expected.simd, |k| k.simd);
         let differences = key.unsharded().differences(&expected);
-        if !differences.is_empty() {
+        let other_build = !differences.is_empty()
+            && RunKey {
+                code: expected.code.clone(),
+                ..key.unsharded()
+            }
+            .differences(&expected)
+            .is_empty();
+        if !differences.is_empty() && !other_build {
             return fail(format!(
                 "{}: shard {k}/{n} is from another run: {}; rerun it with this build and YAML \
                  (`cargo xtask run {} --scale {} --shard {k}/{n} --fresh`)",
@@ -330,6 +359,9 @@ pub fn merge_shards(exp: &Experiment, dirs: &[PathBuf], out: Option<&Path>) -> R
             ));
         }
         scale = Some(this);
+        if other_build {
+            foreign.push((k, key.code.clone()));
+        }
         parts.push((
             Shard { k, n },
             CellStore::open(dir, cells::owner(&key))?,
@@ -348,14 +380,71 @@ pub fn merge_shards(exp: &Experiment, dirs: &[PathBuf], out: Option<&Path>) -> R
         ));
     }
     let scale = scale.expect("at least one shard");
+    let truths = first.parent().map(|p| p.join("truths"));
+    let truths = match truths.filter(|d| d.is_dir()) {
+        Some(dir) => Some(cells::truths(&dir)?),
+        None => None,
+    };
+    for (k, code) in &foreign {
+        let (shard, store, dir) = parts.iter().find(|(s, _, _)| s.k == *k).expect("listed");
+        let verdicts =
+            crate::run::recompute_agrees(exp, scale, threads, store, truths.as_ref(), *shard)
+                .map_err(|e| {
+                    BenchError::Other(format!(
+                        "{}: shard {k}/{n} was computed by build {code}; checking it with this \
+                         build ({}) failed: {e}",
+                        dir.display(),
+                        cells::code_version()
+                    ))
+                })?;
+        let differ: Vec<&str> = verdicts
+            .iter()
+            .filter(|(_, equal)| !equal)
+            .map(|(name, _)| name.as_str())
+            .collect();
+        if !differ.is_empty() {
+            return fail(format!(
+                "{}: shard {k}/{n} was computed by build {code}, and this build ({}) computes                  other numbers for its cell(s) {}: rerun the shard with this build (`cargo                  xtask run {} --scale {} --shard {k}/{n} --fresh`)",
+                dir.display(),
+                cells::code_version(),
+                differ.join(", "),
+                exp.id(),
+                scale.name()
+            ));
+        }
+        eprintln!(
+            "{}: shard {k}/{n} was computed by build {code}; this build ({}) recomputed {} of              its cells (the first of each variant: {}) and got the same bytes",
+            dir.display(),
+            cells::code_version(),
+            verdicts.len(),
+            verdicts
+                .iter()
+                .map(|(name, _)| name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let stores: Vec<(Shard, CellStore)> = parts.into_iter().map(|(s, c, _)| (s, c)).collect();
     let needed = NeededRows::of([exp]);
     let output = crate::run::merge(exp, scale, &stores, &|k, r| needed.keeps(k, r))?;
-    let out = out.map_or_else(
-        || first.parent().map_or_else(PathBuf::new, Path::to_path_buf),
-        Path::to_path_buf,
-    );
+    let out = out.map_or_else(|| merged_dir(exp, first), Path::to_path_buf);
     write_run(exp, output, &out)
+}
+
+/// Where `merge` writes by default: the directory holding the first shard; for an
+/// experiment drawn from another's runs, whose shards sit in `<runs>/<source>/<scale>/`
+/// ([`Place::cells_base`]), `<runs>/<id>/<scale>/` beside it.
+fn merged_dir(exp: &Experiment, first: &Path) -> PathBuf {
+    let parent = first.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+    match (parent.parent(), parent.file_name()) {
+        (Some(up), Some(scale))
+            if exp.id() != exp.computing_id()
+                && up.file_name() == Some(std::ffi::OsStr::new(exp.computing_id())) =>
+        {
+            up.with_file_name(exp.id()).join(scale)
+        }
+        _ => parent,
+    }
 }
 
 /// `cargo xtask check [--scale S]`: a run at `scale` into `runs/<id>/<scale>/`, its

@@ -140,6 +140,13 @@ impl Experiment {
         &self.spec.id
     }
 
+    /// The experiment whose runs these are: the one `runs_of` names, else this one.
+    /// Cells live under `runs/<it>/<scale>/` and their run key names it, so that
+    /// experiments drawing on one computation share, and resume, one set of cells.
+    pub fn computing_id(&self) -> &str {
+        self.spec.runs_of.as_deref().unwrap_or(self.id())
+    }
+
     /// sha256 of the fields that determine the numbers ([`COMPUTATION_KEYS`]):
     /// experiments with equal hashes compute equal runs.
     pub fn computation(&self) -> String {

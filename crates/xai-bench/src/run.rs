@@ -140,6 +140,70 @@ pub fn run_truths(
     Ok(seen.len())
 }
 
+/// Recomputes with this build a sample of the cells of `shard` that another build
+/// wrote into `theirs`, the first cell of every variant the shard holds, on `threads`
+/// threads with the Monte-Carlo truths from `truths_store` (computed, and kept there,
+/// when missing), and says of each whether this build's cell equals theirs bit for
+/// bit (their postcard encodings; the seconds a cell took aside): `(cell name,
+/// equal)`. Fails when one of their cells is missing or unusable.
+pub fn recompute_agrees(
+    exp: &Experiment,
+    scale: Scale,
+    threads: usize,
+    theirs: &CellStore,
+    truths_store: Option<&CellStore>,
+    shard: Shard,
+) -> Result<Vec<(String, bool)>> {
+    let setup = Setup::new(exp, scale, threads)?;
+    let mut tasks: Vec<usize> = Vec::new();
+    for (i, &(v, _)) in setup.tasks.iter().enumerate() {
+        if shard.owns(i) && tasks.iter().all(|&t| setup.tasks[t].0 != v) {
+            tasks.push(i);
+        }
+    }
+    let mut needed = vec![false; setup.variants.len()];
+    for &i in &tasks {
+        needed[setup.tasks[i].0] = true;
+    }
+    let truths = truths(exp, &setup, false, truths_store, &needed, None)?;
+    let encode = |c: &Replicate| {
+        postcard::to_allocvec(c)
+            .map_err(|e| BenchError::Other(format!("{}: encoding a cell: {e}", exp.id())))
+    };
+    setup.pool.install(|| {
+        tasks
+            .par_iter()
+            .map(|&i| {
+                let (v, r) = setup.tasks[i];
+                let name = cell_name(v, r);
+                let stored = match theirs.read::<Replicate>(&name)? {
+                    Found::Cell(c, _) => c,
+                    Found::Missing => {
+                        return Err(BenchError::Other(format!(
+                            "{}: cell {name} is missing",
+                            theirs.dir().display()
+                        )));
+                    }
+                    Found::Unusable(why) => {
+                        return Err(BenchError::Other(format!(
+                            "{}: cell {name} is unusable ({why})",
+                            theirs.dir().display()
+                        )));
+                    }
+                };
+                let ours = replicate(
+                    &setup.variants[v],
+                    v,
+                    r,
+                    setup.data[v].as_deref(),
+                    &truths[v],
+                )?;
+                Ok((name, encode(&ours)? == encode(&stored)?))
+            })
+            .collect()
+    })
+}
+
 /// Joins the cells of the shards `parts` (each shard's store, whose run keys the
 /// caller has checked) into the output of the whole run, exactly as [`run`] gives
 /// it, reading one cell at a time ([`assemble`]; rows kept as `keep` says). Fails,
@@ -963,6 +1027,49 @@ mod tests {
     use super::*;
     use crate::spec::DatasetRef;
     use xai_core::Target;
+
+    /// Another build's shard is checked cell by cell: equal cells agree, and a cell
+    /// holding other numbers (here another replicate's) is named.
+    #[test]
+    fn another_builds_cells_are_recomputed_and_compared_bit_for_bit() {
+        let yaml = "id: adopt\ntitle: t\npaper: molnar2023\nfigure: none\nseed: 5\n\
+            scales:\n  smoke: { replicates: 4 }\n  ci: { replicates: 4 }\n  paper: { replicates: 4 }\n\
+            data:\n  dgp:\n    molnar_linear: {}\n  n_train: 60\n  n_test: 30\n\
+            models:\n  lm:\n    lm: {}\ngrid:\n  n_train: [60, 80]\n\
+            methods:\n  - pfi: { perturbation: { permutation: { repeats: 2 } }, statistics: [squared_error] }\n";
+        let exp =
+            Experiment::from_text(std::path::Path::new("experiments/adopt.yaml"), yaml.into())
+                .unwrap();
+        let dir = std::env::temp_dir().join(format!("xai-adopt-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let theirs = CellStore::open(&dir, "another build".into()).unwrap();
+        let setup = Setup::new(&exp, Scale::Smoke, 1).unwrap();
+        let truths = Truths::new();
+        let cell = |i: usize| {
+            let (v, r) = setup.tasks[i];
+            replicate(&setup.variants[v], v, r, setup.data[v].as_deref(), &truths).unwrap()
+        };
+        for i in 0..setup.tasks.len() {
+            let (v, r) = setup.tasks[i];
+            theirs.write(&cell_name(v, r), 1.0, &cell(i)).unwrap();
+        }
+        let shard = Shard { k: 2, n: 3 };
+        let verdicts = recompute_agrees(&exp, Scale::Smoke, 1, &theirs, None, shard).unwrap();
+        // 2 variants × 4 replicates; shard 2/3 holds cells 1, 4, 7: one per variant.
+        let names: Vec<&str> = verdicts.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["v000-r000001", "v001-r000000"]);
+        assert!(verdicts.iter().all(|(_, equal)| *equal), "{verdicts:?}");
+        theirs.write("v001-r000000", 1.0, &cell(5)).unwrap();
+        let verdicts = recompute_agrees(&exp, Scale::Smoke, 1, &theirs, None, shard).unwrap();
+        assert_eq!(
+            verdicts,
+            [
+                ("v000-r000001".to_string(), true),
+                ("v001-r000000".to_string(), false)
+            ]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn k_fold_replicates_test_every_row_exactly_once() {
