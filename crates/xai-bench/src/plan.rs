@@ -691,7 +691,7 @@ impl Experiment {
         let known = |q: &String, field: &str| plot_plan.known(q, field).or_else(at_field);
         let grid_or_model = |k: &String| plot_plan.grid_or_model(k).or_else(at_field);
         for p in s.plots.iter().map(crate::plots::PlotSpec::kind) {
-            if p.name() != s.figure_stem() && p.title().is_none() {
+            if s.has_paper_figure() && p.name() != s.figure_stem() && p.title().is_none() {
                 return fail(
                     p.name(),
                     format!(

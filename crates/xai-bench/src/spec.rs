@@ -103,6 +103,12 @@ fn default_level() -> f64 {
 }
 
 impl ExperimentSpec {
+    /// Whether the experiment reproduces a figure or table of its paper; `figure:
+    /// none` is a study of its own, whose plots are not companions of anything.
+    pub fn has_paper_figure(&self) -> bool {
+        !self.figure.trim().eq_ignore_ascii_case("none")
+    }
+
     /// The file stem of the paper's figure or table: "Fig. 4" → `fig4`,
     /// "Table 1" → `table1`.
     pub fn figure_stem(&self) -> String {

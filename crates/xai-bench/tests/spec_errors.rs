@@ -327,14 +327,33 @@ fn a_companion_figure_needs_its_own_title() {
     );
 }
 
+/// Every DGP has marginals (its own or column j of a joint draw), so fresh draws load
+/// on fig4's correlated Gaussian DGP; a dataset has none.
 #[test]
-fn fresh_draws_need_a_dgp_with_marginals() {
-    // fig4's correlated Gaussian DGP has no marginal sampler.
-    let msg = error_of(
-        "permutation: { repeats: 10 }",
-        "fresh_draws: { repeats: 10 }",
-    );
-    assert_has(&msg, &["fresh_draws", "marginal", "permutation"]);
+fn fresh_draws_need_a_dgp_not_a_dataset() {
+    let text = fig4()
+        .replacen(
+            "permutation: { repeats: 10 }",
+            "fresh_draws: { repeats: 10 }",
+            1,
+        )
+        .replace("likelihood_pfi", "likelihood_fresh_pfi")
+        .replace("entropy_pfi", "entropy_fresh_pfi");
+    Experiment::from_text(Path::new("experiments/wood2024-fig4.yaml"), text).unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    let text = std::fs::read_to_string(dir.join("molnar2023-fig6.yaml")).unwrap();
+    assert!(text.contains("conditional_subgroups: { repeats: 5 }"));
+    let msg = Experiment::from_text(
+        &dir.join("molnar2023-fig6.yaml"),
+        text.replacen(
+            "conditional_subgroups: { repeats: 5 }",
+            "fresh_draws: { repeats: 5 }",
+            1,
+        ),
+    )
+    .expect_err("fresh draws from a dataset must not load")
+    .to_string();
+    assert_has(&msg, &["fresh_draws", "dataset", "permutation"]);
 }
 
 #[test]
@@ -570,4 +589,20 @@ fn expected_gradients_need_a_network_and_a_function_of_its_log_odds() {
         "methods:\n  - shapley: { estimator: gradient, value: entropy, samples: 0 }\n",
     );
     assert_has(&msg, &["at least 1 draw per row"]);
+}
+
+/// A study of its own (`figure: none`) has no paper figure to be a companion of: its
+/// plots load without titles and are titled with the experiment's.
+#[test]
+fn plots_of_a_study_without_a_paper_figure_need_no_title() {
+    let plot = "  - bars: { name: fig4, quantities: [likelihood_pfi, entropy_pfi] }";
+    let text = fig4()
+        .replacen("figure: Fig. 4", "figure: none", 1)
+        .replacen(
+            plot,
+            &format!("{plot}\n  - bars: {{ name: extra, quantities: [entropy_pfi] }}"),
+            1,
+        );
+    assert!(text.contains("figure: none"));
+    Experiment::from_text(Path::new("experiments/wood2024-fig4.yaml"), text).unwrap();
 }

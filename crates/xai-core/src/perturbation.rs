@@ -269,7 +269,8 @@ impl PerturbationSpec {
                     marginals: m.clone(),
                 }),
                 None => Err(CoreError::Invalid(
-                    "`fresh_draws` needs a DGP that draws each feature from its marginal;                      this data has none (use `permutation` for real data)"
+                    "`fresh_draws` needs a DGP that draws each feature from its marginal; \
+                     this data has none (use `permutation` for real data)"
                         .into(),
                 )),
             },

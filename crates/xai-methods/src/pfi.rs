@@ -140,13 +140,11 @@ impl Method for PfiSpec {
                     ),
                 ));
             }
-            PerturbationSpec::FreshDraws { .. }
-                if plan.dgp.and_then(|d| d.dgp().marginals()).is_none() =>
-            {
+            PerturbationSpec::FreshDraws { .. } if plan.dgp.is_none() => {
                 return Err(Invalid::new(
                     "fresh_draws",
-                    "`fresh_draws` draws a feature from its marginal, which only a DGP with a \
-                     marginal sampler (e.g. molnar_linear) knows: use `permutation` here",
+                    "`fresh_draws` draws a feature from its marginal, which a DGP knows and a \
+                     dataset does not: use `permutation` here",
                 ));
             }
             _ => {}
@@ -166,7 +164,7 @@ impl Method for PfiSpec {
     fn compute(&self, input: &Input<'_>, rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {
         let seed = rng.next_u64();
         let features = feature_indices(input.test, self.features.as_deref());
-        let marginals = input.dgp.and_then(|d| d.dgp().marginals());
+        let marginals = input.dgp.map(|d| d.marginals());
         let samplers = xai_core::Samplers {
             marginals: marginals.as_ref(),
             subgroups: Some(&xai_models::RpartSubgroups),

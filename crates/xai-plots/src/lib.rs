@@ -446,9 +446,16 @@ pub(crate) fn register_fonts() {
 pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path) -> Result<()> {
     register_fonts();
     let kind = plot.kind();
-    let title = match kind.title() {
-        Some(own) => format!("{own} (companion to {} {})", setting.paper, setting.figure),
-        None => format!("{} ({} {})", setting.title, setting.paper, setting.figure),
+    // `figure: none` (a study of its own): a plot's title is its own, else the
+    // experiment's, and names no paper figure.
+    let title = match (
+        kind.title(),
+        setting.figure.trim().eq_ignore_ascii_case("none"),
+    ) {
+        (Some(own), true) => own.to_string(),
+        (None, true) => setting.title.to_string(),
+        (Some(own), false) => format!("{own} (companion to {} {})", setting.paper, setting.figure),
+        (None, false) => format!("{} ({} {})", setting.title, setting.paper, setting.figure),
     };
     let mut names = setting.names.clone();
     let single;

@@ -51,8 +51,9 @@ pub trait Dgp: Send + Sync {
     /// Var(Y | X = x) for each row of `x`.
     fn conditional_variance(&self, x: ArrayView2<'_, f64>) -> Array1<f64>;
 
-    /// A sampler of each feature's marginal P(X_j) (for fresh-draw PFI), if the DGP
-    /// has one; `None` by default.
+    /// A sampler of each feature's marginal P(X_j) (fresh-draw PFI, `ideal`
+    /// resampling), where the DGP has one cheaper than a joint draw; `None` by default,
+    /// and [`DgpSpec::marginals`] then takes column j of a fresh joint row.
     fn marginals(&self) -> Option<Marginals> {
         None
     }
