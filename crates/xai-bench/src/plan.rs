@@ -931,6 +931,21 @@ pub fn label(value: &Value) -> String {
         {
             map.keys().next().cloned().unwrap_or_default()
         }
+        // One with scalar settings (`{correlated_gaussian: {noise_var: 2.0}}`) as
+        // `correlated_gaussian(noise_var=2)`; others (a covariance matrix) stay JSON,
+        // or take a bundle's `label:`.
+        Value::Object(map) if map.len() == 1 => match map.iter().next() {
+            Some((name, Value::Object(settings)))
+                if settings.values().all(|v| !v.is_object() && !v.is_array()) =>
+            {
+                let settings: Vec<String> = settings
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", label(v)))
+                    .collect();
+                format!("{name}({})", settings.join(", "))
+            }
+            _ => value.to_string(),
+        },
         Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), format_number),
         other => other.to_string(),
     }
@@ -996,4 +1011,29 @@ pub fn at_line(text: &str, key: &str) -> String {
         .iter()
         .find_map(|test| lines.iter().position(|l| test(l)))
         .map_or_else(String::new, |i| format!("line {}: ", i + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A grid value reads as its name, with scalar settings in parentheses; one whose
+    /// settings hold a matrix stays JSON (a bundle's `label:` names it instead).
+    #[test]
+    fn a_registry_entry_labels_itself_with_its_scalar_settings() {
+        let v = |t: &str| -> Value { serde_json::from_str(t).unwrap() };
+        assert_eq!(label(&v(r#"{"molnar_linear": {}}"#)), "molnar_linear");
+        assert_eq!(
+            label(&v(
+                r#"{"correlated_gaussian": {"noise_var": 2.0, "rho": 0.5}}"#
+            )),
+            "correlated_gaussian(noise_var=2, rho=0.5)"
+        );
+        let matrix = v(r#"{"joint_gaussian": {"covariance": [[1.0, 0.5], [0.5, 1.0]]}}"#);
+        assert_eq!(label(&matrix), matrix.to_string());
+        assert_eq!(
+            grid_label(&v(r#"{"label": "rho 0.5", "set": {}}"#)),
+            "rho 0.5"
+        );
+    }
 }

@@ -124,12 +124,21 @@ impl ExperimentSpec {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scales {
-    /// Seconds; used by the integration tests.
+    /// Seconds; used by the integration tests. Default: 2 replicates, no overrides.
+    #[serde(default = "smoke_default")]
     pub smoke: ScaleSpec,
     /// Well under a minute; used by `cargo xtask check` in CI.
     pub ci: ScaleSpec,
     /// The paper's size.
     pub paper: ScaleSpec,
+}
+
+fn smoke_default() -> ScaleSpec {
+    ScaleSpec {
+        replicates: 2,
+        set: BTreeMap::new(),
+        grid: BTreeMap::new(),
+    }
 }
 
 /// Replicates and field overrides of one scale.

@@ -207,6 +207,7 @@ impl PlotKind for Bars {
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> std::result::Result<(), String> {
         let (list, order) = self.panel_list(fig);
+        one_row_per_bar(&list, &fig.out.keys)?;
         super::on_canvas!(canvas, root => {
             let key = whiskers_key(&list, &self.quantities, fig.names);
             let (root, strip) = key.split(root);
@@ -214,6 +215,38 @@ impl PlotKind for Bars {
             bars(&root, &list, &self.quantities, &order, fig.names)
         })
     }
+}
+
+/// Refuses a figure that would draw several summary rows as one bar (variants of a
+/// grid key that no `panels:` separates), naming the grid keys in which they differ.
+fn one_row_per_bar(panels: &[Panel<'_>], keys: &[String]) -> std::result::Result<(), String> {
+    for p in panels {
+        for (i, a) in p.rows.iter().enumerate() {
+            let same_bar =
+                |b: &&&SummaryRow| b.quantity == a.quantity && b.feature == a.feature && b.x == a.x;
+            let others: Vec<&&SummaryRow> = p.rows[i + 1..].iter().filter(same_bar).collect();
+            if !others.is_empty() {
+                let differ: Vec<&str> = keys
+                    .iter()
+                    .enumerate()
+                    .filter(|(c, _)| others.iter().any(|b| b.labels[*c] != a.labels[*c]))
+                    .map(|(_, k)| k.as_str())
+                    .collect();
+                return Err(format!(
+                    "bars would draw several rows of `{}` as one bar: they differ in {}; give \
+                     `panels:` one of these grid keys, and run the others as separate \
+                     experiments (or pick their values with a scale's `grid:`)",
+                    a.quantity,
+                    if differ.is_empty() {
+                        "the model".to_string()
+                    } else {
+                        differ.join(", ")
+                    }
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The key of a bar figure: what the whiskers are, once where every quantity's are
@@ -519,6 +552,38 @@ mod tests {
             value: xai_methods::point(1.0, 1),
             sd: f64::NAN,
         }
+    }
+
+    /// Rows that differ only in grid keys no panel separates would be one bar: refused,
+    /// naming the keys; rows of other features or quantities are bars of their own.
+    #[test]
+    fn several_rows_for_one_bar_are_refused_with_the_keys_they_differ_in() {
+        let keys = ["dgp".to_string(), "n".to_string()];
+        let at = |q: &str, feature: &str, dgp: &str, n: &str| SummaryRow {
+            labels: vec![dgp.into(), n.into()],
+            feature: feature.into(),
+            ..row(q)
+        };
+        let (a, b, c) = (
+            at("pfi", "X1", "g", "10"),
+            at("pfi", "X2", "g", "10"),
+            at("pd", "X1", "g", "10"),
+        );
+        let fine = [Panel {
+            title: String::new(),
+            rows: vec![&a, &b, &c],
+        }];
+        assert_eq!(super::one_row_per_bar(&fine, &keys), Ok(()));
+        let (d, e) = (at("pfi", "X1", "h", "10"), at("pfi", "X1", "g", "20"));
+        let clash = [Panel {
+            title: String::new(),
+            rows: vec![&a, &b, &d, &e],
+        }];
+        let msg = super::one_row_per_bar(&clash, &keys).unwrap_err();
+        assert!(
+            msg.contains("`pfi`") && msg.contains("differ in dgp, n"),
+            "{msg}"
+        );
     }
 
     #[test]
