@@ -37,12 +37,12 @@ fn every(
     let bad: Vec<String> = chosen
         .iter()
         .filter(|r| !pred(r))
-        .map(|r| r.model_prefix(&chosen) + &r.show())
+        .map(|r| r.varying(&chosen, &[]) + &r.show())
         .collect();
     if bad.is_empty() {
         let shown: Vec<String> = chosen
             .iter()
-            .map(|r| r.model_prefix(&chosen) + &r.show())
+            .map(|r| r.varying(&chosen, &[]) + &r.show())
             .collect();
         Verdict::new(true, measured, format!("{what}: {}", shown.join("; ")))
     } else {

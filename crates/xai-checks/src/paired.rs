@@ -158,25 +158,30 @@ fn greater(
     // A row's values of the selected keys other than the feature (and the quantity),
     // so that each (this row, than row) pair is its own comparison: `than: {resampling:
     // [boot, subs]}` compares with boot and with subs, never with their pool.
-    let picked = |r: &Row<'_>| -> String {
-        skip.iter()
-            .filter(|k| !matches!(**k, "feature" | "quantity"))
-            .filter_map(|k| r.get(k).map(|v| format!(" {v}")))
-            .collect()
+    // A side of a pair: its feature and the values of the compared keys, then (once,
+    // before both) the context keys in which the pairs differ.
+    let side = |r: &Row<'_>| -> String {
+        std::iter::once(r.get("feature").unwrap_or(""))
+            .chain(
+                skip.iter()
+                    .filter(|k| !matches!(**k, "feature" | "quantity"))
+                    .filter_map(|k| r.get(k)),
+            )
+            .filter(|v| !v.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
     };
     let mut pairs: Vec<Pair> = Vec::new();
     for ra in &a {
         let matching = by_context.get(&(ra.context(&skip), ra.replicate));
         for rb in matching.into_iter().flatten() {
             let name = format!(
-                "{}{}{}{} {} {}{}",
+                "{}{}{} {} {}",
                 if widths { "width: " } else { "" },
-                ra.model_prefix(&a),
-                ra.get("feature").unwrap_or(""),
-                picked(ra),
+                ra.varying(&a, &skip),
+                side(ra),
                 if at_least { ">=" } else { ">" },
-                rb.get("feature").unwrap_or(""),
-                picked(rb)
+                side(rb)
             );
             let key = format!("{}|{name}", ra.context(&skip).join(","));
             let d = value(&ra.value) - value(&rb.value);

@@ -126,25 +126,33 @@ impl Row<'_> {
             .join(" ")
     }
 
-    /// The row's model followed by a space when `rows` hold more than one model (so
-    /// a check over several models says whose row it reads), else nothing.
-    pub fn model_prefix(&self, rows: &[&Row<'_>]) -> String {
-        let model = self.get("model").unwrap_or("");
-        if rows.iter().any(|r| r.get("model").unwrap_or("") != model) {
-            format!("{model} ")
-        } else {
-            String::new()
-        }
+    /// The row's values of the columns (grid keys, model, grid point; not the
+    /// quantity, the feature or `skip`) in which `rows` differ, each followed by a
+    /// space: which of the rows a check's line speaks of ("molnar_nonlinear 100 tree
+    /// 2 "), nothing where all rows share them.
+    pub fn varying(&self, rows: &[&Row<'_>], skip: &[&str]) -> String {
+        self.cols
+            .iter()
+            .filter(|(k, _)| !matches!(*k, "quantity" | "feature") && !skip.contains(k))
+            .filter(|(k, v)| rows.iter().any(|r| r.get(k) != Some(v.as_str())))
+            .map(|(_, v)| format!("{v} "))
+            .collect()
     }
 
-    /// "feature estimate [lower, upper]", after "replicate k " for a per-replicate row.
+    /// "feature estimate [lower, upper]" (no feature where the row has none), after
+    /// "replicate k " for a per-replicate row.
     pub fn show(&self) -> String {
         let v = &self.value;
+        let feature = self.get("feature").unwrap_or("");
         format!(
-            "{}{} {} [{}, {}]",
+            "{}{}{} [{}, {}]",
             self.replicate
                 .map_or(String::new(), |k| format!("replicate {k} ")),
-            self.get("feature").unwrap_or(""),
+            if feature.is_empty() {
+                String::new()
+            } else {
+                format!("{feature} ")
+            },
             short(v.estimate),
             short(v.lower),
             short(v.upper)
