@@ -171,9 +171,20 @@ fn cut_short_or_altered_cells_and_truths_are_computed_again_not_read() {
     let log = String::from_utf8_lossy(&o.stderr);
     assert!(log.contains("is unusable"), "{log}");
     same_bytes(&whole(), &dir);
-    // Without the damage nothing is computed.
+    // Without the damage nothing is computed, and the manifest still states what the
+    // numbers cost: the cells' own seconds, not the reading's (a tenth of the whole
+    // run's CPU at the least; the truths and the start-up are the rest).
     run(&fixture(), &dir, &[]);
     assert_eq!(counts(&dir), (CELLS as u64, 0, CELLS as u64, 0));
+    let cpu = |d: &Path| {
+        let text = std::fs::read_to_string(d.join("manifest.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["cpu_seconds"]
+            .as_f64()
+            .unwrap()
+    };
+    let (resumed, computed) = (cpu(&dir), cpu(&whole()));
+    eprintln!("cpu_seconds: resumed {resumed}, computed {computed}");
+    assert!(resumed > 0.1 * computed, "{resumed} vs {computed}");
 }
 
 #[test]

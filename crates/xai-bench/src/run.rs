@@ -78,7 +78,7 @@ pub fn run_with(
 ) -> Result<RunOutput> {
     let setup = Setup::new(exp, scale, threads)?;
     let (start, cpu) = (Instant::now(), crate::workspace::cpu_seconds());
-    let (cells, counts) = execute(exp, &setup, progress, store, store.is_none())?;
+    let (cells, counts, resumed_seconds) = execute(exp, &setup, progress, store, store.is_none())?;
     let times = || {
         (
             start.elapsed().as_secs_f64(),
@@ -103,7 +103,8 @@ pub fn run_with(
                 }
             });
             let mut out = assemble(exp, &setup, cells, keep, counts, (0.0, 0.0))?;
-            (out.wall_seconds, out.cpu_seconds) = times();
+            let (wall, cpu) = times();
+            (out.wall_seconds, out.cpu_seconds) = (wall, cpu + resumed_seconds);
             Ok(out)
         }
     }
@@ -388,17 +389,19 @@ impl Setup {
 
 /// The cells of this invocation (all, or the shard's), each read back from the
 /// store or computed (in parallel, written to the store as it finishes); kept in
-/// memory, in the run's order, when `keep` is set.
+/// memory, in the run's order, when `keep` is set. Also the seconds the cells read
+/// back took when they were computed.
 fn execute(
     exp: &Experiment,
     setup: &Setup,
     progress: bool,
     store: Option<&Store>,
     keep: bool,
-) -> Result<(Vec<Option<Replicate>>, Counts)> {
+) -> Result<(Vec<Option<Replicate>>, Counts, f64)> {
     let shard = store.and_then(|s| s.shard);
     let mut cells: Vec<Option<Replicate>> = (0..setup.tasks.len()).map(|_| None).collect();
     let mut counts = Counts::default();
+    let mut resumed_seconds = 0.0;
     let mut pending = Vec::new();
     for (i, &(v, r)) in setup.tasks.iter().enumerate() {
         if shard.is_some_and(|s| !s.owns(i)) {
@@ -410,8 +413,9 @@ fn execute(
             None => Found::Missing,
         };
         match found {
-            Found::Cell(c, _) => {
+            Found::Cell(c, seconds) => {
                 counts.resumed += 1;
+                resumed_seconds += seconds;
                 if keep {
                     cells[i] = Some(c);
                 }
@@ -502,7 +506,7 @@ fn execute(
     for (i, cell) in computed {
         cells[i] = cell;
     }
-    Ok((cells, counts))
+    Ok((cells, counts, resumed_seconds))
 }
 
 /// The run's output from its cells, taken one at a time in the run's order: each

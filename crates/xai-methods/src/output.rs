@@ -72,8 +72,10 @@ pub struct RunOutput {
     pub wall_seconds: f64,
     /// CPU time of the computation in seconds, all threads
     /// ([`xai_data::workspace::cpu_seconds`] of the
-    /// process; for a merge, the seconds its cells took in their shards); NaN where
-    /// the platform does not tell.
+    /// process, plus the seconds that the cells read back from disk took when an
+    /// earlier invocation computed them, so a resumed run states what its numbers
+    /// cost; for a merge, the seconds its cells took in their shards); NaN where the
+    /// platform does not tell.
     pub cpu_seconds: f64,
     /// Cells computed by this invocation and read back from disk.
     pub cells: Counts,
