@@ -148,7 +148,16 @@ pub fn write_run(exp: &Experiment, output: RunOutput, dir: &Path) -> Result<Repo
         &output,
         &staging,
     )?;
-    crate::figures::draw(exp, &output, &staging)?;
+    // A figure that cannot be drawn is named where it would have been written.
+    crate::figures::draw(exp, &output, &staging).map_err(|e| match e {
+        BenchError::Plot { path, message } => BenchError::Plot {
+            path: path
+                .strip_prefix(&staging)
+                .map_or(path.clone(), |name| dir.join(name)),
+            message,
+        },
+        other => other,
+    })?;
     let outcomes = paper_checks(exp, &output);
     write_outcomes(&staging.join("checks.csv"), &outcomes)?;
     move_entries(&staging, dir)?;
