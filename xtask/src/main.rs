@@ -83,15 +83,17 @@ struct RunArgs {
     /// Worker threads (default: all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
-    /// Discard the cells of an earlier run in this directory and start over.
+    /// Discard the cells of an earlier run and start over (for an experiment drawn
+    /// from another's runs, `runs_of`, the cells it shares with that one).
     #[arg(long)]
     fresh: bool,
     /// Compute only shard k of N (every N-th cell, k = 1..N) into
     /// <out>/shard-k-of-N/; join the shards with `merge`.
     #[arg(long, value_name = "k/N")]
     shard: Option<String>,
-    /// Compute only the Monte-Carlo truths into <out>/truths/ (a Slurm run's first
-    /// job, so the array's shards share them).
+    /// Compute only the Monte-Carlo truths into <out>/truths/ (by default in the
+    /// run directory of the experiment whose runs these are; a Slurm run's first job,
+    /// so the array's shards share them).
     #[arg(long, conflicts_with = "shard")]
     truths_only: bool,
     /// Print the run plan instead: cells, and CPU-hours from one cell per variant
@@ -111,7 +113,8 @@ struct MergeArgs {
     /// The shard directories (<out>/shard-k-of-N), all N of them.
     #[arg(required = true)]
     dirs: Vec<PathBuf>,
-    /// Output directory (default: the directory holding the first shard).
+    /// Output directory (default: the directory holding the first shard, or for an
+    /// experiment drawn from another's runs, runs/<id>/<scale>/ beside it).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Worker threads for the cells of another build's shards that are recomputed

@@ -287,7 +287,7 @@ fn three_shards_merge_into_exactly_the_whole_run_and_bad_merges_are_refused() {
     // cells name this build as their owner, so the check cannot read them.
     let msg = refused(&["merge", y, s1, s2, old_code.to_str().unwrap(), "--out", m]);
     assert!(
-        msg.contains("computed by build 0123456789abcdef") && msg.contains("unusable"),
+        msg.contains("by build 0123456789abcdef") && msg.contains("unusable"),
         "{msg}"
     );
 

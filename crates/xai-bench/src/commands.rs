@@ -67,7 +67,8 @@ impl SharedRuns {
         }
     }
 
-    /// Runs keep their cells in `<root>/runs/<id>/<scale>/cells/` (taking its lock),
+    /// Runs keep their cells in `<root>/runs/<id>/<scale>/cells/` (taking its lock; `<id>`
+    /// that of the experiment whose runs these are, [`Experiment::computing_id`]),
     /// resuming the cells found there when they are of this YAML and build, starting
     /// afresh when they are another's.
     pub fn with_cells(self, root: &Path) -> SharedRuns {
@@ -183,9 +184,11 @@ fn move_entries(from: &Path, to: &Path) -> Result<()> {
 #[derive(Debug, Clone, Default)]
 pub struct Place {
     /// The run's directory (default `runs/<id>/<scale>/`): its outputs, `cells/`,
-    /// `truths/` and the shards' `shard-k-of-N/`.
+    /// `truths/` and the shards' `shard-k-of-N/` (by default the latter three in the
+    /// directory of the experiment whose runs these are, [`Place::cells_base`]).
     pub out: Option<PathBuf>,
-    /// Discard this invocation's earlier cells first (not the shared truths, which
+    /// Discard this invocation's earlier cells first (for an experiment drawn from
+    /// another's runs, the cells it shares with that one; not the shared truths, which
     /// are keyed by what they depend on and cannot be stale).
     pub fresh: bool,
     /// Compute only this shard's cells, into `<out>/shard-k-of-N/`.
@@ -286,7 +289,7 @@ pub fn run_truths(
 }
 
 /// `cargo xtask merge <id> DIR...`: the shards' cells joined into the whole run's
-/// outputs, written into `out` (default: the directory holding the first shard).
+/// outputs, written into `out` (default: [`merged_dir`]).
 /// Refuses, saying which and why, a directory that is not a shard, a shard of another
 /// experiment, scale or YAML, a shard given twice, a shard count that differs, a
 /// missing shard, or a shard with a missing or unusable cell.
@@ -313,6 +316,7 @@ pub fn merge_shards(
     };
     let mut parts: Vec<(Shard, CellStore, PathBuf)> = Vec::new();
     let mut foreign: Vec<(usize, String)> = Vec::new();
+    let mut expected_simd = String::new();
     let mut scale = None;
     for dir in dirs {
         let Some(key) = cells::recorded_key(dir)? else {
@@ -334,6 +338,7 @@ pub fn merge_shards(
         // processor: the first shard's SIMD level is the one expected.
         let mut expected = RunKey::of(exp, this, None).unsharded();
         expected.simd = cells::recorded_key(first)?.map_or(expected.simd, |k| k.simd);
+        expected_simd.clone_from(&expected.simd);
         let differences = key.unsharded().differences(&expected);
         let other_build = !differences.is_empty()
             && RunKey {
@@ -389,49 +394,79 @@ pub fn merge_shards(
         ));
     }
     let scale = scale.expect("at least one shard");
-    let truths = first.parent().map(|p| p.join("truths"));
-    let truths = match truths.filter(|d| d.is_dir()) {
-        Some(dir) => Some(cells::truths(&dir)?),
-        None => None,
-    };
-    for (k, code) in &foreign {
-        let (shard, store, dir) = parts.iter().find(|(s, _, _)| s.k == *k).expect("listed");
-        let verdicts =
-            crate::run::recompute_agrees(exp, scale, threads, store, truths.as_ref(), *shard)
-                .map_err(|e| {
-                    BenchError::Other(format!(
-                        "{}: shard {k}/{n} was computed by build {code}; checking it with this \
-                         build ({}) failed: {e}",
-                        dir.display(),
-                        cells::code_version()
-                    ))
-                })?;
-        let differ: Vec<&str> = verdicts
-            .iter()
-            .filter(|(_, equal)| !equal)
-            .map(|(name, _)| name.as_str())
-            .collect();
-        if !differ.is_empty() {
+    if !foreign.is_empty() {
+        let here = crate::workspace::simd_level();
+        if expected_simd != here {
             return fail(format!(
-                "{}: shard {k}/{n} was computed by build {code}, and this build ({}) computes                  other numbers for its cell(s) {}: rerun the shard with this build (`cargo                  xtask run {} --scale {} --shard {k}/{n} --fresh`)",
-                dir.display(),
-                cells::code_version(),
-                differ.join(", "),
-                exp.id(),
-                scale.name()
+                "the shards were computed on a processor of SIMD level {expected_simd} and shard(s) \
+                 {} by another build; this node is of level {here}, where recomputing their \
+                 cells cannot confirm them (the linear algebra's last bits differ between \
+                 levels): merge on a node of level {expected_simd}",
+                foreign
+                    .iter()
+                    .map(|(k, _)| format!("{k}/{n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         }
-        eprintln!(
-            "{}: shard {k}/{n} was computed by build {code}; this build ({}) recomputed {} of              its cells (the first of each variant: {}) and got the same bytes",
-            dir.display(),
-            cells::code_version(),
-            verdicts.len(),
-            verdicts
+        let truths = first.parent().map(|p| p.join("truths"));
+        let truths = match truths.filter(|d| d.is_dir()) {
+            Some(dir) => Some(cells::truths(&dir)?),
+            None => None,
+        };
+        let checked: Vec<(Shard, &CellStore)> = foreign
+            .iter()
+            .map(|(k, _)| {
+                let (shard, store, _) = parts.iter().find(|(s, _, _)| s.k == *k).expect("listed");
+                (*shard, store)
+            })
+            .collect();
+        let verdicts = crate::run::recompute_agrees(exp, scale, threads, &checked, truths.as_ref())
+            .map_err(|e| {
+                let names: Vec<String> = foreign
+                    .iter()
+                    .map(|(k, code)| format!("{k}/{n} by build {code}"))
+                    .collect();
+                BenchError::Other(format!(
+                    "shard(s) computed by another build ({}); checking them with this build ({}) \
+                     failed: {e}",
+                    names.join(", "),
+                    cells::code_version()
+                ))
+            })?;
+        for ((k, code), shard_verdicts) in foreign.iter().zip(&verdicts) {
+            let dir = &parts.iter().find(|(s, _, _)| s.k == *k).expect("listed").2;
+            let differ: Vec<&str> = shard_verdicts
                 .iter()
+                .filter(|(_, equal)| !equal)
                 .map(|(name, _)| name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+                .collect();
+            if !differ.is_empty() {
+                return fail(format!(
+                    "{}: shard {k}/{n} was computed by build {code}, and this build ({}) \
+                     computes other numbers for its cell(s) {}: rerun the shard with this \
+                     build (`cargo xtask run {} --scale {} --shard {k}/{n} --fresh`)",
+                    dir.display(),
+                    cells::code_version(),
+                    differ.join(", "),
+                    exp.id(),
+                    scale.name()
+                ));
+            }
+            eprintln!(
+                "{}: shard {k}/{n} was computed by build {code}; this build ({}) \
+                 recomputed {} of its cells (the first of each variant: {}) and got the \
+                 same bytes",
+                dir.display(),
+                cells::code_version(),
+                shard_verdicts.len(),
+                shard_verdicts
+                    .iter()
+                    .map(|(name, _)| name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
     }
     let stores: Vec<(Shard, CellStore)> = parts.into_iter().map(|(s, c, _)| (s, c)).collect();
     let needed = NeededRows::of([exp]);

@@ -141,29 +141,35 @@ pub fn run_truths(
     Ok(seen.len())
 }
 
-/// Recomputes with this build a sample of the cells of `shard` that another build
-/// wrote into `theirs`, the first cell of every variant the shard holds, on `threads`
-/// threads with the Monte-Carlo truths from `truths_store` (computed, and kept there,
-/// when missing), and says of each whether this build's cell equals theirs bit for
-/// bit (their postcard encodings; the seconds a cell took aside): `(cell name,
-/// equal)`. Fails when one of their cells is missing or unusable.
+/// Recomputes with this build a sample of the cells of `shards`, each with the store
+/// another build wrote it into: the first cell of every variant a shard holds, on
+/// `threads` threads, with the Monte-Carlo truths (computed once for all of them, and
+/// kept in `truths_store` when given), and says of each whether this build's cell
+/// equals theirs bit for bit (their postcard encodings; the seconds a cell took
+/// aside): per shard, `(cell name, equal)`. Fails when one of their cells is missing
+/// or unusable, naming it.
 pub fn recompute_agrees(
     exp: &Experiment,
     scale: Scale,
     threads: usize,
-    theirs: &CellStore,
+    shards: &[(Shard, &CellStore)],
     truths_store: Option<&CellStore>,
-    shard: Shard,
-) -> Result<Vec<(String, bool)>> {
+) -> Result<Vec<Vec<(String, bool)>>> {
     let setup = Setup::new(exp, scale, threads)?;
-    let mut tasks: Vec<usize> = Vec::new();
-    for (i, &(v, _)) in setup.tasks.iter().enumerate() {
-        if shard.owns(i) && tasks.iter().all(|&t| setup.tasks[t].0 != v) {
-            tasks.push(i);
+    // (shard's position in `shards`, task index)
+    let mut tasks: Vec<(usize, usize)> = Vec::new();
+    for (s, (shard, _)) in shards.iter().enumerate() {
+        for (i, &(v, _)) in setup.tasks.iter().enumerate() {
+            let seen = tasks
+                .iter()
+                .any(|&(t_s, t)| t_s == s && setup.tasks[t].0 == v);
+            if shard.owns(i) && !seen {
+                tasks.push((s, i));
+            }
         }
     }
     let mut needed = vec![false; setup.variants.len()];
-    for &i in &tasks {
+    for &(_, i) in &tasks {
         needed[setup.tasks[i].0] = true;
     }
     let truths = truths(exp, &setup, false, truths_store, &needed, None)?;
@@ -171,26 +177,23 @@ pub fn recompute_agrees(
         postcard::to_allocvec(c)
             .map_err(|e| BenchError::Other(format!("{}: encoding a cell: {e}", exp.id())))
     };
-    setup.pool.install(|| {
+    let verdicts: Vec<(usize, String, bool)> = setup.pool.install(|| {
         tasks
             .par_iter()
-            .map(|&i| {
+            .map(|&(s, i)| {
                 let (v, r) = setup.tasks[i];
                 let name = cell_name(v, r);
+                let theirs = shards[s].1;
+                let unreadable = |why: String| {
+                    BenchError::Other(format!(
+                        "{}: cell {name} {why}; the shard cannot be checked",
+                        theirs.dir().display()
+                    ))
+                };
                 let stored = match theirs.read::<Replicate>(&name)? {
                     Found::Cell(c, _) => c,
-                    Found::Missing => {
-                        return Err(BenchError::Other(format!(
-                            "{}: cell {name} is missing",
-                            theirs.dir().display()
-                        )));
-                    }
-                    Found::Unusable(why) => {
-                        return Err(BenchError::Other(format!(
-                            "{}: cell {name} is unusable ({why})",
-                            theirs.dir().display()
-                        )));
-                    }
+                    Found::Missing => return Err(unreadable("is missing".into())),
+                    Found::Unusable(why) => return Err(unreadable(format!("is unusable ({why})"))),
                 };
                 let ours = replicate(
                     &setup.variants[v],
@@ -199,10 +202,15 @@ pub fn recompute_agrees(
                     setup.data[v].as_deref(),
                     &truths[v],
                 )?;
-                Ok((name, encode(&ours)? == encode(&stored)?))
+                Ok((s, name, encode(&ours)? == encode(&stored)?))
             })
-            .collect()
-    })
+            .collect::<Result<_>>()
+    })?;
+    let mut out = vec![Vec::new(); shards.len()];
+    for (s, name, equal) in verdicts {
+        out[s].push((name, equal));
+    }
+    Ok(out)
 }
 
 /// Joins the cells of the shards `parts` (each shard's store, whose run keys the
@@ -1057,16 +1065,17 @@ mod tests {
             let (v, r) = setup.tasks[i];
             theirs.write(&cell_name(v, r), 1.0, &cell(i)).unwrap();
         }
-        let shard = Shard { k: 2, n: 3 };
-        let verdicts = recompute_agrees(&exp, Scale::Smoke, 1, &theirs, None, shard).unwrap();
+        let shard = [(Shard { k: 2, n: 3 }, &theirs)];
+        let verdicts = recompute_agrees(&exp, Scale::Smoke, 1, &shard, None).unwrap();
+        let verdicts = &verdicts[0];
         // 2 variants × 4 replicates; shard 2/3 holds cells 1, 4, 7: one per variant.
         let names: Vec<&str> = verdicts.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["v000-r000001", "v001-r000000"]);
         assert!(verdicts.iter().all(|(_, equal)| *equal), "{verdicts:?}");
         theirs.write("v001-r000000", 1.0, &cell(5)).unwrap();
-        let verdicts = recompute_agrees(&exp, Scale::Smoke, 1, &theirs, None, shard).unwrap();
+        let verdicts = recompute_agrees(&exp, Scale::Smoke, 1, &shard, None).unwrap();
         assert_eq!(
-            verdicts,
+            verdicts[0],
             [
                 ("v000-r000001".to_string(), true),
                 ("v001-r000000".to_string(), false)

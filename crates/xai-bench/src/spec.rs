@@ -106,7 +106,7 @@ impl ExperimentSpec {
     /// Whether the experiment reproduces a figure or table of its paper; `figure:
     /// none` is a study of its own, whose plots are not companions of anything.
     pub fn has_paper_figure(&self) -> bool {
-        !self.figure.trim().eq_ignore_ascii_case("none")
+        xai_plots::is_paper_figure(&self.figure)
     }
 
     /// The file stem of the paper's figure or table: "Fig. 4" → `fig4`,

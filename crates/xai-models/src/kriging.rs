@@ -478,7 +478,7 @@ impl Kriging {
             .rows()
             .into_iter()
             .map(|row| {
-                let v = row[0];
+                let v = *row.first()?;
                 row.iter()
                     .all(|w| w.to_bits() == v.to_bits())
                     .then(|| feature_terms(v))

@@ -222,8 +222,14 @@ impl PlotKind for Bars {
 fn one_row_per_bar(panels: &[Panel<'_>], keys: &[String]) -> std::result::Result<(), String> {
     for p in panels {
         for (i, a) in p.rows.iter().enumerate() {
-            let same_bar =
-                |b: &&&SummaryRow| b.quantity == a.quantity && b.feature == a.feature && b.x == a.x;
+            // Rows of a model-free quantity repeat under every model with one value:
+            // only rows of other grid values would hide each other.
+            let same_bar = |b: &&&SummaryRow| {
+                b.quantity == a.quantity
+                    && b.feature == a.feature
+                    && b.x == a.x
+                    && b.labels != a.labels
+            };
             let others: Vec<&&SummaryRow> = p.rows[i + 1..].iter().filter(same_bar).collect();
             if !others.is_empty() {
                 let differ: Vec<&str> = keys
@@ -237,11 +243,7 @@ fn one_row_per_bar(panels: &[Panel<'_>], keys: &[String]) -> std::result::Result
                      `panels:` one of these grid keys, and run the others as separate \
                      experiments (or pick their values with a scale's `grid:`)",
                     a.quantity,
-                    if differ.is_empty() {
-                        "the model".to_string()
-                    } else {
-                        differ.join(", ")
-                    }
+                    differ.join(", ")
                 ));
             }
         }
@@ -569,9 +571,14 @@ mod tests {
             at("pfi", "X2", "g", "10"),
             at("pd", "X1", "g", "10"),
         );
+        // A model-free quantity's row repeated under a second model is one bar.
+        let same_under_another_model = SummaryRow {
+            model: "m2".into(),
+            ..at("pfi", "X1", "g", "10")
+        };
         let fine = [Panel {
             title: String::new(),
-            rows: vec![&a, &b, &c],
+            rows: vec![&a, &b, &c, &same_under_another_model],
         }];
         assert_eq!(super::one_row_per_bar(&fine, &keys), Ok(()));
         let (d, e) = (at("pfi", "X1", "h", "10"), at("pfi", "X1", "g", "20"));

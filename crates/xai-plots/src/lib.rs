@@ -442,16 +442,19 @@ pub(crate) fn register_fonts() {
     });
 }
 
+/// Whether `figure` (an experiment's `figure:`) names a figure or table of its paper;
+/// `none` is a study of its own, whose plots are not companions of anything.
+pub fn is_paper_figure(figure: &str) -> bool {
+    !figure.trim().eq_ignore_ascii_case("none")
+}
+
 /// Draws `plot` into `<dir>/<name>.svg` and `<dir>/<name>.png`.
 pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path) -> Result<()> {
     register_fonts();
     let kind = plot.kind();
     // `figure: none` (a study of its own): a plot's title is its own, else the
     // experiment's, and names no paper figure.
-    let title = match (
-        kind.title(),
-        setting.figure.trim().eq_ignore_ascii_case("none"),
-    ) {
+    let title = match (kind.title(), !is_paper_figure(setting.figure)) {
         (Some(own), true) => own.to_string(),
         (None, true) => setting.title.to_string(),
         (Some(own), false) => format!("{own} (companion to {} {})", setting.paper, setting.figure),
