@@ -207,7 +207,8 @@ struct ReportArgs {
 struct BenchArgs {
     /// Workload name (w1_pfi, w2_pdp_ice, w3_gp, w4_treeshap, w5_kernelshap, w6_glasso,
     /// w7_rf_calib, w8_coverage_rep, w9_molnar_r; nn_mc_dropout writes its own rows
-    /// into <data>/nn_mc_dropout/ when they are not there).
+    /// into <data>/nn_mc_dropout/ when they are not there; formula_dgp draws its own
+    /// and ignores --data).
     workload: String,
     /// Peer dump directory (holding <workload>/train.csv, ...).
     #[arg(long)]

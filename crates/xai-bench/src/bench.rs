@@ -18,6 +18,7 @@ use xai_models::{Forest, ForestLearner, ForestParams, Mtry, MtryRule};
 use crate::error::{BenchError, Result};
 use crate::table::read_csv;
 
+mod formula_dgp;
 mod merge_memory;
 mod molnar_r;
 mod nn;
@@ -26,7 +27,7 @@ mod shap;
 pub use shap::{KERNEL_REPLAY_TOLERANCE, XGB_REPLAY_TOLERANCE};
 
 /// The workloads implemented so far.
-pub const WORKLOADS: [&str; 11] = [
+pub const WORKLOADS: [&str; 12] = [
     "w1_pfi",
     "w2_pdp_ice",
     "w3_gp",
@@ -38,6 +39,7 @@ pub const WORKLOADS: [&str; 11] = [
     "w9_molnar_r",
     "nn_mc_dropout",
     "merge_memory",
+    "formula_dgp",
 ];
 
 /// Largest |ours − peer's| allowed where the peer's forest and draws are replayed
@@ -69,6 +71,8 @@ pub fn run(name: &str, data: &Path, threads: usize, repeats: usize) -> Result<Va
         // Its rows are generated here (no peer dump): `<data>/nn_mc_dropout/`.
         "nn_mc_dropout" => pool.install(|| nn::nn_mc_dropout(&data.join(name), threads, repeats)),
         "merge_memory" => merge_memory::merge_memory(&data.join(name), threads),
+        // Draws its own rows (no dump): molnar's non-linear DGP, Rust and formula.
+        "formula_dgp" => formula_dgp::formula_dgp(repeats),
         other => Err(BenchError::Other(format!(
             "unknown workload `{other}`; implemented: {}",
             WORKLOADS.join(", ")

@@ -98,8 +98,7 @@ impl Experiment {
             file: path.to_path_buf(),
             message,
         };
-        let mut tree: Value =
-            serde_saphyr::from_str(&text).map_err(|e| spec_err(yaml_message(&text, e)))?;
+        let mut tree: Value = read_yaml(&text).map_err(|e| spec_err(yaml_message(&text, e)))?;
         let runs_of = tree
             .get("runs_of")
             .and_then(Value::as_str)
@@ -110,7 +109,7 @@ impl Experiment {
                 serde_json::from_value(tree.clone())
                     .map_err(|e| spec_err(format!("with the runs of `{source}`: {e}")))?
             }
-            None => serde_saphyr::from_str(&text).map_err(|e| spec_err(yaml_message(&text, e)))?,
+            None => read_yaml(&text).map_err(|e| spec_err(yaml_message(&text, e)))?,
         };
         let stem = path
             .file_stem()
@@ -442,8 +441,14 @@ impl Experiment {
                         ),
                     );
                 }
-                if let Err(m) = dgp.dgp().validate() {
-                    return fail(dgp.name(), m.to_string());
+                match dgp.dgp().validate() {
+                    // A formula's error names its own line and column.
+                    Err(mut m @ xai_synth::DgpError::Formula { .. }) => {
+                        m.locate_formula_in(&self.text);
+                        return Err(self.err(format!("{m}\n(variant {})", v.describe())));
+                    }
+                    Err(m) => return fail(dgp.name(), m.to_string()),
+                    Ok(()) => {}
                 }
                 Some(dgp.dgp().feature_names())
             }
@@ -815,8 +820,8 @@ fn with_runs_of(path: &Path, text: &str, mut tree: Value, source: &str) -> Resul
             ),
         )
     })?;
-    let source_tree: Value = serde_saphyr::from_str(&source_text)
-        .map_err(|e| err(&from, yaml_message(&source_text, e)))?;
+    let source_tree: Value =
+        read_yaml(&source_text).map_err(|e| err(&from, yaml_message(&source_text, e)))?;
     if source_tree.get("runs_of").is_some() {
         return Err(err(
             path,
@@ -844,6 +849,15 @@ fn with_runs_of(path: &Path, text: &str, mut tree: Value, source: &str) -> Resul
         }
     }
     Ok(tree)
+}
+
+/// Experiment YAML in the YAML 1.2 core schema: only `true` and `false` are booleans,
+/// so a formula DGP's variable named `Y`, `N` or `on` stays a name when the file is
+/// read as a tree (YAML 1.1 reads those as booleans).
+fn read_yaml<'de, T: serde::Deserialize<'de>>(
+    text: &'de str,
+) -> std::result::Result<T, serde_saphyr::Error> {
+    serde_saphyr::from_str_with_options(text, serde_saphyr::options! { strict_booleans: true })
 }
 
 /// The parser's message, except for a repeated key: serde-saphyr then suggests a

@@ -67,9 +67,48 @@ pub enum DgpError {
         /// The row (0-based) whose pivot was not positive.
         pivot: usize,
     },
+    /// A formula DGP's formula does not compile ([`crate::formula`]): where, what, and
+    /// the formula with a caret under the text at fault.
+    #[error("{}: {message}\n    {formula}\n    {}{}", place(*at, formula, *column), " ".repeat(*column), "^".repeat(*width))]
+    Formula {
+        /// (line, column) in the YAML file of the formula's first character, where known.
+        at: Option<(usize, usize)>,
+        /// The formula as written.
+        formula: String,
+        /// The offending text's first character within the formula (0-based).
+        column: usize,
+        /// Its characters.
+        width: usize,
+        /// What is wrong and what to write instead.
+        message: String,
+    },
+}
+
+/// "line L, column C" of a formula's character `column`, or its place in the formula.
+fn place(at: Option<(usize, usize)>, formula: &str, column: usize) -> String {
+    match at {
+        Some((line, col)) => format!("line {line}, column {}", col + column),
+        None => format!("in `{formula}`, character {}", column + 1),
+    }
 }
 
 impl DgpError {
+    /// A formula error of unknown place ([`DgpError::Formula`]) located in `text`, the
+    /// YAML file holding the formula: at its first occurrence on one line.
+    pub fn locate_formula_in(&mut self, text: &str) {
+        if let DgpError::Formula {
+            at: at @ None,
+            formula,
+            ..
+        } = self
+            && let Some(start) = text.find(formula.as_str())
+        {
+            let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+            let line = text[..start].matches('\n').count() + 1;
+            *at = Some((line, text[line_start..start].chars().count() + 1));
+        }
+    }
+
     /// `param` = `value` is not `allowed` ([`DgpError::OutOfRange`]).
     pub fn out_of_range(param: &'static str, value: impl ToString, allowed: impl ToString) -> Self {
         DgpError::OutOfRange {
@@ -87,6 +126,7 @@ impl DgpError {
             | DgpError::NotSquare { param, .. }
             | DgpError::NotSymmetric { param, .. }
             | DgpError::NotPositiveDefinite { param, .. } => param,
+            DgpError::Formula { .. } => "formula",
         }
     }
 }

@@ -10,6 +10,7 @@
 pub mod border;
 pub mod correlated_gaussian;
 pub mod error;
+pub mod formula;
 pub mod friedman_variance;
 pub mod joint_gaussian;
 pub mod mease_wyner;
@@ -25,6 +26,7 @@ use xai_core::{Dataset, Marginals};
 pub use border::Border;
 pub use correlated_gaussian::CorrelatedGaussian;
 pub use error::DgpError;
+pub use formula::Formula;
 pub use friedman_variance::FriedmanVariance;
 pub use joint_gaussian::JointGaussian;
 pub use mease_wyner::MeaseWyner;

@@ -10,6 +10,7 @@ use xai_core::{MarginalSampler, Marginals};
 use crate::Dgp;
 use crate::border::Border;
 use crate::correlated_gaussian::CorrelatedGaussian;
+use crate::formula::Formula;
 use crate::friedman_variance::FriedmanVariance;
 use crate::joint_gaussian::JointGaussian;
 use crate::mease_wyner::MeaseWyner;
@@ -43,6 +44,9 @@ xai_core::registry! {
         /// watson2023 Fig. 3, Table 1: Friedman #1 in X6..X10 for the mean of Z, in
         /// X1..X5 for its noise sd ([`crate::friedman_variance`]).
         "friedman_variance" => FriedmanVariance(FriedmanVariance),
+        /// A DGP written as formulas in the YAML: features, hidden variables and a
+        /// target ([`crate::formula`]).
+        "formula" => Formula(Formula),
     }
 }
 
