@@ -128,6 +128,14 @@ impl Experiment {
             spec,
             tree,
         };
+        // The DGP as written, though a grid may replace it in every variant: a typo
+        // there is an error too (and its formula's place is exact, read from the text).
+        if let Some(Err(e)) = exp.spec.data.dgp.as_ref().map(|d| d.dgp().validate()) {
+            return Err(exp.err(match e {
+                xai_synth::DgpError::Formula { .. } => e.to_string(),
+                _ => format!("{}{e}", at_line(&exp.text, e.param())),
+            }));
+        }
         for scale in [Scale::Smoke, Scale::Ci, Scale::Paper] {
             exp.variants(scale)?;
         }
@@ -204,7 +212,96 @@ impl Experiment {
         for variant in &variants {
             self.validate_with(variant, None)?;
         }
+        self.validate_selectors(&variants)?;
         Ok(variants)
+    }
+
+    /// Every selector of the checks, plots and tables (`where:`, `this:`, `than:`,
+    /// `from:`, `that:`) names output columns (a grid key, `model`, `feature`, `x`,
+    /// `quantity`) and values some variant has: a grid value's label, a model, a
+    /// feature of the data (where known before the run). A typo would otherwise
+    /// select no rows and show only after the whole run.
+    fn validate_selectors(&self, variants: &[Variant]) -> Result<()> {
+        let mut known: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut add = |k: &str, v: String| {
+            let vals = known.entry(k.to_string()).or_default();
+            if !vals.contains(&v) {
+                vals.push(v);
+            }
+        };
+        let mut features_known = true;
+        for v in variants {
+            for (k, l) in &v.labels {
+                add(k, l.clone());
+            }
+            for m in v.spec.models.keys() {
+                add("model", m.clone());
+            }
+            match &v.spec.data.dgp {
+                Some(d) => d
+                    .dgp()
+                    .feature_names()
+                    .into_iter()
+                    .for_each(|f| add("feature", f)),
+                None => features_known = false,
+            }
+        }
+        if !features_known {
+            known.remove("feature");
+        }
+        let mut selectors = Vec::new();
+        for part in ["checks", "plots", "tables"] {
+            collect_selectors(&self.tree[part], &mut selectors);
+        }
+        for (field, sel) in selectors {
+            for (key, want) in sel {
+                if matches!(key.as_str(), "x" | "quantity") {
+                    continue;
+                }
+                let columns = || {
+                    let mut c: Vec<&str> = variants
+                        .first()
+                        .map(|v| v.labels.iter().map(|(k, _)| k.as_str()).collect())
+                        .unwrap_or_default();
+                    c.extend(["model", "feature", "x", "quantity"]);
+                    c.join(", ")
+                };
+                if key != "model"
+                    && key != "feature"
+                    && !variants
+                        .iter()
+                        .any(|v| v.labels.iter().any(|(k, _)| k == key))
+                {
+                    return Err(self.err(format!(
+                        "{}`{field}` selects on `{key}`, which is no column of the outputs; the columns are {}",
+                        at_line(&self.text, key),
+                        columns()
+                    )));
+                }
+                let Some(have) = known.get(key) else {
+                    continue;
+                };
+                let wanted: Vec<Value> = match want {
+                    Value::Array(items) => items.clone(),
+                    one => vec![one.clone()],
+                };
+                for w in wanted {
+                    let text = label(&w);
+                    let numeric = |h: &String| {
+                        w.as_f64()
+                            .is_some_and(|n| h.parse::<f64>().is_ok_and(|h| h == n))
+                    };
+                    if !have.iter().any(|h| *h == text || numeric(h)) {
+                        return Err(self.err(format!(
+                            "{}`{field}` selects `{key}: {text}`, which no variant has; the values of `{key}` are {}",
+                            at_line(&self.text, &text),
+                            have.join(", ")
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Every quantity that some cell of the grid reports: a grid may change a method's
@@ -849,6 +946,28 @@ fn with_runs_of(path: &Path, text: &str, mut tree: Value, source: &str) -> Resul
         }
     }
     Ok(tree)
+}
+
+/// The selectors under `node` (a mapping under `where`, `this`, `than`, `from` or
+/// `that`, at any depth), with the field that holds each.
+fn collect_selectors<'a>(
+    node: &'a Value,
+    out: &mut Vec<(&'a str, &'a serde_json::Map<String, Value>)>,
+) {
+    match node {
+        Value::Object(map) => {
+            for (k, v) in map {
+                match (k.as_str(), v) {
+                    ("where" | "this" | "than" | "from" | "that", Value::Object(sel)) => {
+                        out.push((k, sel))
+                    }
+                    _ => collect_selectors(v, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_selectors(v, out)),
+        _ => {}
+    }
 }
 
 /// Experiment YAML in the YAML 1.2 core schema: only `true` and `false` are booleans,

@@ -35,7 +35,6 @@ fn ideal_intervals_cover_95_percent_on_dgps_without_their_own_marginals_and_on_f
             _ if !r.quantity.ends_with("_corrected") => assert!(e < 0.6, "{what}"),
             _ => continue,
         }
-        eprintln!("{what}");
         seen.push(what);
     }
     // 3 DGPs × (3 ideal + 3 uncorrected subs) coverages.

@@ -606,3 +606,56 @@ fn plots_of_a_study_without_a_paper_figure_need_no_title() {
     assert!(text.contains("figure: none"));
     Experiment::from_text(Path::new("experiments/wood2024-fig4.yaml"), text).unwrap();
 }
+
+/// A check's selector names a column and a value some variant has, checked at load
+/// (a typo would otherwise select no rows, found only after the run).
+#[test]
+fn a_check_selecting_an_unknown_feature_or_column_is_refused_at_load() {
+    let msg = error_of(
+        "where: { feature: X5 }, bound",
+        "where: { feature: X9 }, bound",
+    );
+    assert_has(
+        &msg,
+        &[
+            "line 54",
+            "`where` selects `feature: X9`",
+            "X1, X2, X3, X4, X5",
+        ],
+    );
+    let msg = error_of(
+        "where: { feature: X5 }, bound",
+        "where: { fature: X5 }, bound",
+    );
+    assert_has(
+        &msg,
+        &[
+            "line 54",
+            "selects on `fature`",
+            "model, feature, x, quantity",
+        ],
+    );
+    let msg = error_of("than: { feature: [X1, X2, X3, X4] }", "than: { model: rf }");
+    assert_has(
+        &msg,
+        &["`than` selects `model: rf`", "values of `model` are gp"],
+    );
+}
+
+/// A formula DGP's error names the line and column of the file, whether the formula
+/// is the DGP as written or one a grid sets (read back through a tree).
+#[test]
+fn a_formula_error_names_its_line_and_column() {
+    let dgp = "    correlated_gaussian: { noise_var: 2.0, rho: 0.8 }";
+    let msg = error_of(
+        dgp,
+        "    formula:\n      features:\n        - X1: uniform(0, 1)\n      target: X1 + X0 + normal(0, 1)",
+    );
+    assert_has(
+        &msg,
+        &[
+            "line 30, column 20: unknown variable `X0`; defined above: X1",
+            "         ^^",
+        ],
+    );
+}

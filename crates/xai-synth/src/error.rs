@@ -94,16 +94,38 @@ fn place(at: Option<(usize, usize)>, formula: &str, column: usize) -> String {
 
 impl DgpError {
     /// A formula error of unknown place ([`DgpError::Formula`]) located in `text`, the
-    /// YAML file holding the formula: at its first occurrence on one line.
+    /// YAML file holding the formula: its first occurrence below a `formula:` key as a
+    /// whole scalar (after `key:`, `- ` or in a `[...]` list, plain or quoted).
     pub fn locate_formula_in(&mut self, text: &str) {
-        if let DgpError::Formula {
+        let DgpError::Formula {
             at: at @ None,
             formula,
             ..
         } = self
-            && let Some(start) = text.find(formula.as_str())
-        {
+        else {
+            return;
+        };
+        let Some(from) = text.find("formula:") else {
+            return;
+        };
+        let whole = |start: usize| {
             let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+            let before = text[line_start..start]
+                .trim_end()
+                .trim_end_matches(['"', '\'']);
+            let after = text[start + formula.len()..line_end]
+                .trim_start_matches(['"', '\''])
+                .trim_start();
+            let opens = [':', '-', '[', ','].iter().any(|c| before.ends_with(*c));
+            let closes = after.is_empty() || [',', ']', '#'].iter().any(|c| after.starts_with(*c));
+            (opens && closes).then_some(line_start)
+        };
+        if let Some((start, line_start)) = text
+            .match_indices(formula.as_str())
+            .filter(|(i, _)| *i > from)
+            .find_map(|(i, _)| whole(i).map(|l| (i, l)))
+        {
             let line = text[..start].matches('\n').count() + 1;
             *at = Some((line, text[line_start..start].chars().count() + 1));
         }

@@ -96,6 +96,15 @@ pub fn compile(
             names.push((name.to_string(), i, span));
         }
     }
+    if names.is_empty() {
+        return Err(FormulaError {
+            place: Place::Target,
+            at: Located::new(
+                0..target.len(),
+                "`features` defines no variable; list them under it, one per line, e.g. `- X1: uniform(0, 1)`",
+            ),
+        });
+    }
     let all: Vec<String> = names.iter().map(|n| n.0.clone()).collect();
     let mut is_hidden = vec![false; all.len()];
     for (h, name) in hidden.iter().enumerate() {
@@ -133,6 +142,15 @@ pub fn compile(
         let first = vars.len();
         let start = slots.len();
         if group.len() > 1 {
+            if group.iter().any(|&v| is_hidden[v]) && !group.iter().all(|&v| is_hidden[v]) {
+                return Err(FormulaError {
+                    place: Place::Key(i),
+                    at: Located::new(
+                        0..equations[i].0.len(),
+                        "a group mixes hidden and visible variables (the truths would need the hidden ones given the visible); hide all of them or none",
+                    ),
+                });
+            }
             let codes = mvnormal(&expr, group.len(), &mut slots).map_err(err(Place::Value(i)))?;
             for (k, code) in codes.into_iter().enumerate() {
                 vars.push(Var {
@@ -154,7 +172,8 @@ pub fn compile(
             features_only: !is_hidden[first],
         };
         let code = scope.lower(&expr).map_err(err(Place::Value(i)))?;
-        let random = code.reads(|v| vars[v].random);
+        // It draws itself, or reads a hidden variable that draws.
+        let random = code.reads(|v| vars[v].hidden && vars[v].random);
         let direct = match (&expr.node, code.0.as_slice()) {
             (Node::Call(..), [params @ .., Op::Dist { dist, .. }]) => params
                 .iter()

@@ -80,13 +80,14 @@ impl Dist {
             Dist::LogNormal => (p[0] + p[1] * w).exp(),
             Dist::Bernoulli => f64::from(u8::from(w < p[0])),
             Dist::Categorical => {
-                let t = w * p.iter().sum::<f64>();
+                // A negative weight counts as 0, as in the truths.
+                let t = w * p.iter().map(|&pc| pc.max(0.0)).sum::<f64>();
                 let mut acc = 0.0;
                 let last = p.len() - 1;
                 let c = p[..last]
                     .iter()
                     .position(|&pc| {
-                        acc += pc;
+                        acc += pc.max(0.0);
                         t < acc
                     })
                     .unwrap_or(last);
@@ -117,10 +118,26 @@ impl Dist {
         }
     }
 
-    /// The mean as an expression of the parameters `a` (spans at `span`).
+    /// The parameters as the draw uses them: a Bernoulli p clamped to [0, 1] (u < p
+    /// is 1 for p > 1, 0 for p < 0), a categorical weight below 0 as 0.
+    fn effective(self, a: &[Expr]) -> Vec<Expr> {
+        let b = Build::over(a);
+        let floor = |e: &Expr| b.call2("max", e.clone(), b.num(0.0));
+        match self {
+            Dist::Bernoulli => vec![b.call2("min", floor(&a[0]), b.num(1.0))],
+            Dist::Categorical => a.iter().map(floor).collect(),
+            _ => a.to_vec(),
+        }
+    }
+
+    /// The mean as an expression of the parameters `a`.
     pub fn mean(self, a: &[Expr]) -> Expr {
-        let at = a[0].span.start..a[a.len() - 1].span.end;
-        let b = Build(at);
+        self.mean_of(&self.effective(a))
+    }
+
+    /// The mean of the effective parameters `a`.
+    fn mean_of(self, a: &[Expr]) -> Expr {
+        let b = Build::over(a);
         match self {
             Dist::Uniform => b.op(
                 BinOp::Div,
@@ -145,8 +162,8 @@ impl Dist {
 
     /// The variance as an expression of the parameters `a`.
     pub fn variance(self, a: &[Expr]) -> Expr {
-        let at = a[0].span.start..a[a.len() - 1].span.end;
-        let b = Build(at);
+        let a = &self.effective(a)[..];
+        let b = Build::over(a);
         match self {
             // (b − a)²/12
             Dist::Uniform => b.op(
@@ -178,7 +195,7 @@ impl Dist {
             Dist::Categorical => b.op(
                 BinOp::Sub,
                 b.op(BinOp::Div, b.moment(a, 2), b.sum(a)),
-                b.sq(&self.mean(a)),
+                b.sq(&self.mean_of(a)),
             ),
         }
     }
@@ -188,6 +205,10 @@ impl Dist {
 struct Build(std::ops::Range<usize>);
 
 impl Build {
+    /// At the span of the parameters `a`.
+    fn over(a: &[Expr]) -> Build {
+        Build(a[0].span.start..a[a.len() - 1].span.end)
+    }
     fn at(&self, node: Node) -> Expr {
         Expr {
             node,
@@ -202,6 +223,9 @@ impl Build {
     }
     fn call(&self, f: &str, a: Expr) -> Expr {
         self.at(Node::Call(f.into(), vec![a]))
+    }
+    fn call2(&self, f: &str, a: Expr, c: Expr) -> Expr {
+        self.at(Node::Call(f.into(), vec![a, c]))
     }
     fn sq(&self, a: &Expr) -> Expr {
         self.op(BinOp::Pow, a.clone(), self.num(2.0))

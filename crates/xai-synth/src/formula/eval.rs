@@ -206,7 +206,10 @@ impl Code {
         for op in &self.0 {
             let k = op.pops();
             if depth + 1 > stack.len() {
-                stack.push(vec![0.0; BLOCK]);
+                stack.push(vec![0.0; n]);
+            }
+            if stack[depth].len() < n {
+                stack[depth].resize(n, 0.0);
             }
             match *op {
                 Op::Const(c) => stack[depth][..n].fill(c),

@@ -5,11 +5,11 @@
 //! ```yaml
 //! dgp:
 //!   formula:
-//!     features:
-//!       X1: uniform(0, 1)
-//!       X2: 0.5 * X1 + normal(0, 0.1)
-//!       X3, X4: mvnormal([0, 0], [[1, 0.8], [0.8, 1]])
-//!       S: X3 + normal(0, 1)          # hidden below: not a column of the data
+//!     features:                     # a sequence: the order is the definitions'
+//!       - X1: uniform(0, 1)
+//!       - X2: 0.5 * X1 + normal(0, 0.1)
+//!       - X3, X4: mvnormal([0, 0], [[1, 0.8], [0.8, 1]])
+//!       - S: X3 + normal(0, 1)        # hidden below: not a column of the data
 //!     hidden: [S]
 //!     target: X1 - sqrt(1 + X2) + normal(0, abs(S) / 2)
 //! ```
@@ -60,7 +60,7 @@ use ndarray::{Array1, Array2, ArrayView2};
 use rand::{Rng, RngExt};
 use rand_distr::StandardNormal;
 use serde::Deserialize;
-use serde::de::{MapAccess, Visitor};
+use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 use xai_core::rng::stream_rng;
 use xai_core::{Dataset, MarginalSampler, Marginals, Target};
@@ -79,7 +79,8 @@ const TRUTH_SEED: u64 = 0x7275_7468;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FormulaSource {
-    /// `name: formula` (or `A, B: mvnormal(...)`), in order.
+    /// `- name: formula` (or `- A, B: mvnormal(...)`), in order: a sequence, because
+    /// an experiment's variants are rebuilt from a tree whose mappings sort their keys.
     pub features: Equations,
     /// Variables that are not columns of the data.
     #[serde(default)]
@@ -88,9 +89,38 @@ pub struct FormulaSource {
     pub target: Spanned<String>,
 }
 
-/// An ordered YAML mapping of names to formulas, each with its location.
+/// A YAML sequence of one-entry mappings `name: formula`, each with its location.
 #[derive(Debug, Clone)]
 pub struct Equations(pub Vec<(Spanned<String>, Spanned<String>)>);
+
+/// One `name: formula` entry of [`Equations`].
+struct Equation((Spanned<String>, Spanned<String>));
+
+impl<'de> Deserialize<'de> for Equation {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct One;
+        impl<'de> Visitor<'de> for One {
+            type Value = Equation;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("one `name: formula`, e.g. `- X1: uniform(0, 1)`")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Equation, A::Error> {
+                let Some(entry) = map.next_entry()? else {
+                    return Err(serde::de::Error::custom(
+                        "an entry of `features` is empty; write `- X1: uniform(0, 1)`",
+                    ));
+                };
+                if map.next_key::<serde::de::IgnoredAny>()?.is_some() {
+                    return Err(serde::de::Error::custom(
+                        "each entry of `features` defines one variable: start each with `- `, e.g. `- X1: uniform(0, 1)` then `- X2: ...`",
+                    ));
+                }
+                Ok(Equation(entry))
+            }
+        }
+        d.deserialize_map(One)
+    }
+}
 
 impl<'de> Deserialize<'de> for Equations {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -98,17 +128,24 @@ impl<'de> Deserialize<'de> for Equations {
         impl<'de> Visitor<'de> for Ordered {
             type Value = Equations;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a mapping of feature names to formulas, e.g. `X1: uniform(0, 1)`")
+                f.write_str(
+                    "a sequence of `name: formula` entries in order, e.g. `- X1: uniform(0, 1)`",
+                )
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Equations, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Equations, A::Error> {
                 let mut out = Vec::new();
-                while let Some(entry) = map.next_entry()? {
+                while let Some(Equation(entry)) = seq.next_element()? {
                     out.push(entry);
                 }
                 Ok(Equations(out))
             }
+            fn visit_map<A: MapAccess<'de>>(self, _map: A) -> Result<Equations, A::Error> {
+                Err(serde::de::Error::custom(
+                    "`features` is a sequence, to keep its order: start each entry with `- `, e.g. `- X1: uniform(0, 1)`",
+                ))
+            }
         }
-        d.deserialize_map(Ordered)
+        d.deserialize_any(Ordered)
     }
 }
 
@@ -156,8 +193,9 @@ impl From<FormulaSource> for Formula {
 }
 
 /// The error `e` as a [`DgpError::Formula`], at the YAML line and column of its string
-/// where the parser recorded them (a formula in a grid's `set:` has none; the
-/// experiment then finds it in its file, [`DgpError::locate_formula_in`]).
+/// where the parser recorded them: read from the file's text (an experiment's DGP as
+/// written). A variant of an experiment is rebuilt from a tree and has none; the
+/// experiment then finds the formula in its file ([`DgpError::locate_formula_in`]).
 fn located(source: &FormulaSource, e: &FormulaError) -> DgpError {
     let s = match e.place {
         Place::Key(i) => &source.features.0[i].0,
@@ -219,10 +257,12 @@ struct Block {
 }
 
 impl Block {
-    fn new(m: &Model) -> Block {
+    /// Buffers for blocks of up to `rows` rows (at most [`BLOCK`]).
+    fn new(m: &Model, rows: usize) -> Block {
+        let rows = rows.min(BLOCK);
         Block {
-            vars: vec![vec![0.0; BLOCK]; m.vars.len()],
-            draws: vec![vec![0.0; BLOCK]; m.slots.len()],
+            vars: vec![vec![0.0; rows]; m.vars.len()],
+            draws: vec![vec![0.0; rows]; m.slots.len()],
             stack: Vec::new(),
         }
     }
@@ -273,7 +313,7 @@ impl Dgp for Formula {
         let all: Vec<usize> = (0..m.slots.len()).collect();
         let mut x = Array2::zeros((n, cols.len()));
         let mut y = vec![0.0; n];
-        let mut b = Block::new(m);
+        let mut b = Block::new(m, n);
         for start in (0..n).step_by(BLOCK) {
             let len = BLOCK.min(n - start);
             b.draw(m, &all, len, rng);
@@ -330,7 +370,8 @@ impl Formula {
         let m = self.model();
         let cols: Vec<usize> = (0..m.vars.len()).filter(|&v| !m.vars[v].hidden).collect();
         let hidden: Vec<usize> = (0..m.vars.len()).filter(|&v| m.vars[v].hidden).collect();
-        let mut b = Block::new(m);
+        let rows = if m.by_monte_carlo { BLOCK } else { x.nrows() };
+        let mut b = Block::new(m, rows);
         let (mut mean, mut var) = (vec![0.0; x.nrows()], vec![0.0; x.nrows()]);
         if !m.by_monte_carlo {
             for start in (0..x.nrows()).step_by(BLOCK) {
@@ -348,10 +389,12 @@ impl Formula {
             }
             return (Array1::from(mean), Array1::from(var));
         }
-        let slots: Vec<usize> = hidden
+        // A group's members share their slots: each slot once.
+        let mut slots: Vec<usize> = hidden
             .iter()
             .flat_map(|&v| m.vars[v].slots.clone())
             .collect();
+        slots.dedup();
         let (mut mu, mut s2) = (vec![0.0; BLOCK], vec![0.0; BLOCK]);
         for i in 0..x.nrows() {
             let mut rng = stream_rng(TRUTH_SEED, i as u64);
@@ -453,14 +496,14 @@ mod tests {
         }
     }
 
-    const UNIFORM4: &str = "  features:\n    X1: uniform(0, 1)\n    X2: uniform(0, 1)\n    X3: uniform(0, 1)\n    X4: uniform(0, 1)\n";
+    const UNIFORM4: &str = "  features:\n    - X1: uniform(0, 1)\n    - X2: uniform(0, 1)\n    - X3: uniform(0, 1)\n    - X4: uniform(0, 1)\n";
 
     /// molnar2023's DGPs written as formulas draw the Rust DGPs' bytes: features row by
     /// row, then the noise, the same operations in the same order.
     #[test]
     fn molnar_s_dgps_as_formulas_give_the_rust_bytes() {
         let linear = formula(
-            "  features:\n    X1: uniform(0, 1)\n    X2: uniform(0, 1)\n  target: X1 - X2 + normal(0, 1)\n",
+            "  features:\n    - X1: uniform(0, 1)\n    - X2: uniform(0, 1)\n  target: X1 - X2 + normal(0, 1)\n",
         );
         same_bytes(&MolnarLinear { noise_sd: 1.0 }, &linear);
         let nonlinear = formula(&format!(
@@ -491,7 +534,7 @@ mod tests {
     #[test]
     fn the_correlated_gaussian_as_a_formula_gives_the_rust_bytes() {
         let yaml = formula(
-            "  features:\n    X1, X2: mvnormal([0, 0], [[1, 0.8], [0.8, 1]])\n    X3, X4: mvnormal([0, 0], [[1, 0.8], [0.8, 1]])\n    X5: normal(0, 1)\n  target: X1 + X2 + 0.9 * X3 * X3 + X4 + X5 + normal(0, sqrt(2))\n",
+            "  features:\n    - X1, X2: mvnormal([0, 0], [[1, 0.8], [0.8, 1]])\n    - X3, X4: mvnormal([0, 0], [[1, 0.8], [0.8, 1]])\n    - X5: normal(0, 1)\n  target: X1 + X2 + 0.9 * X3 * X3 + X4 + X5 + normal(0, sqrt(2))\n",
         );
         let rust = CorrelatedGaussian {
             noise_var: 2.0,
@@ -509,8 +552,9 @@ mod tests {
     fn truths_follow_the_target_s_draw() {
         let n = 20_000;
         let nf = n as f64;
-        let het =
-            formula("  features:\n    X1: uniform(-1, 1)\n  target: 2 * X1 + normal(0, abs(X1))\n");
+        let het = formula(
+            "  features:\n    - X1: uniform(-1, 1)\n  target: 2 * X1 + normal(0, abs(X1))\n",
+        );
         let x = array![[0.5], [-0.25]];
         assert_eq!(het.conditional_mean(x.view()), array![1.0, -0.5]);
         assert_eq!(het.conditional_variance(x.view()), array![0.25, 0.0625]);
@@ -526,7 +570,7 @@ mod tests {
         assert!((var - 1.0).abs() < 4.0 * (2.0 / nf).sqrt(), "{var}");
 
         let bern =
-            formula("  features:\n    X1: normal(0, 1)\n  target: bernoulli(logistic(3 * X1))\n");
+            formula("  features:\n    - X1: normal(0, 1)\n  target: bernoulli(logistic(3 * X1))\n");
         assert_eq!(bern.conditional_mean(array![[0.0]].view())[0], 0.5);
         assert_eq!(bern.conditional_variance(array![[0.0]].view())[0], 0.25);
         let d = bern.sample(n, &mut stream_rng(3, 1));
@@ -546,7 +590,7 @@ mod tests {
             / nf;
         assert!(gap.abs() < 4.0 * (0.25 / nf).sqrt(), "{gap}");
 
-        let cat = formula("  features:\n    X1: uniform(0, 1)\n  target: categorical(1, 2, 1)\n");
+        let cat = formula("  features:\n    - X1: uniform(0, 1)\n  target: categorical(1, 2, 1)\n");
         assert_eq!(cat.conditional_mean(array![[0.3]].view())[0], 1.0);
         assert_eq!(cat.conditional_variance(array![[0.3]].view())[0], 0.5);
         let d = cat.sample(n, &mut stream_rng(3, 2));
@@ -560,7 +604,7 @@ mod tests {
         let share = labels.iter().filter(|&&l| l == 1).count() as f64 / nf;
         assert!((share - 0.5).abs() < 4.0 * (0.25 / nf).sqrt(), "{share}");
 
-        let logn = formula("  features:\n    X1: uniform(0, 1)\n  target: lognormal(X1, 0.5)\n");
+        let logn = formula("  features:\n    - X1: uniform(0, 1)\n  target: lognormal(X1, 0.5)\n");
         let d = logn.sample(n, &mut stream_rng(3, 3));
         let want = logn.conditional_mean(d.x());
         assert!((want[0] - (d.x()[[0, 0]] + 0.125).exp()).abs() < 1e-12);
@@ -574,7 +618,7 @@ mod tests {
     #[test]
     fn structural_equations_and_mvnormal_have_their_moments() {
         let f = formula(
-            "  features:\n    A, B: mvnormal([1, -1], [[2, 0.6], [0.6, 1]])\n    C: 0.5 * A + normal(0, 1)\n  target: C + normal(0, 1)\n",
+            "  features:\n    - A, B: mvnormal([1, -1], [[2, 0.6], [0.6, 1]])\n    - C: 0.5 * A + normal(0, 1)\n  target: C + normal(0, 1)\n",
         );
         let n = 40_000;
         let nf = n as f64;
@@ -618,7 +662,7 @@ mod tests {
     #[test]
     fn hidden_variables_are_averaged_over_in_the_truths() {
         let f = formula(
-            "  features:\n    X1: uniform(0, 1)\n    H: X1 + normal(0, 1)\n  hidden: [H]\n  target: X1 + normal(0, abs(H))\n",
+            "  features:\n    - X1: uniform(0, 1)\n    - H: X1 + normal(0, 1)\n  hidden: [H]\n  target: X1 + normal(0, abs(H))\n",
         );
         assert_eq!(f.feature_names(), ["X1"]);
         assert_eq!(f.sample(5, &mut stream_rng(1, 0)).x().ncols(), 1);
@@ -649,6 +693,39 @@ mod tests {
         let rest = f.sample(1476, &mut rng);
         assert_eq!(long.x().slice(ndarray::s![..1024, ..]), first.x());
         assert_eq!(long.x().slice(ndarray::s![1024.., ..]), rest.x());
+        let y = continuous(&long);
+        assert_eq!(y.slice(ndarray::s![..1024]), continuous(&first));
+        assert_eq!(y.slice(ndarray::s![1024..]), continuous(&rest));
+    }
+
+    /// Read through a tree whose mappings sort their keys (an experiment's variants),
+    /// the features keep the order written: `features` is a sequence. A mapping is
+    /// refused with what to write.
+    #[test]
+    fn the_features_keep_their_order_through_a_tree() {
+        let text = "formula:\n  features:\n    - Z: uniform(0, 1)\n    - A: 2 * Z + normal(0, 1)\n    - X10: normal(0, 1)\n    - X2: normal(0, 1)\n  target: A + normal(0, 1)\n";
+        let tree: serde_json::Value = serde_saphyr::from_str(text).unwrap();
+        let DgpSpec::Formula(f) = serde_json::from_value(tree).unwrap() else {
+            unreachable!()
+        };
+        f.validate().unwrap();
+        assert_eq!(f.feature_names(), ["Z", "A", "X10", "X2"]);
+        let mapping = "formula:\n  features:\n    X1: uniform(0, 1)\n  target: X1\n";
+        let err = serde_saphyr::from_str::<DgpSpec>(mapping)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`features` is a sequence, to keep its order"),
+            "{err}"
+        );
+        let two = "formula:\n  features:\n    - X1: uniform(0, 1)\n      X2: uniform(0, 1)\n  target: X1\n";
+        let err = serde_saphyr::from_str::<DgpSpec>(two)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("each entry of `features` defines one variable"),
+            "{err}"
+        );
     }
 
     /// Bad formulas: each error names the YAML line and column of the offending text
@@ -658,119 +735,134 @@ mod tests {
         let cases: &[(&str, &str, &str)] = &[
             // (the formula's body, its location, a phrase of the message)
             (
-                "  features:\n    X1: uniform(0, 1)\n    X2: X1 + X9\n  target: X1 + normal(0, 1)\n",
-                "line 4, column 14",
+                "  features:\n    - X1: uniform(0, 1)\n    - X2: X1 + X9\n  target: X1 + normal(0, 1)\n",
+                "line 4, column 16",
                 "unknown variable `X9`; defined above: X1",
             ),
             (
-                "  features:\n    X1: X2 + 1\n    X2: uniform(0, 1)\n  target: X1\n",
-                "line 3, column 9",
+                "  features:\n    - X1: X2 + 1\n    - X2: uniform(0, 1)\n  target: X1\n",
+                "line 3, column 11",
                 "`X2` is defined further down",
             ),
             (
-                "  features:\n    X1: X1 + 1\n  target: X1\n",
-                "line 3, column 9",
+                "  features:\n    - X1: X1 + 1\n  target: X1\n",
+                "line 3, column 11",
                 "cannot be defined by itself",
             ),
             (
-                "  features:\n    X1: \"sqrt(2, 3)\"\n  target: X1\n",
-                "line 3, column 10",
+                "  features:\n    - X1: \"sqrt(2, 3)\"\n  target: X1\n",
+                "line 3, column 12",
                 "`sqrt` is called with 2 argument(s); write sqrt(x)",
             ),
             (
-                "  features:\n    X1: normal(0)\n  target: X1\n",
-                "line 3, column 9",
+                "  features:\n    - X1: normal(0)\n  target: X1\n",
+                "line 3, column 11",
                 "write normal(mean, sd)",
             ),
             (
-                "  features:\n    X1: sqr(2)\n  target: X1\n",
-                "line 3, column 9",
+                "  features:\n    - X1: sqr(2)\n  target: X1\n",
+                "line 3, column 11",
                 "unknown function `sqr`",
             ),
             (
-                "  features:\n    X1: 2 $ 3\n  target: X1\n",
-                "line 3, column 11",
+                "  features:\n    - X1: 2 $ 3\n  target: X1\n",
+                "line 3, column 13",
                 "`$` is not part of a formula",
             ),
             (
-                "  features:\n    X1: sqrt(2\n  target: X1\n",
-                "line 3, column 15",
+                "  features:\n    - X1: sqrt(2\n  target: X1\n",
+                "line 3, column 17",
                 "expected `)` to close the arguments of `sqrt`",
             ),
             (
-                "  features:\n    X1: uniform(0, 1) X1\n  target: X1\n",
-                "line 3, column 23",
+                "  features:\n    - X1: uniform(0, 1) X1\n  target: X1\n",
+                "line 3, column 25",
                 "after a complete expression",
             ),
             (
-                "  features:\n    X1: 1.2.3\n  target: X1\n",
-                "line 3, column 9",
+                "  features:\n    - X1: 1.2.3\n  target: X1\n",
+                "line 3, column 11",
                 "`1.2.3` is not a number",
             ),
             (
-                "  features:\n    X1: uniform(0, 1)\n  target: X1 + normal(0, 1) + normal(0, 2)\n",
+                "  features:\n    - X1: uniform(0, 1)\n  target: X1 + normal(0, 1) + normal(0, 2)\n",
                 "line 4, column 31",
                 "a second draw",
             ),
             (
-                "  features:\n    X1: uniform(0, 1)\n  target: exp(normal(0, 1)) + X1\n",
+                "  features:\n    - X1: uniform(0, 1)\n  target: exp(normal(0, 1)) + X1\n",
                 "line 4, column 15",
                 "one distribution added to its mean",
             ),
             (
-                "  features:\n    X1: uniform(0, 1)\n  target: X1 + normal(0, uniform(0, 1))\n",
+                "  features:\n    - X1: uniform(0, 1)\n  target: X1 + normal(0, uniform(0, 1))\n",
                 "line 4, column 26",
                 "cannot draw",
             ),
             (
-                "  features:\n    H: normal(0, 1)\n    X1: H + 1\n  hidden: [H]\n  target: X1\n",
-                "line 4, column 9",
+                "  features:\n    - H: normal(0, 1)\n    - X1: H + 1\n  hidden: [H]\n  target: X1\n",
+                "line 4, column 11",
                 "cannot read the hidden `H`",
             ),
             (
-                "  features:\n    X1: uniform(1, 0)\n  target: X1\n",
-                "line 3, column 9",
+                "  features:\n    - X1: uniform(1, 0)\n  target: X1\n",
+                "line 3, column 11",
                 "min 1 must be below its max 0",
             ),
             (
-                "  features:\n    A, B: mvnormal([0, 0], [[1, 2], [2, 1]])\n  target: A\n",
-                "line 3, column 37",
+                "  features:\n    - A, B: mvnormal([0, 0], [[1, 2], [2, 1]])\n  target: A\n",
+                "line 3, column 39",
                 "positive definite",
             ),
             (
-                "  features:\n    A, B: mvnormal([0, 0], [[1, 0.5], [0.4, 1]])\n  target: A\n",
-                "line 3, column 39",
+                "  features:\n    - A, B: mvnormal([0, 0], [[1, 0.5], [0.4, 1]])\n  target: A\n",
+                "line 3, column 41",
                 "symmetric",
             ),
             (
-                "  features:\n    A, B: normal(0, 1)\n  target: A\n",
-                "line 3, column 11",
+                "  features:\n    - A, B: normal(0, 1)\n  target: A\n",
+                "line 3, column 13",
                 "a group of variables is drawn by mvnormal",
             ),
             (
-                "  features:\n    X1: mvnormal([0], [[1]])\n  target: X1\n",
-                "line 3, column 9",
+                "  features:\n    - X1: mvnormal([0], [[1]])\n  target: X1\n",
+                "line 3, column 11",
                 "mvnormal draws several features",
             ),
             (
-                "  features:\n    X1: uniform(0, 1)\n    pi: 2\n  target: X1\n",
-                "line 4, column 5",
+                "  features:\n    - X1: uniform(0, 1)\n    - pi: 2\n  target: X1\n",
+                "line 4, column 7",
                 "`pi` is a built-in name",
             ),
             (
-                "  features:\n    X1: uniform(0, 1)\n  hidden: [X2]\n  target: X1\n",
+                "  features:\n    - X1: uniform(0, 1)\n  hidden: [X2]\n  target: X1\n",
                 "line 4, column 12",
                 "`X2` is not a variable",
             ),
             (
-                "  features:\n    X1: \"\"\n  target: X1\n",
-                "line 3, column 10",
+                "  features:\n    - X1: \"\"\n  target: X1\n",
+                "line 3, column 12",
                 "the formula is empty",
             ),
             (
-                "  features:\n    X1: \"[1, 2]\"\n  target: X1\n",
-                "line 3, column 10",
+                "  features:\n    - X1: \"[1, 2]\"\n  target: X1\n",
+                "line 3, column 12",
                 "only mvnormal's mean or covariance",
+            ),
+            (
+                "  features: []\n  target: X1\n",
+                "line 3, column 11",
+                "`features` defines no variable",
+            ),
+            (
+                "  features:\n    - X1, H: mvnormal([0, 0], [[1, 0.5], [0.5, 1]])\n  hidden: [H]\n  target: X1 + H\n",
+                "line 3, column 7",
+                "a group mixes hidden and visible variables",
+            ),
+            (
+                "  features:\n    - X1: X1 < 1 < 2\n  target: X1\n",
+                "line 3, column 18",
+                "comparisons do not chain",
             ),
         ];
         for (body, at, phrase) in cases {
@@ -796,11 +888,20 @@ mod tests {
                 .starts_with("in `X1 + X9`, character 6: unknown variable"),
             "{err}"
         );
+        let mut noisy = err.clone();
         err.locate_formula_in(&text);
         assert!(
             err.to_string()
-                .starts_with("line 4, column 14: unknown variable"),
+                .starts_with("line 4, column 16: unknown variable"),
             "{err}"
+        );
+        // The formula's text elsewhere in the file (a note) is not taken for it.
+        noisy.locate_formula_in(&format!("notes: |\n  X1 + X9 is a typo\n{text}"));
+        assert!(
+            noisy
+                .to_string()
+                .starts_with("line 6, column 16: unknown variable"),
+            "{noisy}"
         );
     }
 }

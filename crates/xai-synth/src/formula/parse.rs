@@ -90,8 +90,8 @@ enum Tok {
 
 /// Splits `text` into tokens with their byte ranges.
 fn lex(text: &str) -> Result<Vec<(Tok, Range<usize>)>, Located> {
-    const SYMS: [&str; 13] = [
-        "<=", ">=", "<", ">", "+", "-", "*", "/", "^", "(", ")", ",", "[",
+    const SYMS: [&str; 14] = [
+        "<=", ">=", "<", ">", "+", "-", "*", "/", "^", "(", ")", ",", "[", "]",
     ];
     let bytes = text.as_bytes();
     let mut out = Vec::new();
@@ -124,9 +124,6 @@ fn lex(text: &str) -> Result<Vec<(Tok, Range<usize>)>, Located> {
                 i += 1;
             }
             out.push((Tok::Name(text[start..i].to_string()), start..i));
-        } else if c == b']' {
-            out.push((Tok::Sym("]"), i..i + 1));
-            i += 1;
         } else if let Some(s) = SYMS.iter().find(|s| text[i..].starts_with(**s)) {
             out.push((Tok::Sym(s), i..i + s.len()));
             i += s.len();
@@ -150,6 +147,7 @@ pub fn parse(text: &str) -> Result<Expr, Located> {
         toks,
         at: 0,
         end: text.len(),
+        depth: 0,
     };
     if p.toks.is_empty() {
         return Err(Located::new(
@@ -182,7 +180,12 @@ struct Parser {
     toks: Vec<(Tok, Range<usize>)>,
     at: usize,
     end: usize,
+    /// Open parentheses, brackets, calls and unary minuses around the current token.
+    depth: usize,
 }
+
+/// The deepest nesting a formula may have (a guard against exhausting the stack).
+const MAX_DEPTH: usize = 200;
 
 impl Parser {
     fn peek_sym(&self) -> Option<&'static str> {
@@ -221,6 +224,14 @@ impl Parser {
         };
         self.at += 1;
         let rhs = self.sum()?;
+        if let Some(s @ ("<" | "<=" | ">" | ">=")) = self.peek_sym() {
+            return Err(Located::new(
+                self.toks[self.at].1.clone(),
+                format!(
+                    "comparisons do not chain: a second `{s}`; write (a < b) * (b < c) for a < b < c"
+                ),
+            ));
+        }
         Ok(bin(op, lhs, rhs))
     }
 
@@ -247,11 +258,31 @@ impl Parser {
         Ok(lhs)
     }
 
+    /// `parse` one level deeper, refused beyond [`MAX_DEPTH`].
+    fn nested(&mut self, parse: fn(&mut Self) -> Result<Expr, Located>) -> Result<Expr, Located> {
+        if self.depth >= MAX_DEPTH {
+            let span = self
+                .toks
+                .get(self.at)
+                .map_or(self.end..self.end, |t| t.1.clone());
+            return Err(Located::new(
+                span,
+                format!(
+                    "the formula nests deeper than {MAX_DEPTH} levels; define a variable for a part of it"
+                ),
+            ));
+        }
+        self.depth += 1;
+        let e = parse(self);
+        self.depth -= 1;
+        e
+    }
+
     fn unary(&mut self) -> Result<Expr, Located> {
         if self.peek_sym() == Some("-") {
             let start = self.toks[self.at].1.start;
             self.at += 1;
-            let inner = self.unary()?;
+            let inner = self.nested(Self::unary)?;
             let span = start..inner.span.end;
             return Ok(Expr {
                 node: Node::Neg(Box::new(inner)),
@@ -261,7 +292,7 @@ impl Parser {
         let base = self.atom()?;
         if self.peek_sym() == Some("^") {
             self.at += 1;
-            let exponent = self.unary()?;
+            let exponent = self.nested(Self::unary)?;
             return Ok(bin(BinOp::Pow, base, exponent));
         }
         Ok(base)
@@ -275,7 +306,7 @@ impl Parser {
             return Ok((items, end));
         }
         loop {
-            items.push(self.expr()?);
+            items.push(self.nested(Self::expr)?);
             if self.peek_sym() == Some(",") {
                 self.at += 1;
                 continue;
@@ -289,7 +320,7 @@ impl Parser {
         let Some((tok, span)) = self.toks.get(self.at).cloned() else {
             return Err(Located::new(
                 self.end..self.end,
-                "the formula ends early: expected a number, a name or `(`",
+                "the formula ends early: expected a number, a name, `-`, `(` or `[`",
             ));
         };
         self.at += 1;
@@ -312,7 +343,7 @@ impl Parser {
                 span,
             }),
             Tok::Sym("(") => {
-                let inner = self.expr()?;
+                let inner = self.nested(Self::expr)?;
                 let end = self.expect(")", "to close this parenthesis")?.end;
                 Ok(Expr {
                     node: inner.node,
@@ -328,7 +359,7 @@ impl Parser {
             }
             Tok::Sym(s) => Err(Located::new(
                 span,
-                format!("expected a number, a name or `(`, found `{s}`"),
+                format!("expected a number, a name, `-`, `(` or `[`, found `{s}`"),
             )),
         }
     }
@@ -379,6 +410,32 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(show(&parse(text).unwrap()), want, "{text}");
         }
+    }
+
+    #[test]
+    fn chained_comparisons_and_deep_nesting_are_refused() {
+        let e = parse("a < b < c").unwrap_err();
+        assert!(
+            e.message.contains("comparisons do not chain"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.span, 6..7);
+        let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert!(
+            parse(&deep)
+                .unwrap_err()
+                .message
+                .contains("nests deeper than")
+        );
+        let ok = format!("{}1{}", "(".repeat(150), ")".repeat(150));
+        assert!(parse(&ok).is_ok());
+        assert!(
+            parse(&"-".repeat(100_000))
+                .unwrap_err()
+                .message
+                .contains("nests deeper")
+        );
     }
 
     #[test]
