@@ -98,7 +98,8 @@ impl Experiment {
             file: path.to_path_buf(),
             message,
         };
-        let mut tree: Value = read_yaml(&text).map_err(|e| spec_err(yaml_message(&text, e)))?;
+        let mut tree: Value =
+            read_yaml(&text).map_err(|e| spec_err(yaml_message(path, &text, e)))?;
         let runs_of = tree
             .get("runs_of")
             .and_then(Value::as_str)
@@ -109,7 +110,7 @@ impl Experiment {
                 serde_json::from_value(tree.clone())
                     .map_err(|e| spec_err(format!("with the runs of `{source}`: {e}")))?
             }
-            None => read_yaml(&text).map_err(|e| spec_err(yaml_message(&text, e)))?,
+            None => read_yaml(&text).map_err(|e| spec_err(yaml_message(path, &text, e)))?,
         };
         let stem = path
             .file_stem()
@@ -918,7 +919,7 @@ fn with_runs_of(path: &Path, text: &str, mut tree: Value, source: &str) -> Resul
         )
     })?;
     let source_tree: Value =
-        read_yaml(&source_text).map_err(|e| err(&from, yaml_message(&source_text, e)))?;
+        read_yaml(&source_text).map_err(|e| err(&from, yaml_message(&from, &source_text, e)))?;
     if source_tree.get("runs_of").is_some() {
         return Err(err(
             path,
@@ -979,10 +980,15 @@ fn read_yaml<'de, T: serde::Deserialize<'de>>(
     serde_saphyr::from_str_with_options(text, serde_saphyr::options! { strict_booleans: true })
 }
 
-/// The parser's message, except for a repeated key: serde-saphyr then suggests a
-/// parser option, where the user needs the key and both of its lines.
-fn yaml_message(text: &str, e: serde_saphyr::Error) -> String {
-    let message = e.to_string();
+/// The parser's message, without its own `error: ` (the CLI prints one) and with the
+/// file's path where it says `<input>`; for a repeated key, where serde-saphyr suggests
+/// a parser option, the key and both of its lines instead.
+fn yaml_message(path: &Path, text: &str, e: serde_saphyr::Error) -> String {
+    let full = e.to_string();
+    let message = full
+        .strip_prefix("error: ")
+        .unwrap_or(&full)
+        .replace("<input>", &path.display().to_string());
     let Some(rest) = message.split("duplicate mapping key: ").nth(1) else {
         return message;
     };

@@ -659,3 +659,14 @@ fn a_formula_error_names_its_line_and_column() {
         ],
     );
 }
+
+/// A YAML error names the file where the parser says `<input>`, and says `error:` once.
+#[test]
+fn a_yaml_error_names_the_file_where_the_parser_says_input() {
+    let msg = error_of("n_train: 500", "n_train: many");
+    assert!(
+        !msg.contains("<input>") && !msg.contains(": error: "),
+        "{msg}"
+    );
+    assert_has(&msg, &["--> experiments/wood2024-fig4.yaml:28:"]);
+}
