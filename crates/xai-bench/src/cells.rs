@@ -352,14 +352,15 @@ pub fn recorded_key(dir: &Path) -> Result<Option<RunKey>> {
 /// The cell store of `dir` for a run with `key`: with `fresh` any earlier cells are
 /// removed first; otherwise cells of an earlier run with the same key are kept (to
 /// be resumed), and a directory holding another run's cells is refused, saying what
-/// differs.
+/// differs. A directory another run claimed but wrote no cell into (it stopped before
+/// its first cell) holds nothing to mix: this run takes it over.
 pub fn claim(dir: &Path, key: &RunKey, fresh: bool) -> Result<CellStore> {
     if fresh && dir.exists() {
         std::fs::remove_dir_all(dir).map_err(io_err(dir))?;
     }
     if let Some(found) = recorded_key(dir)? {
         let differences = found.differences(key);
-        if !differences.is_empty() {
+        if !differences.is_empty() && !CellStore::open(dir, owner(&found))?.names()?.is_empty() {
             return Err(BenchError::MixedCells {
                 dir: dir.to_path_buf(),
                 differences,
@@ -472,6 +473,40 @@ mod tests {
             Found::Unusable(_)
         ));
         assert!(matches!(s.read::<Vec<f64>>("c").unwrap(), Found::Cell(..)));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    fn key(seed: u64) -> RunKey {
+        RunKey {
+            id: "e".into(),
+            computation: format!("computation of seed {seed}"),
+            fields: serde_json::Map::from_iter([("seed".to_string(), seed.into())]),
+            scale: "ci".into(),
+            code: "code".into(),
+            git_commit: None,
+            shard: None,
+            simd: "avx2".into(),
+        }
+    }
+
+    #[test]
+    fn a_claimed_directory_without_cells_is_taken_over_and_one_with_cells_refused() {
+        let (dir, _) = store();
+        claim(&dir, &key(1), false).unwrap();
+        // The run of seed 1 stopped before its first cell: seed 2 takes the directory.
+        let s = claim(&dir, &key(2), false).unwrap();
+        assert_eq!(recorded_key(&dir).unwrap().unwrap(), key(2));
+        s.write(&cell_name(0, 0), 0.0, &1.0f64).unwrap();
+        match claim(&dir, &key(1), false) {
+            Err(BenchError::MixedCells { differences, .. }) => {
+                assert!(differences[0].contains("`seed`"), "{differences:?}")
+            }
+            other => panic!("a directory with another run's cell was claimed: {other:?}"),
+        }
+        // The same key resumes; --fresh starts over.
+        claim(&dir, &key(2), false).unwrap();
+        let s = claim(&dir, &key(1), true).unwrap();
+        assert!(s.names().unwrap().is_empty());
         std::fs::remove_dir_all(dir).unwrap();
     }
 
