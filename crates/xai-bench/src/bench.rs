@@ -443,7 +443,10 @@ fn w1_pfi(dir: &Path, threads: usize, repeats: usize) -> Result<Value> {
         )
         .map_err(core_err)?;
         let original = Statistic::SquaredError
-            .per_row(&xai_core::Model::predict(&peer, test32.x()), test32.y())
+            .per_row(
+                &xai_core::Model::predict(&peer, test32.x()).map_err(core_err)?,
+                test32.y(),
+            )
             .map_err(core_err)?;
         let ours = importances(original.view(), &perturbed);
         let (_, theirs) = matrix(&dir.join("pfi_importances.csv"))?;
@@ -793,7 +796,7 @@ fn w8_refit(
         xai_core::perturbed_statistics(forest, &data, &features, perturbation, &stats, seed)
             .map_err(core_err)?;
     let original = Statistic::SquaredError
-        .per_row(&forest.predict(data.x()), data.y())
+        .per_row(&forest.predict(data.x()).map_err(core_err)?, data.y())
         .map_err(core_err)?;
     let pfi = importances(original.view(), &perturbed)
         .rows()

@@ -136,37 +136,60 @@ pub fn run_into(
 
 /// Writes a run's tables, figures and `checks.csv` into `dir`: all of them first into
 /// `<dir>/.writing-<pid>/`, then each renamed into place, so an error (a full disk)
-/// leaves no cut-short file among the outputs, only in that directory.
+/// leaves no cut-short file among the outputs; the staging directory is removed
+/// either way.
 pub fn write_run(exp: &Experiment, output: RunOutput, dir: &Path) -> Result<Report> {
     let staging = dir.join(format!(".writing-{}", std::process::id()));
     if staging.exists() {
         std::fs::remove_dir_all(&staging).map_err(io_err(&staging))?;
     }
-    write_tables(exp, &output, &staging)?;
-    crate::layout::write(
-        &exp.spec.tables,
-        (&paper_values(&exp.spec.checks), &exp.spec.labels),
-        &output,
-        &staging,
-    )?;
-    // A figure that cannot be drawn is named where it would have been written.
-    crate::figures::draw(exp, &output, &staging).map_err(|e| match e {
-        BenchError::Plot { path, message } => BenchError::Plot {
-            path: path
-                .strip_prefix(&staging)
-                .map_or(path.clone(), |name| dir.join(name)),
-            message,
-        },
-        other => other,
-    })?;
-    let outcomes = paper_checks(exp, &output);
-    write_outcomes(&staging.join("checks.csv"), &outcomes)?;
-    move_entries(&staging, dir)?;
+    let staged = stage_run(exp, &output, dir, &staging).and_then(|outcomes| {
+        move_entries(&staging, dir)?;
+        Ok(outcomes)
+    });
+    let outcomes = match staged {
+        Ok(outcomes) => outcomes,
+        Err(e) => {
+            // Best effort: the error that stopped the writing is the one to report.
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(e);
+        }
+    };
     Ok(Report {
         output,
         outcomes,
         dir: dir.to_path_buf(),
     })
+}
+
+/// Every output of a run written into `staging` (see [`write_run`]); the paper's
+/// checks evaluated.
+fn stage_run(
+    exp: &Experiment,
+    output: &RunOutput,
+    dir: &Path,
+    staging: &Path,
+) -> Result<Vec<Outcome>> {
+    write_tables(exp, output, staging)?;
+    crate::layout::write(
+        &exp.spec.tables,
+        (&paper_values(&exp.spec.checks), &exp.spec.labels),
+        output,
+        staging,
+    )?;
+    // A figure that cannot be drawn is named where it would have been written.
+    crate::figures::draw(exp, output, staging).map_err(|e| match e {
+        BenchError::Plot { path, message } => BenchError::Plot {
+            path: path
+                .strip_prefix(staging)
+                .map_or(path.clone(), |name| dir.join(name)),
+            message,
+        },
+        other => other,
+    })?;
+    let outcomes = paper_checks(exp, output);
+    write_outcomes(&staging.join("checks.csv"), &outcomes)?;
+    Ok(outcomes)
 }
 
 /// Renames every entry of `from` into `to` (replacing what is there), then removes

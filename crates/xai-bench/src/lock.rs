@@ -1,11 +1,11 @@
-//! One run at a time per cell directory: an exclusive `flock` on a file beside it,
+//! One run at a time per cell directory: an exclusive lock on a file beside it,
 //! so a second run started into the same directory refuses at once instead of
 //! computing every cell a second time. The operating system releases the lock when
 //! its process ends in any way (a Slurm time limit, `kill -9`), so a resumed run,
 //! on this node or another, takes it again; the file names the last holder, for the
 //! message.
 
-use std::fs::File;
+use std::fs::{File, TryLockError};
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::Path;
 
@@ -26,36 +26,33 @@ fn holder() -> String {
     )
 }
 
-/// Tries an exclusive lock of `file` without waiting: `Ok(true)` when taken,
-/// `Ok(false)` when another process holds it. Where the file system cannot lock
-/// (`ENOLCK`, `EOPNOTSUPP`) the run goes on unlocked, with a warning.
+/// Tries an exclusive lock of `file` without waiting ([`File::try_lock`], `flock` on
+/// Unix): `Ok(true)` when taken, `Ok(false)` when another process holds it. Where the
+/// file system cannot lock (`ENOLCK`, `EOPNOTSUPP`) the run goes on unlocked, with a
+/// warning.
 fn try_lock(file: &File, path: &Path) -> Result<bool> {
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(TryLockError::WouldBlock) => Ok(false),
+        Err(TryLockError::Error(e)) if cannot_lock(&e) => {
+            eprintln!(
+                "warning: {} cannot be locked on this file system ({e}); nothing stops a \
+                 second run into the same directory",
+                path.display()
+            );
+            Ok(true)
+        }
+        Err(TryLockError::Error(e)) => Err(io_err(path)(e)),
+    }
+}
+
+/// The file system offers no locks: `EOPNOTSUPP` (std's `Unsupported`) or `ENOLCK`.
+fn cannot_lock(e: &std::io::Error) -> bool {
     #[cfg(unix)]
-    {
-        use std::os::fd::AsRawFd as _;
-        // SAFETY: flock on a file descriptor this process owns and keeps open.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return Ok(true);
-        }
-        let e = std::io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EWOULDBLOCK) => Ok(false),
-            Some(libc::ENOLCK | libc::EOPNOTSUPP) => {
-                eprintln!(
-                    "warning: {} cannot be locked on this file system ({e}); nothing stops a \
-                     second run into the same directory",
-                    path.display()
-                );
-                Ok(true)
-            }
-            _ => Err(io_err(path)(e)),
-        }
-    }
+    let no_locks = e.raw_os_error() == Some(libc::ENOLCK);
     #[cfg(not(unix))]
-    {
-        let _ = (file, path);
-        Ok(true)
-    }
+    let no_locks = false;
+    no_locks || e.kind() == std::io::ErrorKind::Unsupported
 }
 
 impl RunLock {

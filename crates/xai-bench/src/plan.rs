@@ -419,6 +419,23 @@ impl Experiment {
         }
     }
 
+    /// The DGP's failure to draw replicate `replicate` of `variant` (a formula that drew
+    /// a value that is not finite), located in this experiment's file.
+    pub fn sample_error(
+        &self,
+        variant: &Variant,
+        replicate: usize,
+        mut e: xai_synth::DgpError,
+    ) -> BenchError {
+        e.locate_formula_in(&self.text);
+        BenchError::Sample {
+            file: self.path.clone(),
+            variant: variant.describe(),
+            replicate,
+            message: e.to_string(),
+        }
+    }
+
     /// Sets the unique field matching `key` in `tree` (outside the sections that
     /// hold overrides, checks, plots and tables) to `value`.
     fn set(&self, tree: &mut Value, key: &str, value: &Value, section: &str) -> Result<()> {

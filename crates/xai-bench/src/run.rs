@@ -196,6 +196,7 @@ pub fn recompute_agrees(
                     Found::Unusable(why) => return Err(unreadable(format!("is unusable ({why})"))),
                 };
                 let ours = replicate(
+                    exp,
                     &setup.variants[v],
                     v,
                     r,
@@ -337,7 +338,7 @@ pub fn plan(exp: &Experiment, scale: Scale) -> Result<RunPlan> {
         let start = Instant::now();
         setup
             .pool
-            .install(|| replicate(variant, v, 0, setup.data[v].as_deref(), &truths[v]))?;
+            .install(|| replicate(exp, variant, v, 0, setup.data[v].as_deref(), &truths[v]))?;
         variants.push((variant.describe(), start.elapsed().as_secs_f64()));
     }
     Ok(RunPlan {
@@ -491,13 +492,10 @@ fn execute(
             .map(|&i| {
                 let (v, r) = setup.tasks[i];
                 let start = Instant::now();
-                let cell = replicate(
-                    &setup.variants[v],
-                    v,
-                    r,
-                    setup.data[v].as_deref(),
-                    &truths[v],
-                )?;
+                let variant = &setup.variants[v];
+                let cell = caught(variant, r, || {
+                    replicate(exp, variant, v, r, setup.data[v].as_deref(), &truths[v])
+                })?;
                 if let Some(s) = store {
                     s.cells
                         .write(&cell_name(v, r), start.elapsed().as_secs_f64(), &cell)?;
@@ -532,7 +530,9 @@ fn assemble(
     let train_sample = setup
         .variants
         .first()
-        .map(|first| draw(first, 0, setup.data[0].as_deref()).0);
+        .map(|first| draw(exp, first, 0, setup.data[0].as_deref()))
+        .transpose()?
+        .map(|(train, _, _)| train);
     let features = |v: usize| match (&setup.data[v], &setup.variants[v].spec.data.dgp) {
         (Some(data), _) => data.feature_names().to_vec(),
         (None, Some(dgp)) => dgp.dgp().feature_names(),
@@ -790,7 +790,11 @@ fn load_data(
                         _ => v.spec.data.n_train + v.spec.data.n_test,
                     };
                     let mut rng = stream_rng(v.spec.seed, sample_stream(v.stream));
-                    Some(std::sync::Arc::new(dgp.dgp().sample(n, &mut rng)))
+                    let sample = dgp
+                        .dgp()
+                        .sample(n, &mut rng)
+                        .map_err(|e| exp.sample_error(v, 0, e))?;
+                    Some(std::sync::Arc::new(sample))
                 }
                 _ => None,
             });
@@ -871,33 +875,41 @@ pub fn split_rows(
 /// `shift`'s noise comes from stream (seed ⊕ fnv("shift"), s·2³² + r), which leaves the
 /// cell's stream as an unshifted variant's.
 fn draw(
+    exp: &Experiment,
     variant: &Variant,
     r: usize,
     data: Option<&Dataset>,
-) -> (Dataset, Dataset, xai_core::rng::StreamRng) {
+) -> Result<(Dataset, Dataset, xai_core::rng::StreamRng)> {
     let spec = &variant.spec;
     let mut rng = stream_rng(spec.seed, ((variant.stream as u64) << 32) | r as u64);
+    let sample = |dgp: &xai_synth::DgpSpec, n: usize, rng: &mut xai_core::rng::StreamRng| {
+        dgp.dgp()
+            .sample(n, rng)
+            .map_err(|e| exp.sample_error(variant, r, e))
+    };
     let (train, test) = match (data, &spec.data.dataset, &spec.data.dgp) {
         (Some(full), Some(d), _) => {
             let (tr, te) = split_rows(full, d, spec.seed, variant.stream, r, &mut rng);
             (full.select_rows(&tr), full.select_rows(&te))
         }
         (Some(train), None, Some(dgp)) if spec.data.sampling == Sampling::FixedTraining => {
-            (train.clone(), dgp.dgp().sample(spec.data.n_test, &mut rng))
+            (train.clone(), sample(dgp, spec.data.n_test, &mut rng)?)
         }
         (Some(sample), None, Some(_)) => split_sample(sample, spec.data.n_test, &mut rng),
         (None, _, Some(dgp)) if spec.data.n_rows.is_some() => {
-            let sample = dgp
-                .dgp()
-                .sample(spec.data.n_train + spec.data.n_test, &mut rng);
-            split_sample(&sample, spec.data.n_test, &mut rng)
+            let rows = sample(dgp, spec.data.n_train + spec.data.n_test, &mut rng)?;
+            split_sample(&rows, spec.data.n_test, &mut rng)
         }
         (None, _, Some(dgp)) => {
-            let dgp = dgp.dgp();
-            let train = dgp.sample(spec.data.n_train, &mut rng);
-            (train, dgp.sample(spec.data.n_test, &mut rng))
+            let train = sample(dgp, spec.data.n_train, &mut rng)?;
+            (train, sample(dgp, spec.data.n_test, &mut rng)?)
         }
-        _ => unreachable!("validated at load: data has a dgp or a loaded dataset"),
+        _ => {
+            return Err(BenchError::Other(format!(
+                "variant {}: its data has neither a DGP nor a loaded dataset",
+                variant.describe()
+            )));
+        }
     };
     let (train, test) = match spec.data.missing_cells {
         Some(m) => (
@@ -925,7 +937,7 @@ fn draw(
         }
         _ => (train, test),
     };
-    (train, test, rng)
+    Ok((train, test, rng))
 }
 
 /// `data` with N(0, sd²) noise added to the shifted feature of every row (its name
@@ -966,8 +978,30 @@ fn split_sample(
     (sample.select_rows(&tr), sample.select_rows(&te))
 }
 
+/// `compute`'s result for cell (`variant`, `r`), with a panic inside it (a bug, not
+/// an input) caught and returned as [`BenchError::CellPanicked`] naming the cell: the
+/// run then ends with that error, and the cells finished before it stay on disk.
+fn caught<T>(variant: &Variant, r: usize, compute: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(compute)).unwrap_or_else(|payload| {
+        let message = match (
+            payload.downcast_ref::<&str>(),
+            payload.downcast_ref::<String>(),
+        ) {
+            (Some(s), _) => s.to_string(),
+            (None, Some(s)) => s.clone(),
+            (None, None) => "a panic without a message".into(),
+        };
+        Err(BenchError::CellPanicked {
+            variant: variant.describe(),
+            replicate: r,
+            message,
+        })
+    })
+}
+
 /// Computes cell (v, r): its rows, then per model the fit and each method.
 fn replicate(
+    exp: &Experiment,
     variant: &Variant,
     v: usize,
     r: usize,
@@ -975,7 +1009,7 @@ fn replicate(
     truths: &Truths,
 ) -> Result<Replicate> {
     let spec = &variant.spec;
-    let (train, test, mut rng) = draw(variant, r, data);
+    let (train, test, mut rng) = draw(exp, variant, r, data)?;
     let model_seed = rng.next_u64();
     let labels: Vec<String> = variant.labels.iter().map(|(_, l)| l.clone()).collect();
     let mut out = Replicate {
@@ -1059,7 +1093,15 @@ mod tests {
         let truths = Truths::new();
         let cell = |i: usize| {
             let (v, r) = setup.tasks[i];
-            replicate(&setup.variants[v], v, r, setup.data[v].as_deref(), &truths).unwrap()
+            replicate(
+                &exp,
+                &setup.variants[v],
+                v,
+                r,
+                setup.data[v].as_deref(),
+                &truths,
+            )
+            .unwrap()
         };
         for i in 0..setup.tasks.len() {
             let (v, r) = setup.tasks[i];
@@ -1167,6 +1209,28 @@ methods:
         Experiment::from_text(std::path::Path::new("shift-test.yaml"), text)
     }
 
+    /// A panic inside a cell's computation (a bug) is an error naming the cell and
+    /// the panic's message; a computation that returns is passed through.
+    #[test]
+    fn a_panic_in_a_cell_is_an_error_naming_the_cell() {
+        let exp = shift_experiment("").unwrap();
+        let v = exp.variants(Scale::Ci).unwrap();
+        let err = caught(&v[1], 7, || -> Result<()> {
+            panic!("index 9 out of bounds")
+        })
+        .unwrap_err()
+        .to_string();
+        let want = format!(
+            "variant {}, replicate 7: the computation stopped on a bug: index 9 out of bounds",
+            v[1].describe()
+        );
+        assert!(err.starts_with(&want), "{err}");
+        let n = 3;
+        let err = caught(&v[0], 0, || -> Result<()> { panic!("{n} rows") }).unwrap_err();
+        assert!(err.to_string().contains("on a bug: 3 rows"), "{err}");
+        assert_eq!(caught(&v[0], 0, || Ok(5)).unwrap(), 5);
+    }
+
     /// With `shared_streams` the original and the shifted variant draw the same rows
     /// and seeds, and the shift moves X3 alone (by N(0, 1) noise); without, the rows
     /// differ.
@@ -1176,8 +1240,8 @@ methods:
         let exp = shift_experiment("shared_streams: [shift]").unwrap();
         let v = exp.variants(Scale::Ci).unwrap();
         assert_eq!((v[0].stream, v[1].stream), (0, 0));
-        let (train0, test0, mut rng0) = draw(&v[0], 0, None);
-        let (train1, test1, mut rng1) = draw(&v[1], 0, None);
+        let (train0, test0, mut rng0) = draw(&exp, &v[0], 0, None).unwrap();
+        let (train1, test1, mut rng1) = draw(&exp, &v[1], 0, None).unwrap();
         // The noise has its own stream: the model seeds drawn next agree too.
         assert_eq!(rng0.next_u64(), rng1.next_u64());
         for (original, shifted) in [(&train0, &train1), (&test0, &test1)] {
@@ -1191,7 +1255,7 @@ methods:
         let exp = shift_experiment("").unwrap();
         let v = exp.variants(Scale::Ci).unwrap();
         assert_eq!((v[0].stream, v[1].stream), (0, 1));
-        let (train1, _, _) = draw(&v[1], 0, None);
+        let (train1, _, _) = draw(&exp, &v[1], 0, None).unwrap();
         assert_ne!(bits(&train1.before_shift()), bits(&train0));
     }
 
@@ -1202,10 +1266,10 @@ methods:
         let bits = |d: &Dataset| format!("{:?}", d.x());
         let exp = shift_experiment("shared_streams: [shift]").unwrap();
         let mut v = exp.variants(Scale::Ci).unwrap();
-        let (train_all, test_all, _) = draw(&v[1], 0, None);
+        let (train_all, test_all, _) = draw(&exp, &v[1], 0, None).unwrap();
         v[1].spec.data.shift.as_mut().unwrap().rows = crate::spec::ShiftedRows::Test;
-        let (train, test, _) = draw(&v[1], 0, None);
-        let (train0, _, _) = draw(&v[0], 0, None);
+        let (train, test, _) = draw(&exp, &v[1], 0, None).unwrap();
+        let (train0, _, _) = draw(&exp, &v[0], 0, None).unwrap();
         assert_eq!(bits(&train), bits(&train0));
         assert_eq!(bits(&test), bits(&test_all));
         assert_ne!(bits(&train), bits(&train_all));

@@ -65,7 +65,7 @@ fn the_paper_forest_replays_scikit_learns_numbers() {
     // predict_proba: every row reaches scikit-learn's leaves (a single other leaf
     // would move a probability by a multiple of 1/500 of a leaf's fraction), so the
     // probabilities agree up to the order of the sum over the trees.
-    let Predictions::Probabilities(p) = forest.predict(data.x()) else {
+    let Predictions::Probabilities(p) = forest.predict(data.x()).unwrap() else {
         panic!("a classification forest predicts probabilities")
     };
     let theirs = column(&dir.join("predict_proba.csv"), "p_class1");

@@ -36,6 +36,14 @@ pub enum CoreError {
     /// Fitting a model failed.
     #[error("fitting failed: {0}")]
     Fit(String),
+    /// A fitted model could not predict (a foreign model's exception, a network's
+    /// tensor error): its own message.
+    #[error("predicting failed: {0}")]
+    Predict(String),
+    /// Drawing fresh rows from a data generating process failed (a formula that drew a
+    /// value that is not finite): the process's own message.
+    #[error("drawing fresh rows failed: {0}")]
+    Sample(String),
 }
 
 /// Result alias of this crate.

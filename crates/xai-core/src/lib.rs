@@ -4,9 +4,12 @@
 //! (ARCHITECTURE.md):
 //!
 //! 1. [`Perturbation`] – how the values of one feature are replaced
-//!    (marginal permutation, fixed grid values);
+//!    ([`PerturbationSpec`]: marginal permutation, fixed grid values, draws from the
+//!    Gaussian conditional, fresh draws from the DGP's marginal, conditional
+//!    subgroups);
 //! 2. [`Statistic`] – what is read off each row's predictive distribution
-//!    (prediction, squared error, negative log-likelihood, entropy);
+//!    (prediction, squared error, negative log-likelihood, entropy, R²-loss,
+//!    misclassification, Brier score, and watson2023's code's entropy);
 //! 3. aggregation – [`pfi`] (mean difference, molnar2023 Eq. 4, 6, 8),
 //!    [`ice`] (per-row curves and their mean, the PD) or [`shapley`] (the Shapley
 //!    weighting over coalitions of a [`Game`], watson2023 Eq. 1), with

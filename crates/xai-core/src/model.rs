@@ -11,7 +11,11 @@ use crate::tree::TreeEnsembleView;
 /// A fitted model: maps a design matrix to predictive distributions.
 pub trait Model: Send + Sync {
     /// Predictive distributions for the rows of `x` (n × d, the training columns).
-    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions;
+    ///
+    /// Fallible, so that a model computed elsewhere (another language, a network's
+    /// tensors) can report its failure: [`crate::CoreError::Predict`] carries its
+    /// message to the caller.
+    fn predict(&self, x: ArrayView2<'_, f64>) -> Result<Predictions>;
 
     /// Predictions for perturbed copies of the rows of `x` that differ from them in
     /// column `feature` only: row c·n + i of the result is row i of `x` with
@@ -27,7 +31,7 @@ pub trait Model: Send + Sync {
         x: ArrayView2<'_, f64>,
         feature: usize,
         values: ArrayView2<'_, f64>,
-    ) -> Predictions {
+    ) -> Result<Predictions> {
         predict_stacked(self, x, feature, values)
     }
 
@@ -47,10 +51,10 @@ pub trait Model: Send + Sync {
     /// mean, f(x) = (1/M)·Σ_m f^m(x) (a forest's trees; a network that draws its
     /// dropout masks or weight samples at fit time would expose those): one batch per member
     /// for the rows of `x`. They split the entropy of the mean into its aleatoric and
-    /// epistemic parts (watson2023 §5). `None` for a model without members.
-    fn predict_members(&self, x: ArrayView2<'_, f64>) -> Option<Vec<Predictions>> {
+    /// epistemic parts (watson2023 §5). `Ok(None)` for a model without members.
+    fn predict_members(&self, x: ArrayView2<'_, f64>) -> Result<Option<Vec<Predictions>>> {
         let _ = x;
-        None
+        Ok(None)
     }
 
     /// The slopes β_1, …, β_d of a model linear in its features (for a classifier,
@@ -115,7 +119,7 @@ pub fn predict_stacked<M: Model + ?Sized>(
     x: ArrayView2<'_, f64>,
     feature: usize,
     values: ArrayView2<'_, f64>,
-) -> Predictions {
+) -> Result<Predictions> {
     let (copies, n) = values.dim();
     let mut stacked = Array2::zeros((copies * n, x.ncols()));
     for (c, v) in values.rows().into_iter().enumerate() {

@@ -70,7 +70,7 @@ fn perturb_one(
         for (c, column) in replaced.rows_mut().into_iter().enumerate() {
             perturbation.apply(data.x(), feature, first + c, column, &mut rng);
         }
-        let pred = model.predict_replaced(data.x(), feature, replaced.view());
+        let pred = model.predict_replaced(data.x(), feature, replaced.view())?;
         let y = data.y().tile(batch);
         for (s, stat) in statistics.iter().enumerate() {
             let v = stat.per_row(&pred, &y).map_err(|e| match e {

@@ -64,7 +64,7 @@ pub fn pfi(
     seed: u64,
     level: f64,
 ) -> Result<Vec<Vec<PfiResult>>> {
-    let pred = model.predict(data.x());
+    let pred = model.predict(data.x())?;
     let original = statistics
         .iter()
         .map(|s| s.per_row(&pred, data.y()))

@@ -52,7 +52,7 @@ pub fn cv_r2(
         let held: Vec<usize> = (0..fold.len()).filter(|&i| fold[i] == f).collect();
         let model = learner.fit(&problem.select_rows(&train), rng)?;
         let part = problem.select_rows(&held);
-        let p = Statistic::Prediction.per_row(&model.predict(part.x()), part.y())?;
+        let p = Statistic::Prediction.per_row(&model.predict(part.x())?, part.y())?;
         for (&i, v) in held.iter().zip(p) {
             predicted[i] = v;
         }
@@ -76,8 +76,8 @@ mod tests {
     struct Ols;
     struct Fitted(Array1<f64>);
     impl Model for Fitted {
-        fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
-            Predictions::Point(x.dot(&self.0))
+        fn predict(&self, x: ArrayView2<'_, f64>) -> crate::error::Result<Predictions> {
+            Ok(Predictions::Point(x.dot(&self.0)))
         }
     }
     impl Learner for Ols {

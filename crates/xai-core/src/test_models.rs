@@ -10,8 +10,8 @@ use crate::predictions::Predictions;
 pub struct Linear(pub Vec<f64>);
 
 impl Model for Linear {
-    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
-        Predictions::Point(x.dot(&Array1::from(self.0.clone())))
+    fn predict(&self, x: ArrayView2<'_, f64>) -> crate::error::Result<Predictions> {
+        Ok(Predictions::Point(x.dot(&Array1::from(self.0.clone()))))
     }
 }
 
@@ -22,7 +22,7 @@ pub struct Gaussian {
 }
 
 impl Model for Gaussian {
-    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
+    fn predict(&self, x: ArrayView2<'_, f64>) -> crate::error::Result<Predictions> {
         let mut x = x.to_owned();
         if let Some(j) = self.ignore {
             x.column_mut(j).fill(0.0);
@@ -33,7 +33,7 @@ impl Model for Gaussian {
             .into_iter()
             .map(|r| ((r[0] - r[1]).powi(2) + 0.3 * r[2]).exp())
             .collect();
-        Predictions::Gaussian { mean, var }
+        Ok(Predictions::Gaussian { mean, var })
     }
 }
 

@@ -1,4 +1,5 @@
-//! The error type of `xai-bench`: every message says what to do next.
+//! The error type of the engine (`xai-bench`, which re-exports it) and of this
+//! crate's dataset loading: every message says what to do next.
 
 use std::path::PathBuf;
 
@@ -72,6 +73,32 @@ pub enum BenchError {
         dir: PathBuf,
         /// What differs, in words.
         differences: Vec<String>,
+    },
+    /// A replicate's rows could not be drawn: a formula DGP drew a value that is not
+    /// finite (the DGP's message, located in the experiment file).
+    #[error("{}: {message}\n(variant {variant}, replicate {replicate}; no cell of it was written)", file.display())]
+    Sample {
+        /// The experiment file.
+        file: PathBuf,
+        /// The variant's grid labels.
+        variant: String,
+        /// The replicate index.
+        replicate: usize,
+        /// The DGP's error, with its line and column.
+        message: String,
+    },
+    /// The computation of a cell panicked: a bug, not an input. The cells finished
+    /// before it are on disk, and a rerun resumes from them.
+    #[error(
+        "variant {variant}, replicate {replicate}: the computation stopped on a bug: {message}\nThe cells finished so far are kept and a rerun resumes from them; please report this with the experiment file"
+    )]
+    CellPanicked {
+        /// The variant's grid labels.
+        variant: String,
+        /// The replicate index.
+        replicate: usize,
+        /// The panic's message.
+        message: String,
     },
     /// Anything else, stated in full.
     #[error("{0}")]

@@ -442,8 +442,8 @@ mod tests {
         let learner: LearnerSpec =
             serde_saphyr::from_str("random_forest: { n_trees: 20 }").unwrap();
         let mut rng = stream_rng(5, 0);
-        let train = dgp.dgp().sample(200, &mut rng);
-        let test = dgp.dgp().sample(40, &mut rng);
+        let train = dgp.dgp().sample(200, &mut rng).unwrap();
+        let test = dgp.dgp().sample(40, &mut rng).unwrap();
         let model = learner.build().fit(&train, &mut rng).unwrap();
         let spec: IceSpec = serde_saphyr::from_str(
             "{ grid: { points: 7, range: min_max }, statistics: [prediction], curves: 40 }",

@@ -250,7 +250,12 @@ impl LearnerInferenceSpec {
             _ => {
                 let dgp = dgp
                     .ok_or_else(|| xai_core::CoreError::Invalid("fresh rows need a DGP".into()))?;
-                (dgp.dgp().sample(k, rng), dgp.dgp().sample(k, rng))
+                let fresh = |rng: &mut StreamRng| {
+                    dgp.dgp()
+                        .sample(k, rng)
+                        .map_err(|e| xai_core::CoreError::Sample(e.to_string()))
+                };
+                (fresh(rng)?, fresh(rng)?)
             }
         })
     }
@@ -666,7 +671,7 @@ mod tests {
     fn run_with(method: &LearnerInferenceSpec, n: usize, seed: u64, truth: &[Value]) -> Vec<Value> {
         let (dgp, learner) = lm_on_linear();
         let mut rng = stream_rng(seed, 0);
-        let data = dgp.dgp().sample(n, &mut rng);
+        let data = dgp.dgp().sample(n, &mut rng).unwrap();
         let input = Input {
             train: &data,
             test: &data,

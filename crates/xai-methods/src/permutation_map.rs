@@ -104,7 +104,7 @@ fn entropy_map(
 ) -> xai_core::error::Result<EntropyMap> {
     let entropy = |x: ArrayView2<'_, f64>| {
         Statistic::Entropy.per_row(
-            &model.predict(x),
+            &model.predict(x)?,
             &Target::Continuous(Array1::zeros(x.nrows())),
         )
     };

@@ -37,7 +37,7 @@ impl Method for ScoreSpec {
     }
 
     fn compute(&self, input: &Input<'_>, _rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {
-        let pred = input.model()?.predict(input.test.x());
+        let pred = input.model()?.predict(input.test.x())?;
         let values = self
             .statistics
             .iter()

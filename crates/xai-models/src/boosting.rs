@@ -706,9 +706,9 @@ impl TreeEnsembleView for Booster {
 }
 
 impl Model for Booster {
-    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
+    fn predict(&self, x: ArrayView2<'_, f64>) -> xai_core::error::Result<Predictions> {
         let f = self.margin(x);
-        match self.objective {
+        Ok(match self.objective {
             Objective::SquaredError => Predictions::Point(f),
             Objective::Logistic => {
                 let mut p = Array2::zeros((f.len(), 2));
@@ -719,7 +719,7 @@ impl Model for Booster {
                 }
                 Predictions::Probabilities(p)
             }
-        }
+        })
     }
 
     fn tree_ensemble(&self) -> Option<&dyn TreeEnsembleView> {
@@ -854,7 +854,7 @@ mod tests {
             ..Default::default()
         };
         let c = Booster::fit(x.view(), &labels, &p).unwrap();
-        let Predictions::Probabilities(q) = c.predict(x.view()) else {
+        let Predictions::Probabilities(q) = c.predict(x.view()).unwrap() else {
             panic!("probabilities expected")
         };
         let wrong = labels

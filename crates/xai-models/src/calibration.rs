@@ -365,8 +365,8 @@ impl CalibratedForest {
 }
 
 impl Model for CalibratedForest {
-    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
-        Predictions::Probabilities(self.predict_proba(x))
+    fn predict(&self, x: ArrayView2<'_, f64>) -> xai_core::error::Result<Predictions> {
+        Ok(Predictions::Probabilities(self.predict_proba(x)))
     }
 }
 

@@ -509,13 +509,16 @@ impl Model for Forest {
         Some(self)
     }
 
-    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
-        self.predictions(self.leaf_means(x))
+    fn predict(&self, x: ArrayView2<'_, f64>) -> xai_core::error::Result<Predictions> {
+        Ok(self.predictions(self.leaf_means(x)))
     }
 
     /// Each tree's leaf values (class frequencies, or the mean), a member per tree,
     /// walked as [`Forest::leaf_means`] walks them.
-    fn predict_members(&self, x: ArrayView2<'_, f64>) -> Option<Vec<Predictions>> {
+    fn predict_members(
+        &self,
+        x: ArrayView2<'_, f64>,
+    ) -> xai_core::error::Result<Option<Vec<Predictions>>> {
         let (n, d) = x.dim();
         let x = x.as_standard_layout();
         let x = x.as_slice().expect("standard layout");
@@ -533,7 +536,7 @@ impl Model for Forest {
                 self.predictions(values)
             })
             .collect();
-        Some(members)
+        Ok(Some(members))
     }
 
     /// From [`PARTED_WALK_MIN_COPIES`] copies on, one parted walk per row and tree
@@ -544,11 +547,11 @@ impl Model for Forest {
         x: ArrayView2<'_, f64>,
         feature: usize,
         values: ArrayView2<'_, f64>,
-    ) -> Predictions {
+    ) -> xai_core::error::Result<Predictions> {
         if values.nrows() < PARTED_WALK_MIN_COPIES {
             return xai_core::model::predict_stacked(self, x, feature, values);
         }
-        self.predictions(self.leaf_means_replaced(x, feature, values))
+        Ok(self.predictions(self.leaf_means_replaced(x, feature, values)))
     }
 }
 
@@ -678,7 +681,10 @@ mod tests {
                 }
             }
         }
-        let Predictions::Point(p) = regression.predict_replaced(x.view(), 2, grid.view()) else {
+        let Predictions::Point(p) = regression
+            .predict_replaced(x.view(), 2, grid.view())
+            .unwrap()
+        else {
             panic!("a regression forest predicts points")
         };
         assert_eq!(p.len(), 7 * n);
@@ -701,7 +707,7 @@ mod tests {
             learner.fit_forest(x.view(), Response::Regression(&y), 1),
             learner.fit_forest(x.view(), Response::Classes(&classes, 2), 2),
         ] {
-            let members = forest.predict_members(x.view()).unwrap();
+            let members = forest.predict_members(x.view()).unwrap().unwrap();
             assert_eq!(members.len(), 5);
             let as_matrix = |p: &Predictions| match p {
                 Predictions::Point(m) => m.clone().insert_axis(ndarray::Axis(1)),
@@ -715,7 +721,7 @@ mod tests {
                     None => Some(m),
                     Some(a) => Some(a + m),
                 });
-            let gap = (mean.unwrap() / 5.0 - as_matrix(&forest.predict(x.view())))
+            let gap = (mean.unwrap() / 5.0 - as_matrix(&forest.predict(x.view()).unwrap()))
                 .mapv(f64::abs)
                 .fold(0.0, |a: f64, &b| a.max(b));
             assert!(gap < 1e-14, "{gap}");

@@ -352,9 +352,9 @@ impl GaussianProcess {
 }
 
 impl Model for GaussianProcess {
-    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
+    fn predict(&self, x: ArrayView2<'_, f64>) -> xai_core::error::Result<Predictions> {
         let (mean, var) = self.predict_mean_var(x);
-        Predictions::Gaussian { mean, var }
+        Ok(Predictions::Gaussian { mean, var })
     }
 
     fn mean_covariance(&self) -> Option<&dyn MeanCovariance> {

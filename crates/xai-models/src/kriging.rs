@@ -539,8 +539,8 @@ impl Kriging {
 
 impl Model for Kriging {
     /// Simple-kriging mean β̂ + r*ᵀα and variance σ̂²·(1 − ‖L⁻¹r*‖²) of each row.
-    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
-        self.predict_correlated(&self.correlation(x, self.x.view()))
+    fn predict(&self, x: ArrayView2<'_, f64>) -> xai_core::error::Result<Predictions> {
+        Ok(self.predict_correlated(&self.correlation(x, self.x.view())))
     }
 
     /// [`Model::predict`] of the stacked copies, bit for bit, through
@@ -550,8 +550,8 @@ impl Model for Kriging {
         x: ArrayView2<'_, f64>,
         feature: usize,
         values: ArrayView2<'_, f64>,
-    ) -> Predictions {
-        self.predict_correlated(&self.replaced_correlation(x, feature, values))
+    ) -> xai_core::error::Result<Predictions> {
+        Ok(self.predict_correlated(&self.replaced_correlation(x, feature, values)))
     }
 
     fn mean_covariance(&self) -> Option<&dyn MeanCovariance> {
@@ -710,9 +710,12 @@ mod tests {
         let drawn = Array2::from_shape_fn((3, 7), |_| rng.random::<f64>());
         for values in [grid, drawn] {
             for feature in 0..3 {
-                let ours = m.predict_replaced(rows.view(), feature, values.view());
+                let ours = m
+                    .predict_replaced(rows.view(), feature, values.view())
+                    .unwrap();
                 let stacked =
-                    xai_core::model::predict_stacked(&m, rows.view(), feature, values.view());
+                    xai_core::model::predict_stacked(&m, rows.view(), feature, values.view())
+                        .unwrap();
                 let (
                     Predictions::Gaussian { mean: a, var: va },
                     Predictions::Gaussian { mean: b, var: vb },
@@ -733,7 +736,7 @@ mod tests {
         let mut rng = stream_rng(3, 0);
         let m = Kriging::fit(x.view(), y.view(), &KrigingParams::default(), &mut rng).unwrap();
         // No nugget: the SK mean interpolates the training rows, with variance ~0.
-        let Predictions::Gaussian { mean, var } = m.predict(x.view()) else {
+        let Predictions::Gaussian { mean, var } = m.predict(x.view()).unwrap() else {
             panic!()
         };
         for i in 0..40 {
@@ -769,7 +772,7 @@ mod tests {
         let k = m.covariance(xt.view());
         let avg = m.variance_of_average(xt.view());
         assert!((k.sum() / 49.0 - avg).abs() < 1e-12 * avg.abs().max(1e-12));
-        let Predictions::Gaussian { var, .. } = m.predict(xt.view()) else {
+        let Predictions::Gaussian { var, .. } = m.predict(xt.view()).unwrap() else {
             panic!()
         };
         for i in 0..7 {

@@ -308,10 +308,10 @@ impl LinearModel {
 }
 
 impl Model for LinearModel {
-    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
+    fn predict(&self, x: ArrayView2<'_, f64>) -> xai_core::error::Result<Predictions> {
         let b = &self.coefficients;
         let slopes = b.slice(ndarray::s![1..]);
-        Predictions::Point(x.dot(&slopes) + b[0])
+        Ok(Predictions::Point(x.dot(&slopes) + b[0]))
     }
 
     /// β̂₁, …, β̂_p.
@@ -400,7 +400,7 @@ mod tests {
         }
         assert_eq!(m.residual_df(), 2);
         assert!(m.residual_variance().unwrap() < 1e-24);
-        let Predictions::Point(p) = m.predict(ndarray::array![[10.0, 1.0]].view()) else {
+        let Predictions::Point(p) = m.predict(ndarray::array![[10.0, 1.0]].view()).unwrap() else {
             panic!("point predictions");
         };
         assert!((p[0] - 18.0).abs() < 1e-12);
@@ -540,7 +540,7 @@ mod tests {
             (b[1] + 2.0 * b[2] - 3.0).abs() < 1e-9 && b[3].abs() < 1e-9,
             "{b}"
         );
-        let Predictions::Point(f) = m.predict(x.view()) else {
+        let Predictions::Point(f) = m.predict(x.view()).unwrap() else {
             panic!("points")
         };
         assert!(f.iter().zip(&y).all(|(a, b)| (a - b).abs() < 1e-9));
@@ -556,7 +556,7 @@ mod tests {
             .fit_linear(x.view(), &y, &names(3))
             .unwrap();
         // σ̂² from the residuals with n − p − 1 = 56 degrees of freedom.
-        let Predictions::Point(fit) = m.predict(x.view()) else {
+        let Predictions::Point(fit) = m.predict(x.view()).unwrap() else {
             panic!("point predictions");
         };
         let rss: f64 = fit.iter().zip(&y).map(|(f, y)| (y - f).powi(2)).sum();

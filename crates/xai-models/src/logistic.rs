@@ -344,8 +344,8 @@ impl LogisticRegression {
 }
 
 impl Model for LogisticRegression {
-    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
-        Predictions::binary(self.probability(x))
+    fn predict(&self, x: ArrayView2<'_, f64>) -> xai_core::error::Result<Predictions> {
+        Ok(Predictions::binary(self.probability(x)))
     }
 
     /// w_j / s_j, the weight of feature j in its own units (s_j its training sd when

@@ -317,7 +317,7 @@ mod tests {
             ..Default::default()
         })
         .fit_forest(x.view(), &y, 1);
-        let Predictions::Point(p) = f.predict(x.view()) else {
+        let Predictions::Point(p) = f.predict(x.view()).unwrap() else {
             panic!("point predictions");
         };
         for (i, row) in x.rows().into_iter().enumerate() {

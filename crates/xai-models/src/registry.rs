@@ -275,7 +275,7 @@ mod tests {
             "{name}: covariance"
         );
         assert_eq!(
-            model.predict_members(data.x()).is_some(),
+            model.predict_members(data.x()).unwrap().is_some(),
             caps.members,
             "{name}: members"
         );

@@ -213,8 +213,10 @@ impl Svc {
 }
 
 impl Model for Svc {
-    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
-        Predictions::binary(self.decision(x).iter().map(|&f| self.sigmoid.apply(f)))
+    fn predict(&self, x: ArrayView2<'_, f64>) -> xai_core::error::Result<Predictions> {
+        Ok(Predictions::binary(
+            self.decision(x).iter().map(|&f| self.sigmoid.apply(f)),
+        ))
     }
 
     /// w_j / s_j: the weight of feature j in its own units (s_j its training sd when
@@ -312,7 +314,7 @@ mod tests {
             &mut xai_core::rng::stream_rng(5, 0),
         )
         .unwrap();
-        let Predictions::Probabilities(p) = svc.predict(x.view()) else {
+        let Predictions::Probabilities(p) = svc.predict(x.view()).unwrap() else {
             panic!("probabilities");
         };
         let f = svc.decision(x.view());

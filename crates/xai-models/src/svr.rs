@@ -198,9 +198,11 @@ impl Svr {
 }
 
 impl Model for Svr {
-    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
+    fn predict(&self, x: ArrayView2<'_, f64>) -> xai_core::error::Result<Predictions> {
         let f = self.decision(self.inputs.apply(x).view());
-        Predictions::Point(f.mapv(|v| v * self.y_scale + self.y_shift))
+        Ok(Predictions::Point(
+            f.mapv(|v| v * self.y_scale + self.y_shift),
+        ))
     }
 }
 
@@ -274,7 +276,10 @@ mod tests {
             svr.beta
         );
         assert!((svr.rho + 0.5).abs() < 1e-8, "{}", svr.rho);
-        let Predictions::Point(f) = svr.predict(ndarray::array![[0.0], [0.5], [1.0]].view()) else {
+        let Predictions::Point(f) = svr
+            .predict(ndarray::array![[0.0], [0.5], [1.0]].view())
+            .unwrap()
+        else {
             panic!("point predictions");
         };
         for (got, want) in f.iter().zip([0.1, 0.5, 0.9]) {
@@ -290,7 +295,7 @@ mod tests {
             },
         );
         assert_eq!(wide.n_support(), 0);
-        let Predictions::Point(f) = wide.predict(ndarray::array![[3.0]].view()) else {
+        let Predictions::Point(f) = wide.predict(ndarray::array![[3.0]].view()).unwrap() else {
             panic!("point predictions");
         };
         assert!((f[0] - 0.5).abs() < 1e-12, "{f}");
@@ -363,7 +368,7 @@ mod tests {
         let y2: Vec<f64> = y.iter().map(|v| 3.0 * v + 7.0).collect();
         let b = Svr::fit(x2.view(), &y2, &params);
         let (Predictions::Point(fa), Predictions::Point(fb)) =
-            (a.predict(x.view()), b.predict(x2.view()))
+            (a.predict(x.view()).unwrap(), b.predict(x2.view()).unwrap())
         else {
             panic!("point predictions");
         };

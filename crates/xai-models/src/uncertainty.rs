@@ -141,7 +141,7 @@ impl<L: LearnerKind> Learner for UncertaintyLearner<L> {
         let label = self
             .0
             .statistic
-            .per_row(&base.predict(rest.x()), rest.y())?;
+            .per_row(&base.predict(rest.x())?, rest.y())?;
         self.0
             .model
             .build()
@@ -212,7 +212,7 @@ mod tests {
                 .unwrap();
             let mut rng = xai_core::rng::stream_rng(3, 0);
             let f0 = params.base.build().fit(&data, &mut rng).unwrap();
-            let Predictions::Probabilities(p) = f0.predict(rows.x()) else {
+            let Predictions::Probabilities(p) = f0.predict(rows.x()).unwrap() else {
                 panic!("a classifier's probabilities")
             };
             let h: Array1<f64> = p
@@ -225,7 +225,10 @@ mod tests {
                 .build()
                 .fit(&rows.with_target(Target::Continuous(h)).unwrap(), &mut rng)
                 .unwrap();
-            assert_eq!(fitted.predict(rows.x()), by_hand.predict(rows.x()));
+            assert_eq!(
+                fitted.predict(rows.x()).unwrap(),
+                by_hand.predict(rows.x()).unwrap()
+            );
             assert!(fitted.tree_ensemble().is_some());
         }
     }
@@ -241,7 +244,7 @@ mod tests {
             .fit(&data, &mut xai_core::rng::stream_rng(1, 0))
             .unwrap();
         let mean = Statistic::Prediction
-            .per_row(&fitted.predict(x.view()), data.y())
+            .per_row(&fitted.predict(x.view()).unwrap(), data.y())
             .unwrap();
         assert!(mean.iter().all(|m| m.abs() < 1e-9), "{mean}");
     }
@@ -304,7 +307,7 @@ mod tests {
         let (first, rest) = (data.select_rows(&order[..8]), data.select_rows(&order[8..]));
         let f0 = params.base.build().fit(&first, &mut rng).unwrap();
         let residuals = Statistic::SquaredError
-            .per_row(&f0.predict(rest.x()), rest.y())
+            .per_row(&f0.predict(rest.x()).unwrap(), rest.y())
             .unwrap();
         let by_hand = params
             .model
@@ -314,7 +317,10 @@ mod tests {
                 &mut rng,
             )
             .unwrap();
-        assert_eq!(fitted.predict(x.view()), by_hand.predict(x.view()));
+        assert_eq!(
+            fitted.predict(x.view()).unwrap(),
+            by_hand.predict(x.view()).unwrap()
+        );
         // Fitted on all rows alike, the stages give another model.
         let same_rows = UncertaintyLearner(UncertaintyParams {
             base_share: None,
@@ -322,7 +328,10 @@ mod tests {
         })
         .fit(&data, &mut xai_core::rng::stream_rng(1, 0))
         .unwrap();
-        assert_ne!(fitted.predict(x.view()), same_rows.predict(x.view()));
+        assert_ne!(
+            fitted.predict(x.view()).unwrap(),
+            same_rows.predict(x.view()).unwrap()
+        );
         let tiny = data.select_rows(&[0]);
         let err = UncertaintyLearner(params.clone())
             .fit(&tiny, &mut xai_core::rng::stream_rng(1, 0))

@@ -73,7 +73,7 @@ fn every_tree_learner_walks_a_missing_value_as_its_trees_say() {
         let view = model
             .tree_ensemble()
             .expect("a tree learner exposes its trees");
-        let predicted = means(&model.predict(x.view()));
+        let predicted = means(&model.predict(x.view()).unwrap());
         for (i, row) in x.rows().into_iter().enumerate() {
             let walked = by_tree_leaf(view, row);
             assert!(
@@ -104,6 +104,10 @@ fn a_forest_sends_a_missing_value_right() {
         tree.leaf(above.view())
     };
     assert_eq!(tree.leaf(row.view()), right_only);
-    let predicted = means(&model.predict(row.view().insert_axis(ndarray::Axis(0))));
+    let predicted = means(
+        &model
+            .predict(row.view().insert_axis(ndarray::Axis(0)))
+            .unwrap(),
+    );
     assert_eq!(predicted[0], tree.value(right_only)[0]);
 }

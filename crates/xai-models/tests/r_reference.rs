@@ -170,7 +170,7 @@ fn get<'a>(
 }
 
 fn points(m: &dyn Model, x: &Array2<f64>) -> Vec<f64> {
-    match m.predict(x.view()) {
+    match m.predict(x.view()).unwrap() {
         Predictions::Point(p) => p.to_vec(),
         _ => panic!("point predictions"),
     }

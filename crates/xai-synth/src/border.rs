@@ -73,7 +73,7 @@ impl Dgp for Border {
         Ok(())
     }
 
-    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset {
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
         let mut x = Array2::zeros((n, 2));
         let mut y = Array1::zeros(n);
         for i in 0..n {
@@ -89,7 +89,7 @@ impl Dgp for Border {
             let e: f64 = rng.sample(StandardNormal);
             y[i] = (a + b).powi(2) + self.noise_sd * e;
         }
-        Dataset::new(x, Target::Continuous(y), self.feature_names()).expect("finite draws")
+        Dataset::new(x, Target::Continuous(y), self.feature_names()).map_err(DgpError::rows)
     }
 
     fn conditional_mean(&self, x: ArrayView2<'_, f64>) -> Array1<f64> {
@@ -116,7 +116,7 @@ mod tests {
             hole: 1.5,
             noise_sd: 0.1,
         };
-        let data = dgp.sample(5000, &mut stream_rng(1, 0));
+        let data = dgp.sample(5000, &mut stream_rng(1, 0)).unwrap();
         let m: Vec<f64> = data
             .x()
             .rows()

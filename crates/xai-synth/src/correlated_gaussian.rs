@@ -53,7 +53,7 @@ impl Dgp for CorrelatedGaussian {
         Ok(())
     }
 
-    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset {
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
         let s = (1.0 - self.rho * self.rho).sqrt();
         let sigma = self.noise_var.sqrt();
         let mut x = Array2::zeros((n, 5));
@@ -72,8 +72,7 @@ impl Dgp for CorrelatedGaussian {
             }
             y[i] = mean_of(&row) + sigma * z[5];
         }
-        Dataset::new(x, Target::Continuous(y), self.feature_names())
-            .expect("finite draws of matching shapes")
+        Dataset::new(x, Target::Continuous(y), self.feature_names()).map_err(DgpError::rows)
     }
 
     fn conditional_mean(&self, x: ArrayView2<'_, f64>) -> Array1<f64> {
@@ -104,7 +103,7 @@ mod tests {
             noise_var: 2.0,
             rho: 0.8,
         };
-        let data = dgp.sample(40_000, &mut stream_rng(1, 0));
+        let data = dgp.sample(40_000, &mut stream_rng(1, 0)).unwrap();
         let x = data.x();
         let n = x.nrows() as f64;
         let corr = |a: usize, b: usize| x.column(a).dot(&x.column(b)) / n;

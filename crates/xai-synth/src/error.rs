@@ -82,6 +82,10 @@ pub enum DgpError {
         /// What is wrong and what to write instead.
         message: String,
     },
+    /// The drawn rows do not make a dataset (a value that is not finite): the data
+    /// type's own reason, all there is to say.
+    #[error("the drawn rows are not a dataset: {0}")]
+    Rows(String),
 }
 
 /// "line L, column C" of a formula's character `column`, or its place in the formula.
@@ -140,6 +144,11 @@ impl DgpError {
         }
     }
 
+    /// The data type's refusal of drawn rows ([`DgpError::Rows`]).
+    pub fn rows(e: xai_core::CoreError) -> Self {
+        DgpError::Rows(e.to_string())
+    }
+
     /// The name of the offending parameter.
     pub fn param(&self) -> &'static str {
         match self {
@@ -149,6 +158,7 @@ impl DgpError {
             | DgpError::NotSymmetric { param, .. }
             | DgpError::NotPositiveDefinite { param, .. } => param,
             DgpError::Formula { .. } => "formula",
+            DgpError::Rows(_) => "sample",
         }
     }
 }

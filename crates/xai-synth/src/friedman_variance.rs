@@ -105,7 +105,7 @@ impl Dgp for FriedmanVariance {
 
     /// The n × 10 uniforms row by row, then the n noises of Y, then the n noises of Z.
     /// A batch needs two rows for its rescaling; with fewer, Ỹ = 0.
-    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset {
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
         let x = Array2::from_shape_simple_fn((n, 10), || rng.random::<f64>());
         let y: Array1<f64> = x
             .rows()
@@ -129,7 +129,7 @@ impl Dgp for FriedmanVariance {
                 .collect(),
             Response::Variance => ytilde.mapv(|v| v * v),
         };
-        Dataset::new(x, Target::Continuous(target), self.feature_names()).expect("finite draws")
+        Dataset::new(x, Target::Continuous(target), self.feature_names()).map_err(DgpError::rows)
     }
 
     /// E[Z | X] = f(X6..X10) for `response: mean`; for `response: variance`, E[Ỹ² | X],
@@ -213,7 +213,7 @@ mod tests {
     #[test]
     fn the_variance_of_z_is_driven_by_the_first_five_features() {
         let dgp = FriedmanVariance::default();
-        let d = dgp.sample(200_000, &mut stream_rng(2, 0));
+        let d = dgp.sample(200_000, &mut stream_rng(2, 0)).unwrap();
         let z = target(&d);
         let mean = dgp.conditional_mean(d.x());
         let truth = dgp.conditional_variance(d.x());
@@ -225,7 +225,7 @@ mod tests {
             response: Response::Variance,
             ..Default::default()
         };
-        let v = target(&label.sample(1000, &mut stream_rng(3, 0)));
+        let v = target(&label.sample(1000, &mut stream_rng(3, 0)).unwrap());
         assert!(
             (v.mean().unwrap() - 0.999).abs() < 1e-9,
             "{}",
@@ -235,7 +235,7 @@ mod tests {
             response: Response::Variance,
             variant: Rescaling::Paper,
         };
-        let v = target(&paper.sample(1000, &mut stream_rng(3, 0)));
+        let v = target(&paper.sample(1000, &mut stream_rng(3, 0)).unwrap());
         assert!(v.iter().all(|&t| (0.0..=1.0).contains(&t)));
         assert_eq!(v.iter().copied().fold(0.0, f64::max), 1.0);
     }

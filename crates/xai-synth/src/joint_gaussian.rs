@@ -125,8 +125,8 @@ impl Dgp for JointGaussian {
         self.cholesky().map(|_| ())
     }
 
-    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset {
-        let l = self.cholesky().expect("validated at load");
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
+        let l = self.cholesky()?;
         let p = self.covariance.len();
         let mut joint = Array2::zeros((n, p));
         let mut z = vec![0.0; p];
@@ -138,8 +138,7 @@ impl Dgp for JointGaussian {
         }
         let y = joint.column(p - 1).to_owned();
         joint.remove_index(ndarray::Axis(1), p - 1);
-        Dataset::new(joint, Target::Continuous(y), self.feature_names())
-            .expect("shapes agree by construction")
+        Dataset::new(joint, Target::Continuous(y), self.feature_names()).map_err(DgpError::rows)
     }
 
     fn conditional_mean(&self, x: ArrayView2<'_, f64>) -> Array1<f64> {
@@ -181,7 +180,7 @@ mod tests {
     #[test]
     fn samples_have_the_declared_covariance() {
         let d = cid2021();
-        let data = d.sample(40_000, &mut stream_rng(3, 0));
+        let data = d.sample(40_000, &mut stream_rng(3, 0)).unwrap();
         let y = match data.y() {
             Target::Continuous(y) => y.clone(),
             Target::Classes { .. } => unreachable!(),

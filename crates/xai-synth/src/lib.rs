@@ -44,8 +44,9 @@ pub trait Dgp: Send + Sync {
     /// the allowed range.
     fn validate(&self) -> Result<(), DgpError>;
 
-    /// Draws n i.i.d. rows (features and target).
-    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset;
+    /// Draws n i.i.d. rows (features and target). Fallible: a formula DGP can draw a
+    /// value that is not finite ([`DgpError::Formula`], located in the YAML).
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError>;
 
     /// E[Y | X = x] for each row of `x`.
     fn conditional_mean(&self, x: ArrayView2<'_, f64>) -> Array1<f64>;

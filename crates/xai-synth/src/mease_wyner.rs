@@ -89,7 +89,7 @@ impl Dgp for MeaseWyner {
         }
     }
 
-    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset {
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
         let d = self.d;
         let mut x = Array2::zeros((n, d));
         let mut labels = Array1::zeros(n);
@@ -110,7 +110,7 @@ impl Dgp for MeaseWyner {
             },
             self.feature_names(),
         )
-        .expect("finite draws of matching shapes")
+        .map_err(DgpError::rows)
     }
 
     fn conditional_mean(&self, x: ArrayView2<'_, f64>) -> Array1<f64> {
@@ -136,7 +136,7 @@ mod tests {
             redundant: "X1".into(),
         };
         dgp.validate().unwrap();
-        let data = dgp.sample(20_000, &mut stream_rng(1, 0));
+        let data = dgp.sample(20_000, &mut stream_rng(1, 0)).unwrap();
         let x = data.x();
         assert_eq!(x.column(0), x.column(9));
         let Target::Classes { labels, .. } = data.y() else {

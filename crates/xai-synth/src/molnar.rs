@@ -79,7 +79,7 @@ fn sample_uniform(
     f: impl Fn(ArrayView1<'_, f64>) -> f64,
     names: Vec<String>,
     rng: &mut dyn Rng,
-) -> Dataset {
+) -> Result<Dataset, DgpError> {
     let mut x = Array2::zeros((n, p));
     let mut y = Array1::zeros(n);
     for (mut row, yi) in x.rows_mut().into_iter().zip(y.iter_mut()) {
@@ -87,7 +87,7 @@ fn sample_uniform(
         let e: f64 = rng.sample(StandardNormal);
         *yi = f(row.view()) + noise_sd * e;
     }
-    Dataset::new(x, Target::Continuous(y), names).expect("finite draws")
+    Dataset::new(x, Target::Continuous(y), names).map_err(DgpError::rows)
 }
 
 fn names(p: usize) -> Vec<String> {
@@ -120,7 +120,7 @@ impl Dgp for MolnarLinear {
         noise_sd_valid(self.noise_sd)
     }
 
-    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset {
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
         sample_uniform(n, 2, self.noise_sd, Self::f, self.feature_names(), rng)
     }
 
@@ -147,7 +147,7 @@ impl Dgp for MolnarNonlinear {
         noise_sd_valid(self.noise_sd)
     }
 
-    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset {
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
         sample_uniform(
             n,
             4,
@@ -200,7 +200,7 @@ mod tests {
     fn features_are_unit_uniform_and_the_noise_has_the_given_sd() {
         let dgp = MolnarLinear { noise_sd: 1.0 };
         let n = 20_000;
-        let data = dgp.sample(n, &mut stream_rng(7, 0));
+        let data = dgp.sample(n, &mut stream_rng(7, 0)).unwrap();
         let x = data.x();
         assert!(x.iter().all(|&v| (0.0..1.0).contains(&v)));
         // Var U[0, 1] = 1/12; the sd of a variance estimate from 20,000 draws ≈ 0.0006.

@@ -74,12 +74,12 @@ impl Dgp for MolnarAdditive {
     }
 
     /// The n rows first (row by row), then f's sample sd (n − 1), then the n noises.
-    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset {
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
         let x = Array2::from_shape_simple_fn((n, 5), || rng.random::<f64>());
         let f: Array1<f64> = x.rows().into_iter().map(Self::f).collect();
         let sd = if n > 1 { f.std(1.0) } else { 0.0 };
         let y = f.mapv(|v| v + self.noise_fraction * sd * rng.sample::<f64, _>(StandardNormal));
-        Dataset::new(x, Target::Continuous(y), self.feature_names()).expect("finite draws")
+        Dataset::new(x, Target::Continuous(y), self.feature_names()).map_err(DgpError::rows)
     }
 
     fn conditional_mean(&self, x: ArrayView2<'_, f64>) -> Array1<f64> {
@@ -120,7 +120,7 @@ impl Dgp for MolnarSine {
     }
 
     /// Row by row: x1, x2, x3, then the noise.
-    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset {
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
         let mut x = Array2::zeros((n, 3));
         let mut y = Array1::zeros(n);
         for (mut row, yi) in x.rows_mut().into_iter().zip(y.iter_mut()) {
@@ -130,7 +130,7 @@ impl Dgp for MolnarSine {
             let e: f64 = rng.sample(StandardNormal);
             *yi = Self::f(row.view()) + self.noise_sd * e;
         }
-        Dataset::new(x, Target::Continuous(y), self.feature_names()).expect("finite draws")
+        Dataset::new(x, Target::Continuous(y), self.feature_names()).map_err(DgpError::rows)
     }
 
     fn conditional_mean(&self, x: ArrayView2<'_, f64>) -> Array1<f64> {
@@ -163,6 +163,7 @@ mod tests {
         let n = 200_000;
         let mut data = dgp
             .sample(n, &mut stream_rng(31, feature as u64))
+            .unwrap()
             .x()
             .to_owned();
         data.column_mut(feature).fill(x);
@@ -210,7 +211,7 @@ mod tests {
         let dgp = MolnarAdditive {
             noise_fraction: 0.2,
         };
-        let data = dgp.sample(50_000, &mut stream_rng(4, 0));
+        let data = dgp.sample(50_000, &mut stream_rng(4, 0)).unwrap();
         let f = dgp.conditional_mean(data.x());
         let Target::Continuous(y) = data.y() else {
             panic!("regression")
@@ -221,7 +222,8 @@ mod tests {
         let exact = MolnarAdditive {
             noise_fraction: 0.0,
         }
-        .sample(10, &mut stream_rng(4, 1));
+        .sample(10, &mut stream_rng(4, 1))
+        .unwrap();
         let Target::Continuous(y) = exact.y() else {
             panic!("regression")
         };

@@ -68,7 +68,11 @@ pub struct JointColumns(pub DgpSpec);
 
 impl MarginalSampler for JointColumns {
     fn draw(&self, feature: usize, rng: &mut dyn Rng) -> f64 {
-        self.0.dgp().sample(1, rng).x()[[0, feature]]
+        // A draw that fails is NaN, which the statistic of the perturbed rows refuses.
+        self.0
+            .dgp()
+            .sample(1, rng)
+            .map_or(f64::NAN, |d| d.x()[[0, feature]])
     }
 }
 

@@ -74,7 +74,7 @@ impl Dgp for ThreeClusters {
         Ok(())
     }
 
-    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset {
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
         let mut x = Array2::zeros((n, 2));
         let mut labels = Array1::zeros(n);
         for i in 0..n {
@@ -93,7 +93,7 @@ impl Dgp for ThreeClusters {
             },
             self.feature_names(),
         )
-        .expect("finite draws")
+        .map_err(DgpError::rows)
     }
 
     /// E[Y | x] with the class index as Y: Σ_c c·P(c | x).
@@ -129,7 +129,7 @@ mod tests {
             spread: 2.0,
             sd: 0.6,
         };
-        let data = dgp.sample(30_000, &mut stream_rng(5, 0));
+        let data = dgp.sample(30_000, &mut stream_rng(5, 0)).unwrap();
         let Target::Classes { labels, .. } = data.y() else {
             unreachable!()
         };

@@ -36,18 +36,23 @@ pub fn formula_dgp(repeats: usize) -> Result<Value> {
             .ok_or_else(|| BenchError::Other(format!("{EXAMPLE} has no DGP labelled `{label}`")))
     };
     let (rust, formula) = (dgp(RUST)?, dgp(FORMULA)?);
-    let time = |d: &DgpSpec| -> (f64, Dataset) {
+    let time = |d: &DgpSpec| -> Result<(f64, Dataset)> {
+        let draw = || {
+            d.dgp()
+                .sample(ROWS, &mut stream_rng(1, 0))
+                .map_err(|e| exp.sample_error(&variants[0], 0, e))
+        };
         let mut best = f64::INFINITY;
-        let mut last = d.dgp().sample(ROWS, &mut stream_rng(1, 0));
+        let mut last = draw()?;
         for _ in 0..repeats.max(1) {
             let start = Instant::now();
-            last = d.dgp().sample(ROWS, &mut stream_rng(1, 0));
+            last = draw()?;
             best = best.min(start.elapsed().as_secs_f64());
         }
-        (best, last)
+        Ok((best, last))
     };
-    let (rust_s, a) = time(&rust);
-    let (formula_s, b) = time(&formula);
+    let (rust_s, a) = time(&rust)?;
+    let (formula_s, b) = time(&formula)?;
     Ok(json!({
         "workload": "formula_dgp",
         "rows": ROWS,

@@ -143,7 +143,7 @@ pub(super) fn nn_mc_dropout(dir: &Path, threads: usize, repeats: usize) -> Resul
             .fit(&train, &mut xai_core::rng::stream_rng(SEED, 1))
             .map_err(core_err)
     })?;
-    let (pred, pred_s, pred_runs) = time(repeats, || Ok(model.predict(xt.view())))?;
+    let (pred, pred_s, pred_runs) = time(repeats, || model.predict(xt.view()).map_err(core_err))?;
     let Predictions::Gaussian { mean, var } = pred else {
         return Err(BenchError::Other(
             "the MC-dropout regressor predicted no Gaussian".into(),

@@ -190,8 +190,8 @@ mod tests {
     }
 
     impl Model for Trees {
-        fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
-            self.as_predictions(self.combined(x))
+        fn predict(&self, x: ArrayView2<'_, f64>) -> crate::error::Result<Predictions> {
+            Ok(self.as_predictions(self.combined(x)))
         }
         fn tree_ensemble(&self) -> Option<&dyn TreeEnsembleView> {
             Some(self)

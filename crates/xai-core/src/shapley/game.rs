@@ -238,13 +238,13 @@ impl<'a> ModelGame<'a> {
             return Err(CoreError::Invalid(format!("the label {y} is not finite")));
         }
         let row = x.insert_axis(Axis(0));
-        let pred = model.predict(row);
+        let pred = model.predict(row)?;
         check_len(&pred, 1)?;
         let unit = Array2::ones((1, 1));
         let point = Mixture::of(&pred, 0..1, unit.row(0));
         let members = match value.reads_members() {
             true => {
-                let members = model.predict_members(row).ok_or_else(|| {
+                let members = model.predict_members(row)?.ok_or_else(|| {
                     CoreError::Invalid(format!(
                         "value function `{}` reads an ensemble's members, and this model has \
                          none: use a forest classifier (its trees are its members)",
@@ -323,14 +323,15 @@ impl Game for ModelGame<'_> {
         for chunk in coalitions.axis_chunks_iter(Axis(0), per_call) {
             let rows = self.stack(chunk);
             if self.members > 0 {
-                let members = self
-                    .model
-                    .predict_members(rows.view())
-                    .expect("a model with members, checked in new");
+                let members = self.model.predict_members(rows.view())?.ok_or_else(|| {
+                    CoreError::Predict(
+                        "the model gave its members once and none on a later call".into(),
+                    )
+                })?;
                 values.extend(member_values(self.value, &members, chunk.nrows(), b)?);
                 continue;
             }
-            let pred = self.model.predict(rows.view());
+            let pred = self.model.predict(rows.view())?;
             let weights = Array2::from_elem((chunk.nrows(), b), 1.0 / b as f64);
             values.extend(coalition_values(
                 self.value,
@@ -888,13 +889,13 @@ mod tests {
     struct Logistic;
 
     impl Model for Logistic {
-        fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
+        fn predict(&self, x: ArrayView2<'_, f64>) -> crate::error::Result<Predictions> {
             let p: Vec<f64> = x
                 .rows()
                 .into_iter()
                 .map(|r| 1.0 / (1.0 + (-(r[0] + r[1] * r[2] - 0.5 * r[3])).exp()))
                 .collect();
-            Predictions::binary(p)
+            Ok(Predictions::binary(p))
         }
     }
 
@@ -914,7 +915,7 @@ mod tests {
         let mut rows = background.clone();
         rows.column_mut(0).fill(x[0]);
         rows.column_mut(2).fill(x[2]);
-        let Predictions::Probabilities(p) = Logistic.predict(rows.view()) else {
+        let Predictions::Probabilities(p) = Logistic.predict(rows.view()).unwrap() else {
             unreachable!()
         };
         let q = p.mean_axis(Axis(0)).unwrap();
@@ -948,11 +949,11 @@ mod tests {
         let background = normal_rows(30, 3, 22);
         let x = array![0.4, -0.2, 1.0];
         let model = Gaussian { ignore: None };
-        let Predictions::Gaussian { mean, var } = model.predict(background.view()) else {
+        let Predictions::Gaussian { mean, var } = model.predict(background.view()).unwrap() else {
             unreachable!()
         };
         let Predictions::Gaussian { mean: mx, var: vx } =
-            model.predict(x.view().insert_axis(Axis(0)))
+            model.predict(x.view().insert_axis(Axis(0))).unwrap()
         else {
             unreachable!()
         };
@@ -1005,7 +1006,7 @@ mod tests {
         .unwrap()
         .values(empty.view())
         .unwrap()[0];
-        let Predictions::Gaussian { var, .. } = model.predict(background.view()) else {
+        let Predictions::Gaussian { var, .. } = model.predict(background.view()).unwrap() else {
             unreachable!()
         };
         let direct = var.mapv(gaussian_entropy).mean().unwrap();
@@ -1027,7 +1028,7 @@ mod tests {
         let v0 = prediction_game(&linear, x.view(), background.view())
             .values(empty.view())
             .unwrap()[0];
-        let Predictions::Point(f) = linear.predict(background.view()) else {
+        let Predictions::Point(f) = linear.predict(background.view()).unwrap() else {
             unreachable!()
         };
         assert!((v0 - f.mean().unwrap()).abs() < 1e-12);
@@ -1084,7 +1085,7 @@ mod tests {
     struct CountingModel(AtomicUsize);
 
     impl Model for CountingModel {
-        fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
+        fn predict(&self, x: ArrayView2<'_, f64>) -> crate::error::Result<Predictions> {
             self.0.fetch_add(1, Ordering::SeqCst);
             Interactions.predict(x)
         }
@@ -1129,19 +1130,22 @@ mod tests {
     }
 
     impl Model for Committee {
-        fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
+        fn predict(&self, x: ArrayView2<'_, f64>) -> crate::error::Result<Predictions> {
             let sum = (0..self.0.len()).fold(Array2::zeros((x.nrows(), 2)), |acc, m| {
                 acc + self.member(m, x)
             });
-            Predictions::Probabilities(sum / self.0.len() as f64)
+            Ok(Predictions::Probabilities(sum / self.0.len() as f64))
         }
 
-        fn predict_members(&self, x: ArrayView2<'_, f64>) -> Option<Vec<Predictions>> {
-            Some(
+        fn predict_members(
+            &self,
+            x: ArrayView2<'_, f64>,
+        ) -> crate::error::Result<Option<Vec<Predictions>>> {
+            Ok(Some(
                 (0..self.0.len())
                     .map(|m| Predictions::Probabilities(self.member(m, x)))
                     .collect(),
-            )
+            ))
         }
     }
 

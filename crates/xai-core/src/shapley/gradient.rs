@@ -266,18 +266,21 @@ mod tests {
     }
 
     impl Model for LinearLogits {
-        fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
-            Predictions::mixture(&self.predict_members(x).unwrap()).unwrap()
+        fn predict(&self, x: ArrayView2<'_, f64>) -> crate::error::Result<Predictions> {
+            Predictions::mixture(&self.predict_members(x)?.unwrap())
         }
 
-        fn predict_members(&self, x: ArrayView2<'_, f64>) -> Option<Vec<Predictions>> {
+        fn predict_members(
+            &self,
+            x: ArrayView2<'_, f64>,
+        ) -> crate::error::Result<Option<Vec<Predictions>>> {
             let z = self.logits(x);
-            Some(
+            Ok(Some(
                 z.columns()
                     .into_iter()
                     .map(|c| Predictions::binary(c.iter().map(|&v| sigmoid(v))))
                     .collect(),
-            )
+            ))
         }
     }
 

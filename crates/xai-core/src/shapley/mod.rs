@@ -89,8 +89,8 @@ pub(crate) mod fixtures {
     pub(crate) struct Interactions;
 
     impl Model for Interactions {
-        fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
-            Predictions::Point(
+        fn predict(&self, x: ArrayView2<'_, f64>) -> crate::error::Result<Predictions> {
+            Ok(Predictions::Point(
                 x.rows()
                     .into_iter()
                     .map(|r| {
@@ -98,7 +98,7 @@ pub(crate) mod fixtures {
                         r[0] * r[1] * r[2] + (r[2] + r[3]).sin() * r[4] + r[4] * r[4] + 0.5 * chain
                     })
                     .collect(),
-            )
+            ))
         }
     }
 

@@ -99,3 +99,8 @@ pub(crate) fn softplus(x: &Tensor) -> candle_core::Result<Tensor> {
 pub(crate) fn fit_error(e: candle_core::Error) -> CoreError {
     CoreError::Fit(format!("network: {e}"))
 }
+
+/// A candle error of a fitted network's forward pass as a prediction error.
+pub(crate) fn predict_error(e: candle_core::Error) -> CoreError {
+    CoreError::Predict(format!("network: {e}"))
+}

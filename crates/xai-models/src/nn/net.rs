@@ -9,7 +9,7 @@ use ndarray::{Array2, ArrayView2};
 use rand::{Rng, RngExt};
 use xai_core::{CoreError, Dataset, FeatureKind, MemberGradients, Model, Predictions};
 
-use super::head::{Head, fit_error};
+use super::head::{Head, fit_error, predict_error};
 use crate::standardize::Standardizer;
 
 /// One dense layer: weights W (inputs × outputs) and bias b (1 × outputs).
@@ -453,8 +453,8 @@ pub(crate) fn to_f64(t: &Tensor) -> candle_core::Result<Array2<f64>> {
 impl MemberGradients for Network {
     fn member_logits(&self, x: ArrayView2<'_, f64>) -> xai_core::error::Result<Array2<f64>> {
         self.binary()?;
-        let z = as_tensor(&self.inputs, x).map_err(fit_error)?;
-        to_f64(&self.logits(&z).map_err(fit_error)?).map_err(fit_error)
+        let z = as_tensor(&self.inputs, x).map_err(predict_error)?;
+        to_f64(&self.logits(&z).map_err(predict_error)?).map_err(predict_error)
     }
 
     fn pullback(
@@ -481,7 +481,7 @@ impl MemberGradients for Network {
                     .unwrap_or_else(|| Array2::zeros(rows.dim()));
                 Ok(g / &self.inputs.scale)
             })()
-            .map_err(fit_error)?;
+            .map_err(predict_error)?;
             out.slice_mut(ndarray::s![start..end, ..]).assign(&chunk);
         }
         Ok(out)
@@ -490,14 +490,16 @@ impl MemberGradients for Network {
 
 impl Model for Network {
     /// (1/M)·Σ_m q_m(y | x) ([`Predictions::mixture`]).
-    fn predict(&self, x: ArrayView2<'_, f64>) -> Predictions {
-        let members = self.members_on(x).expect("a fitted network's shapes agree");
-        Predictions::mixture(&members).expect("members of one network agree in kind")
+    fn predict(&self, x: ArrayView2<'_, f64>) -> xai_core::error::Result<Predictions> {
+        Predictions::mixture(&self.members_on(x).map_err(predict_error)?)
     }
 
     /// Each member's q_m(y | x): a dropout mask or weight sample fixed at fit time.
-    fn predict_members(&self, x: ArrayView2<'_, f64>) -> Option<Vec<Predictions>> {
-        Some(self.members_on(x).expect("a fitted network's shapes agree"))
+    fn predict_members(
+        &self,
+        x: ArrayView2<'_, f64>,
+    ) -> xai_core::error::Result<Option<Vec<Predictions>>> {
+        Ok(Some(self.members_on(x).map_err(predict_error)?))
     }
 
     /// Its members' log-odds when the head is a Bernoulli (a binary classifier).

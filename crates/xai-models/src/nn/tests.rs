@@ -64,7 +64,7 @@ fn an_mlp_learns_xor() {
     let model = MlpLearner(params)
         .fit(&xor(1), &mut stream_rng(1, 1))
         .unwrap();
-    let p = p_class1(&model.predict(corners().view()));
+    let p = p_class1(&model.predict(corners().view()).unwrap());
     assert!(p[0] < 0.1 && p[3] < 0.1, "{p:?}");
     assert!(p[1] > 0.9 && p[2] > 0.9, "{p:?}");
     // Too few epochs to learn it: the check above can fail.
@@ -75,7 +75,7 @@ fn an_mlp_learns_xor() {
     })
     .fit(&xor(1), &mut stream_rng(1, 1))
     .unwrap();
-    let p = p_class1(&short.predict(corners().view()));
+    let p = p_class1(&short.predict(corners().view()).unwrap());
     assert!(
         !(p[0] < 0.1 && p[3] < 0.1 && p[1] > 0.9 && p[2] > 0.9),
         "{p:?}"
@@ -85,6 +85,7 @@ fn an_mlp_learns_xor() {
 fn members(model: &dyn Model, x: ArrayView2<'_, f64>) -> Vec<Predictions> {
     model
         .predict_members(x)
+        .unwrap()
         .expect("a network exposes its members")
 }
 
@@ -112,7 +113,7 @@ fn mc_dropout_members_are_identical_at_p_zero_and_mix_to_the_prediction() {
     let differ = members(model.as_ref(), x.view());
     assert!(differ.iter().any(|m| *m != differ[0]));
     assert_eq!(
-        model.predict(x.view()),
+        model.predict(x.view()).unwrap(),
         Predictions::mixture(&differ).unwrap()
     );
 }
@@ -140,7 +141,7 @@ fn the_gaussian_head_learns_a_noise_level_that_grows_with_x() {
     .fit(&data(x, Target::Continuous(y)), &mut stream_rng(3, 1))
     .unwrap();
     let grid = ndarray::array![[-1.5], [0.0], [1.5]];
-    let Predictions::Gaussian { mean, var } = model.predict(grid.view()) else {
+    let Predictions::Gaussian { mean, var } = model.predict(grid.view()).unwrap() else {
         panic!("a regressor predicts Gaussians")
     };
     let sd = var.mapv(f64::sqrt);
@@ -209,13 +210,13 @@ fn bayes_by_backprop_learns_and_its_weight_samples_differ() {
     .fit(&data(x, binary(y)), &mut stream_rng(5, 1))
     .unwrap();
     let probe = ndarray::array![[-0.4, -0.4], [0.4, 0.4]];
-    let p = p_class1(&model.predict(probe.view()));
+    let p = p_class1(&model.predict(probe.view()).unwrap());
     assert!(p[0] < 0.2 && p[1] > 0.8, "{p:?}");
     let draws = members(model.as_ref(), probe.view());
     assert_eq!(draws.len(), 20);
     assert!(draws.iter().any(|m| *m != draws[0]));
     assert_eq!(
-        model.predict(probe.view()),
+        model.predict(probe.view()).unwrap(),
         Predictions::mixture(&draws).unwrap()
     );
 }
@@ -262,9 +263,9 @@ fn fit_both(threads: usize, seed: u64) -> Fits {
             .pullback(images.x(), &|z| Array2::ones(z.dim()))
             .unwrap();
         (
-            mc.predict(train.x()),
-            bbb.predict(train.x()),
-            cnn.predict(images.x()),
+            mc.predict(train.x()).unwrap(),
+            bbb.predict(train.x()).unwrap(),
+            cnn.predict(images.x()).unwrap(),
             gradient,
         )
     })
@@ -405,7 +406,7 @@ fn a_cnn_learns_bars() {
         .fit(&bars(80, 1), &mut stream_rng(3, 0))
         .unwrap();
     let test = bars(100, 2);
-    let p = p_class1(&model.predict(test.x()));
+    let p = p_class1(&model.predict(test.x()).unwrap());
     let Target::Classes { labels, .. } = test.y() else {
         unreachable!()
     };

@@ -69,6 +69,7 @@ use crate::{Dgp, DgpError};
 use compile::{FormulaError, Model, Place};
 use dist::Primitive;
 use eval::{BLOCK, Code};
+use parse::Located;
 
 /// Draws of the hidden variables per row for truths by Monte Carlo.
 const TRUTH_DRAWS: usize = 4 * BLOCK;
@@ -237,15 +238,68 @@ impl Formula {
     fn names(&self) -> Vec<String> {
         self.model().columns().map(|v| v.name.clone()).collect()
     }
-}
 
-/// Panics, naming `what`, if a drawn value is not finite: [`Dgp::sample`] cannot
-/// return an error, and the formula is to blame.
-fn finite(what: &str, values: &[f64]) {
-    if let Some(v) = values.iter().find(|v| !v.is_finite()) {
-        panic!(
-            "the formula DGP drew {v} for {what}; make its formula finite wherever the variables above it can be (e.g. log of a positive, sqrt of a non-negative expression)"
-        );
+    /// The equation (entry of `features`) that defines variable `var`: a group
+    /// `A, B: mvnormal(...)` defines one variable per name, in order.
+    fn equation_of(&self, var: usize) -> usize {
+        let mut defined = 0;
+        for (i, (names, _)) in self.source.features.0.iter().enumerate() {
+            defined += names.value.split(',').count();
+            if var < defined {
+                return i;
+            }
+        }
+        self.source.features.0.len().saturating_sub(1)
+    }
+
+    /// A located [`DgpError::Formula`] when `values`, variable `var`'s column of a
+    /// block (`None`: the target's) whose first row is row `first` of the sample, holds
+    /// a value that is not finite: the formula that drew it at its YAML place, the
+    /// value, and the first such row's values of every variable defined above it.
+    fn refuse_non_finite(
+        &self,
+        b: &Block,
+        var: Option<usize>,
+        values: &[f64],
+        first: usize,
+    ) -> Result<(), DgpError> {
+        let Some(r) = values.iter().position(|v| !v.is_finite()) else {
+            return Ok(());
+        };
+        let m = self.model();
+        let above = var.unwrap_or(m.vars.len());
+        let inputs: Vec<String> = (0..above)
+            .map(|u| format!("{} = {}", m.vars[u].name, b.vars[u][r]))
+            .collect();
+        let (name, place) = match var {
+            Some(v) => (
+                format!("`{}`", m.vars[v].name),
+                Place::Value(self.equation_of(v)),
+            ),
+            None => ("the target".to_string(), Place::Target),
+        };
+        let formula = match place {
+            Place::Value(i) => &self.source.features.0[i].1.value,
+            _ => &self.source.target.value,
+        };
+        let given = match inputs.is_empty() {
+            true => String::new(),
+            false => format!(" where {}", inputs.join(", ")),
+        };
+        let e = FormulaError {
+            place,
+            at: Located::new(
+                0..formula.len(),
+                format!(
+                    "{name} drew {} in row {} of a sample{given}; make its formula finite \
+                     wherever the variables above it can be (log of a positive, sqrt of a \
+                     non-negative expression)",
+                    values[r],
+                    first + r + 1,
+                ),
+            ),
+        };
+        Err(located(&self.source, &e))
     }
 }
 
@@ -307,7 +361,7 @@ impl Dgp for Formula {
 
     /// Blocks of 1,024 rows: each row's primitive draws in order, then every
     /// variable's and the target's code over the block.
-    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Dataset {
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
         let m = self.model();
         let cols: Vec<usize> = (0..m.vars.len()).filter(|&v| !m.vars[v].hidden).collect();
         let all: Vec<usize> = (0..m.slots.len()).collect();
@@ -323,9 +377,9 @@ impl Dgp for Formula {
             let ys = &mut y[start..start + len];
             b.run(&m.target, len, ys);
             for &v in &cols {
-                finite(&m.vars[v].name, &b.vars[v][..len]);
+                self.refuse_non_finite(&b, Some(v), &b.vars[v][..len], start)?;
             }
-            finite("the target", ys);
+            self.refuse_non_finite(&b, None, ys, start)?;
             for (r, mut row) in x
                 .slice_mut(ndarray::s![start..start + len, ..])
                 .rows_mut()
@@ -346,7 +400,7 @@ impl Dgp for Formula {
             },
             None => Target::Continuous(y),
         };
-        Dataset::new(x, target, names).expect("finite draws of matching shapes")
+        Dataset::new(x, target, names).map_err(DgpError::rows)
     }
 
     fn conditional_mean(&self, x: ArrayView2<'_, f64>) -> Array1<f64> {
@@ -440,7 +494,12 @@ impl MarginalSampler for FormulaMarginals {
                 };
                 dist.value(params, w)
             }
-            None => self.0.sample(1, rng).x()[[0, feature]],
+            // A draw that fails is NaN, which the statistic of the perturbed rows
+            // refuses; the replicate's own sample reports the formula's error first.
+            None => self
+                .0
+                .sample(1, rng)
+                .map_or(f64::NAN, |d| d.x()[[0, feature]]),
         }
     }
 }
@@ -478,8 +537,8 @@ mod tests {
     /// Same rows, targets, truths and marginal draws, to the bit.
     fn same_bytes(rust: &dyn Dgp, yaml: &Formula) {
         let (a, b) = (
-            rust.sample(3000, &mut stream_rng(5, 1)),
-            yaml.sample(3000, &mut stream_rng(5, 1)),
+            rust.sample(3000, &mut stream_rng(5, 1)).unwrap(),
+            yaml.sample(3000, &mut stream_rng(5, 1)).unwrap(),
         );
         assert_eq!(rust.feature_names(), yaml.feature_names());
         assert_eq!(a.x(), b.x());
@@ -522,10 +581,10 @@ mod tests {
         let paper = formula(&format!(
             "{UNIFORM4}  target: X1 - sqrt(1 - X2) + X3 * X4 + (X4 / 10)^2 + normal(0, 1)\n"
         ));
-        let d = paper.sample(10, &mut stream_rng(5, 1));
+        let d = paper.sample(10, &mut stream_rng(5, 1)).unwrap();
         assert_ne!(
             continuous(&d),
-            continuous(&code.sample(10, &mut stream_rng(5, 1)))
+            continuous(&code.sample(10, &mut stream_rng(5, 1)).unwrap())
         );
     }
 
@@ -558,7 +617,7 @@ mod tests {
         let x = array![[0.5], [-0.25]];
         assert_eq!(het.conditional_mean(x.view()), array![1.0, -0.5]);
         assert_eq!(het.conditional_variance(x.view()), array![0.25, 0.0625]);
-        let d = het.sample(n, &mut stream_rng(3, 0));
+        let d = het.sample(n, &mut stream_rng(3, 0)).unwrap();
         let z: Vec<f64> = (continuous(&d) - &het.conditional_mean(d.x()))
             .iter()
             .zip(het.conditional_variance(d.x()))
@@ -573,7 +632,7 @@ mod tests {
             formula("  features:\n    - X1: normal(0, 1)\n  target: bernoulli(logistic(3 * X1))\n");
         assert_eq!(bern.conditional_mean(array![[0.0]].view())[0], 0.5);
         assert_eq!(bern.conditional_variance(array![[0.0]].view())[0], 0.25);
-        let d = bern.sample(n, &mut stream_rng(3, 1));
+        let d = bern.sample(n, &mut stream_rng(3, 1)).unwrap();
         let Target::Classes {
             labels,
             n_classes: 2,
@@ -593,7 +652,7 @@ mod tests {
         let cat = formula("  features:\n    - X1: uniform(0, 1)\n  target: categorical(1, 2, 1)\n");
         assert_eq!(cat.conditional_mean(array![[0.3]].view())[0], 1.0);
         assert_eq!(cat.conditional_variance(array![[0.3]].view())[0], 0.5);
-        let d = cat.sample(n, &mut stream_rng(3, 2));
+        let d = cat.sample(n, &mut stream_rng(3, 2)).unwrap();
         let Target::Classes {
             labels,
             n_classes: 3,
@@ -605,7 +664,7 @@ mod tests {
         assert!((share - 0.5).abs() < 4.0 * (0.25 / nf).sqrt(), "{share}");
 
         let logn = formula("  features:\n    - X1: uniform(0, 1)\n  target: lognormal(X1, 0.5)\n");
-        let d = logn.sample(n, &mut stream_rng(3, 3));
+        let d = logn.sample(n, &mut stream_rng(3, 3)).unwrap();
         let want = logn.conditional_mean(d.x());
         assert!((want[0] - (d.x()[[0, 0]] + 0.125).exp()).abs() < 1e-12);
         let resid: f64 = (continuous(&d) - &want).sum() / nf;
@@ -622,7 +681,7 @@ mod tests {
         );
         let n = 40_000;
         let nf = n as f64;
-        let d = f.sample(n, &mut stream_rng(4, 0));
+        let d = f.sample(n, &mut stream_rng(4, 0)).unwrap();
         let x = d.x();
         let m: Vec<f64> = (0..3).map(|j| x.column(j).sum() / nf).collect();
         let cov = |i: usize, j: usize| {
@@ -665,7 +724,7 @@ mod tests {
             "  features:\n    - X1: uniform(0, 1)\n    - H: X1 + normal(0, 1)\n  hidden: [H]\n  target: X1 + normal(0, abs(H))\n",
         );
         assert_eq!(f.feature_names(), ["X1"]);
-        assert_eq!(f.sample(5, &mut stream_rng(1, 0)).x().ncols(), 1);
+        assert_eq!(f.sample(5, &mut stream_rng(1, 0)).unwrap().x().ncols(), 1);
         let x = array![[0.0], [0.5], [1.0]];
         let (mean, var) = (
             f.conditional_mean(x.view()),
@@ -687,10 +746,10 @@ mod tests {
     #[test]
     fn blocks_do_not_change_the_draws() {
         let f = formula(&format!("{UNIFORM4}  target: X1 * X2 + normal(0, X3)\n"));
-        let long = f.sample(2500, &mut stream_rng(9, 0));
+        let long = f.sample(2500, &mut stream_rng(9, 0)).unwrap();
         let mut rng = stream_rng(9, 0);
-        let first = f.sample(1024, &mut rng);
-        let rest = f.sample(1476, &mut rng);
+        let first = f.sample(1024, &mut rng).unwrap();
+        let rest = f.sample(1476, &mut rng).unwrap();
         assert_eq!(long.x().slice(ndarray::s![..1024, ..]), first.x());
         assert_eq!(long.x().slice(ndarray::s![1024.., ..]), rest.x());
         let y = continuous(&long);
@@ -730,6 +789,53 @@ mod tests {
 
     /// Bad formulas: each error names the YAML line and column of the offending text
     /// and says what to write.
+    #[test]
+    fn a_draw_that_is_not_finite_is_a_located_error_with_the_row_s_inputs() {
+        // The target: log of a normal draw is NaN for about half the rows.
+        let target = unvalidated(
+            "  features:\n    - X1: uniform(0, 1)\n    - X2: normal(0, 1)\n  target: X1 + log(X2) + normal(0, 1)\n",
+        );
+        target.validate().unwrap();
+        let err = target
+            .sample(50, &mut stream_rng(1, 0))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("line 5, column 11: the target drew NaN in row "),
+            "{err}"
+        );
+        assert!(
+            err.contains(" where X1 = ") && err.contains(", X2 = -"),
+            "{err}"
+        );
+        assert!(err.contains("log of a positive"), "{err}");
+        assert!(
+            err.ends_with("    X1 + log(X2) + normal(0, 1)\n    ^^^^^^^^^^^^^^^^^^^^^^^^^^^"),
+            "{err}"
+        );
+        // A feature in a group's line: the variable and only the variables above it.
+        let feature = unvalidated(
+            "  features:\n    - A, B: mvnormal([0, 0], [[1, 0], [0, 1]])\n    - C: sqrt(B)\n    - D: uniform(0, 1)\n  target: C + D\n",
+        );
+        let err = feature
+            .sample(50, &mut stream_rng(1, 0))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("line 4, column 10: `C` drew NaN in row "),
+            "{err}"
+        );
+        assert!(
+            err.contains(" where A = ") && !err.contains("D = "),
+            "{err}"
+        );
+        // The same draws where every value is finite: no error, same columns.
+        let fine = formula(
+            "  features:\n    - A, B: mvnormal([0, 0], [[1, 0], [0, 1]])\n    - C: sqrt(abs(B))\n    - D: uniform(0, 1)\n  target: C + D\n",
+        );
+        assert_eq!(fine.sample(50, &mut stream_rng(1, 0)).unwrap().n_rows(), 50);
+    }
+
     #[test]
     fn a_bad_formula_is_located_and_explained() {
         let cases: &[(&str, &str, &str)] = &[

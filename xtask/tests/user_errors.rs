@@ -1,0 +1,233 @@
+//! Every kind of bad user input known to the project, given to the `xtask` binary as a
+//! new user would: each ends with one located `error:` block and exit code 2, never
+//! a panic (a panic exits with 101 and prints "panicked"). The inputs are one field
+//! of `fixtures/user-input.yaml` changed at a time, plus bad command lines.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn fixture() -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/user-input.yaml"),
+    )
+    .unwrap()
+}
+
+/// A fresh directory under the system's temp dir.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("xai-user-errors-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `xtask <args>` and asserts a refusal: exit code 2, no panic, one `error:`
+/// block holding every one of `parts`. Returns stderr.
+fn refused(args: &[&str], parts: &[&str]) -> String {
+    let o = Command::new(XTASK)
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!err.contains("panicked"), "{args:?} panicked:\n{err}");
+    assert_eq!(o.status.code(), Some(2), "{args:?}:\n{err}");
+    assert!(err.contains("error:"), "{args:?}: no error block:\n{err}");
+    for p in parts {
+        assert!(err.contains(p), "{args:?}: expected {p:?} in:\n{err}");
+    }
+    err
+}
+
+/// The fixture with `from` replaced by `to`, run at smoke scale into a scratch
+/// directory; must be refused with `parts` in the message. Returns (stderr, out dir).
+fn refused_yaml(name: &str, from: &str, to: &str, parts: &[&str]) -> (String, PathBuf) {
+    let text = fixture();
+    assert!(text.contains(from), "fixture lacks {from:?}");
+    let dir = scratch(name);
+    let yaml = dir.join("user-input.yaml");
+    std::fs::write(&yaml, text.replacen(from, to, 1)).unwrap();
+    let out = dir.join("out");
+    let args = [
+        "run",
+        yaml.to_str().unwrap(),
+        "--scale",
+        "smoke",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    (refused(&args, parts), out)
+}
+
+#[test]
+fn the_fixture_itself_runs() {
+    let dir = scratch("ok");
+    let yaml = dir.join("user-input.yaml");
+    std::fs::write(&yaml, fixture()).unwrap();
+    let o = Command::new(XTASK)
+        .args(["run", yaml.to_str().unwrap(), "--scale", "smoke"])
+        .args(["--out", dir.join("out").to_str().unwrap()])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// issue 47's example: log of a normal draw is NaN in about half the rows.
+#[test]
+fn a_formula_that_draws_a_value_that_is_not_finite_is_located_and_writes_no_cell() {
+    let (err, out) = refused_yaml(
+        "log",
+        "target: X1 + exp(X2) + normal(0, 1)",
+        "target: X1 + log(X2) + normal(0, 1)",
+        &[
+            "user-input.yaml: line 19, column 15: the target drew NaN in row ",
+            " where X1 = ",
+            ", X2 = -",
+            "X1 + log(X2) + normal(0, 1)",
+            "(variant base, replicate ",
+        ],
+    );
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+    // The directory holds the run's key (run.json) and no cell (v000-r000000...).
+    let cells: Vec<String> = std::fs::read_dir(out.join("cells"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('v'))
+        .collect();
+    assert!(
+        cells.is_empty(),
+        "no cell of a failed replicate is written: {cells:?}"
+    );
+}
+
+#[test]
+fn a_formula_feature_that_is_not_finite_names_the_feature() {
+    refused_yaml(
+        "sqrt",
+        "- X2: normal(0, 1)",
+        "- X2: sqrt(X1 - 0.5)",
+        &[
+            "line 18, column 15: `X2` drew NaN in row ",
+            " where X1 = 0.",
+            "sqrt of a non-negative",
+        ],
+    );
+}
+
+#[test]
+fn formulas_that_do_not_compile_are_located() {
+    refused_yaml(
+        "unknown-var",
+        "X1 + exp(X2)",
+        "X1 + exp(X9)",
+        &["line 19, column 24: unknown variable `X9`"],
+    );
+    refused_yaml(
+        "unknown-fn",
+        "exp(X2)",
+        "expp(X2)",
+        &["line 19, column 20: unknown function `expp`"],
+    );
+}
+
+#[test]
+fn counts_and_numbers_out_of_range_or_of_the_wrong_type_are_located() {
+    refused_yaml("negative", "n_train: 60", "n_train: -5", &["line 20"]);
+    refused_yaml("word", "n_train: 60", "n_train: many", &["line 20"]);
+    refused_yaml(
+        "tiny",
+        "n_test: 40",
+        "n_test: 1",
+        &["n_test must be at least 2"],
+    );
+    refused_yaml(
+        "replicates",
+        "smoke: { replicates: 2 }",
+        "smoke: { replicates: lots }",
+        &["line 10"],
+    );
+}
+
+#[test]
+fn unknown_names_and_fields_list_what_is_allowed() {
+    refused_yaml(
+        "learner",
+        "lm: {}",
+        "lmm: {}",
+        &["line 24", "lmm", "gaussian_process"],
+    );
+    refused_yaml(
+        "field",
+        "n_test: 40",
+        "n_test: 40\n  n_valid: 10",
+        &["line 22", "n_valid"],
+    );
+    refused_yaml(
+        "statistic",
+        "statistics: [squared_error]",
+        "statistics: [squared_eror]",
+        &["line 26", "squared_eror"],
+    );
+}
+
+#[test]
+fn a_selector_naming_what_no_variant_has_is_refused_at_load() {
+    refused_yaml(
+        "feature",
+        "feature: X1 }",
+        "feature: X7 }",
+        &["X7", "X1, X2"],
+    );
+    refused_yaml(
+        "quantity",
+        "quantity: loss_pfi",
+        "quantity: loss_pdf",
+        &["loss_pdf", "loss_pfi"],
+    );
+}
+
+#[test]
+fn bad_command_lines_are_refused() {
+    refused(
+        &["run", "no-such-experiment"],
+        &["no experiment `no-such-experiment`"],
+    );
+    refused(&["run", "experiments/missing.yaml"], &["missing.yaml"]);
+    refused(&["run", "wood2024-fig4", "--shard", "3/2"], &["shard"]);
+    // clap's own refusals (an unknown flag or value) exit with 2 too.
+    refused(&["run", "wood2024-fig4", "--scale", "huge"], &["huge"]);
+}
+
+/// An output that cannot be written (here `summary.csv` is a directory in the way; on
+/// a full disk, any file) ends the run with the path named, and no staging directory
+/// left behind.
+#[test]
+fn a_failed_write_removes_its_staging_directory() {
+    let dir = scratch("write");
+    let yaml = dir.join("user-input.yaml");
+    std::fs::write(&yaml, fixture()).unwrap();
+    let out = dir.join("out");
+    std::fs::create_dir_all(out.join("summary.csv").join("in-the-way")).unwrap();
+    let args = [
+        "run",
+        yaml.to_str().unwrap(),
+        "--scale",
+        "smoke",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    refused(&args, &["summary.csv"]);
+    let left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".writing-"))
+        .collect();
+    assert!(left.is_empty(), "staging left behind: {left:?}");
+}
