@@ -9,8 +9,9 @@ use xai_bench::cells::Shard;
 use xai_bench::checks::{Outcome, Tally};
 use xai_bench::commands::{
     Place, Report, SharedRuns, bless_committed, bless_experiment, check_committed,
-    check_experiment, merge_shards, run_experiment, run_shard, run_truths,
+    check_experiment, run_experiment, run_shard, run_truths,
 };
+use xai_bench::merge::merge_shards;
 use xai_bench::plan::Scale;
 use xai_bench::slurm::SlurmSpec;
 use xai_bench::workspace::{relative_to, workspace_root};

@@ -25,8 +25,8 @@
 //!    [`run`]: the runner;
 //! 4. [`outputs`], [`manifest`]: writing a run's tables; [`committed`]: reading a
 //!    committed baseline back; [`figures`]: an experiment's figures;
-//! 5. [`commands`], [`report`], [`slurm`] and `bench` (feature `peers`): what the
-//!    CLI does.
+//! 5. [`commands`], [`merge`], [`report`], [`slurm`] and `bench` (feature `peers`):
+//!    what the CLI does.
 
 #![warn(missing_docs)]
 
@@ -41,6 +41,7 @@ pub mod figures;
 pub mod lock;
 pub mod manifest;
 pub mod memory;
+pub mod merge;
 pub mod needed;
 pub mod outputs;
 pub mod plan;
@@ -54,5 +55,6 @@ pub use xai_checks as checks;
 pub use xai_data::fetch;
 pub use xai_data::{BenchError, datasets, error, workspace};
 pub use xai_methods as methods;
-pub use xai_methods::{layout, output, select, table};
 pub use xai_plots as plots;
+pub use xai_results as results;
+pub use xai_results::{layout, output, select, table};

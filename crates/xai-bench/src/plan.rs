@@ -807,7 +807,7 @@ impl Experiment {
             names,
             (quantities, &in_grid, curve_quantities),
         );
-        let at_field = |e: crate::methods::Invalid| fail(&e.field, e.message);
+        let at_field = |e: crate::results::Invalid| fail(&e.field, e.message);
         let known = |q: &String, field: &str| plot_plan.known(q, field).or_else(at_field);
         let grid_or_model = |k: &String| plot_plan.grid_or_model(k).or_else(at_field);
         for p in s.plots.iter().map(crate::plots::PlotSpec::kind) {
@@ -898,7 +898,10 @@ fn plot_plan<'a>(
         grid,
         tidy: spec.tidy,
         models: spec.models.len(),
-        methods: &spec.methods,
+        entropy_maps: spec
+            .methods
+            .iter()
+            .any(|m| matches!(m, crate::methods::MethodSpec::PermutationMap(_))),
         true_pd: spec
             .data
             .dgp

@@ -32,10 +32,11 @@ use xai_core::{Dataset, Model};
 
 use crate::cells::{self, CellStore, Found, Shard, cell_name};
 use crate::error::{BenchError, Result};
-use crate::methods::permutation_map::EntropyMap;
-use crate::methods::{Input, MethodSpec, Value};
+use crate::methods::{Input, MethodSpec};
 pub use crate::output::{Counts, RunOutput};
 use crate::plan::{Experiment, Scale, Variant};
+use crate::results::Value;
+use crate::results::entropy_map::EntropyMap;
 use crate::spec::Sampling;
 use crate::table::{CurveRow, Summarizer, TidyRow};
 use xai_models::LearnerKind;

@@ -3,7 +3,7 @@
 //! so labels, checks and tables read the names the methods build.
 
 use xai_bench::catalog::{experiment_ids, resolve};
-use xai_bench::methods::quantity::Quantity;
+use xai_bench::results::quantity::Quantity;
 use xai_bench::table::read_csv;
 use xai_bench::workspace::workspace_root;
 

@@ -11,11 +11,12 @@ use std::path::Path;
 
 /// The workspace's crates, each depending only on crates listed before it, with the
 /// directory holding it.
-const ORDER: [(&str, &str); 9] = [
+const ORDER: [(&str, &str); 10] = [
     ("xai-core", "crates/xai-core"),
     ("xai-synth", "crates/xai-synth"),
     ("xai-models", "crates/xai-models"),
     ("xai-data", "crates/xai-data"),
+    ("xai-results", "crates/xai-results"),
     ("xai-methods", "crates/xai-methods"),
     ("xai-checks", "crates/xai-checks"),
     ("xai-plots", "crates/xai-plots"),

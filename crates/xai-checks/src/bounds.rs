@@ -6,9 +6,9 @@
 use serde::Deserialize;
 
 use super::{AssertionKind, Context, Reads, Verdict, nan_max, nan_min};
-use xai_methods::layout::PaperValue;
-use xai_methods::select::Selector;
-use xai_methods::select::{Row, of_quantity, summary_rows, tidy_rows};
+use xai_results::layout::PaperValue;
+use xai_results::select::Selector;
+use xai_results::select::{Row, of_quantity, summary_rows, tidy_rows};
 
 /// Every selected row of `rows` (the summary's, or the per-replicate rows)
 /// satisfies `pred`; measured is `measure` folded by `worst` (the least favourable

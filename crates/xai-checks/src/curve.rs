@@ -9,9 +9,9 @@ use xai_core::interpolate;
 
 use super::Direction;
 use super::{AssertionKind, Context, Reads, Verdict, at_least, nan_max};
-use xai_methods::output::RunOutput;
-use xai_methods::select::{Curve, argmax, argmin, curves, interval_curves, short};
-use xai_methods::select::{CurveInterval, RowFilter, Selector};
+use xai_results::output::RunOutput;
+use xai_results::select::{Curve, argmax, argmin, curves, interval_curves, short};
+use xai_results::select::{CurveInterval, RowFilter, Selector};
 
 /// No curves, or a curve with a NaN value: the shape cannot be judged, so the claim
 /// (and its negation) fails with a NaN measure.

@@ -6,7 +6,7 @@
 //! estimates against a bound; [`paired`]: rows against rows; [`monotone`] trends;
 //! [`ranking`]; [`curve`] shapes; [`paper_cells`]; [`not`]) implementing
 //! [`AssertionKind`], and one line of the [`Assertion`] registry. It reads rows chosen
-//! by [`xai_methods::select`] and yields a [`Verdict`]: whether it holds, one measured number
+//! by [`xai_results::select`] and yields a [`Verdict`]: whether it holds, one measured number
 //! (the quantity it is decided on, documented per kind) and the numbers behind it. The
 //! measured number goes to `checks.csv`, so the regression check guards it too.
 
@@ -30,11 +30,11 @@ use std::path::Path;
 use serde::Deserialize;
 
 use xai_data::error::Result;
-use xai_methods::Invalid;
-use xai_methods::layout::{PaperValue, TableSpec};
-use xai_methods::output::RunOutput;
-use xai_methods::select::Selector;
-use xai_methods::table::{CsvTable, format_number, write_table};
+use xai_results::Invalid;
+use xai_results::layout::{PaperValue, TableSpec};
+use xai_results::output::RunOutput;
+use xai_results::select::Selector;
+use xai_results::table::{CsvTable, format_number, write_table};
 
 xai_core::registry! {
     /// The assertions a check can make on summary rows, as written under `assert:`

@@ -6,9 +6,9 @@ use xai_core::inference::t_quantile;
 
 use super::Direction;
 use super::{AssertionKind, Context, Reads, Verdict, at_least, nan_min};
-use xai_methods::output::RunOutput;
-use xai_methods::select::Selector;
-use xai_methods::select::{Row, of_quantity, short, summary_rows};
+use xai_results::output::RunOutput;
+use xai_results::select::Selector;
+use xai_results::select::{Row, of_quantity, short, summary_rows};
 
 /// Along the grid key `along`, the estimate strictly decreases (or increases) in
 /// every group of the other columns (with `share`, in at least that share of the

@@ -3,8 +3,8 @@
 use serde::Deserialize;
 
 use super::{Assertion, AssertionKind, Context, Reads, Verdict};
-use xai_methods::Invalid;
-use xai_methods::layout::TableSpec;
+use xai_results::Invalid;
+use xai_results::layout::TableSpec;
 
 /// The claim that the inner assertion does not hold (e.g. "PFI does not put X2-X4 on
 /// top in most splits"); nothing selected still fails (a NaN measure is never a

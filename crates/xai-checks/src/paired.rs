@@ -7,9 +7,9 @@ use serde::Deserialize;
 use xai_core::{Estimate, t_interval};
 
 use super::{AssertionKind, Context, Reads, Verdict, nan_max, nan_min};
-use xai_methods::output::RunOutput;
-use xai_methods::select::Selector;
-use xai_methods::select::{Row, of_quantity, short, summary_rows, tidy_rows};
+use xai_results::output::RunOutput;
+use xai_results::select::Selector;
+use xai_results::select::{Row, of_quantity, short, summary_rows, tidy_rows};
 
 /// Every `this` row exceeds every `than` row beyond Monte-Carlo error: with two or
 /// more replicates the paired t-interval over replicates of est(this) − est(than)

@@ -3,10 +3,10 @@
 use serde::Deserialize;
 
 use super::{AssertionKind, Context, Reads, Verdict, nan_max};
-use xai_methods::Invalid;
-use xai_methods::layout::TableSpec;
-use xai_methods::output::RunOutput;
-use xai_methods::select::short;
+use xai_results::Invalid;
+use xai_results::layout::TableSpec;
+use xai_results::output::RunOutput;
+use xai_results::select::short;
 
 /// Every cell of table `table` (its `columns`, by header; default all) that shows the
 /// paper's value equals it to the printed digits: |ours − paper| ≤ ½·10^−d with d =
@@ -86,7 +86,7 @@ fn paper_cells(
     columns: &[String],
     (decimals, significant): (Option<u32>, Option<u32>),
 ) -> Verdict {
-    let filled = match xai_methods::layout::fill(&[], table, out) {
+    let filled = match xai_results::layout::fill(&[], table, out) {
         Ok(f) => f,
         Err(e) => return Verdict::no_rows(&e.to_string()),
     };

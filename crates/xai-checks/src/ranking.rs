@@ -6,9 +6,9 @@
 use serde::Deserialize;
 
 use super::{AssertionKind, Context, Reads, Verdict, nan_min};
-use xai_methods::output::RunOutput;
-use xai_methods::select::Selector;
-use xai_methods::select::{Row, grouped, of_quantity, short, summary_rows, tidy_rows};
+use xai_results::output::RunOutput;
+use xai_results::select::Selector;
+use xai_results::select::{Row, grouped, of_quantity, short, summary_rows, tidy_rows};
 
 /// Direction of a change of rank.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

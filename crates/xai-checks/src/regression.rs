@@ -7,8 +7,8 @@ use serde::Deserialize;
 
 use super::{Outcome, Status};
 
-use xai_methods::output::{RunOutput, Scale};
-use xai_methods::table::{CsvTable, read_csv, summary_table};
+use xai_results::output::{RunOutput, Scale};
+use xai_results::table::{CsvTable, read_csv, summary_table};
 
 /// Tolerance of the regression check: |new − old| ≤ abs + rel·|old| for every number.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]

@@ -4,8 +4,8 @@
 use xai_core::Estimate;
 
 use super::*;
-use xai_methods::output::Scale;
-use xai_methods::table::{CurveRow, TidyRow, summarize};
+use xai_results::output::Scale;
+use xai_results::table::{CurveRow, TidyRow, summarize};
 
 /// A tidy row: grid labels, replicate, quantity, feature, grid point, value.
 fn row(labels: &[&str], rep: usize, q: &str, f: &str, x: Option<f64>, v: f64) -> TidyRow {

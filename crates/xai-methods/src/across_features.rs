@@ -17,8 +17,9 @@ use serde::Deserialize;
 use xai_core::CoreError;
 use xai_core::rng::StreamRng;
 
-use super::quantity::{Inference, Quantity, Suffix};
-use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
+use crate::method::{Emitted, Input, Method, Plan};
+use xai_results::quantity::{Inference, Quantity, Suffix};
+use xai_results::{Invalid, Value, point};
 
 /// `normalise: {quantities: [q, ...]}`: reports `<q>_normalised` per feature.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -19,8 +19,9 @@ use xai_models::glasso::{
     GlassoParams, cross_validated_alpha, empirical_covariance, graphical_lasso,
 };
 
-use super::quantity::{Aggregation, Quantity};
-use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
+use crate::method::{Emitted, Input, Method, Plan};
+use xai_results::quantity::{Aggregation, Quantity};
+use xai_results::{Invalid, Value, point};
 
 /// `cid:` settings: Λ̂ by the graphical lasso with penalty `alpha` on the standardised
 /// training rows of [X | y], the binned conditional MI with `bins` bins per continuous

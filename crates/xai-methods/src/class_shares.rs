@@ -17,7 +17,8 @@ use serde::Deserialize;
 use xai_core::rng::StreamRng;
 use xai_core::{CoreError, Target};
 
-use super::{Emitted, Input, Invalid, Method, Plan, Value};
+use crate::method::{Emitted, Input, Method, Plan};
+use xai_results::{Invalid, Value};
 
 /// `class_shares:` settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -49,7 +50,7 @@ impl Method for ClassSharesSpec {
     }
 
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        super::known_features(plan, [&self.feature])?;
+        crate::method::known_features(plan, [&self.feature])?;
         if self.edges.len() < 2
             || self.edges.windows(2).any(|w| w[0] >= w[1])
             || self.edges.iter().any(|e| !e.is_finite())
@@ -81,7 +82,7 @@ impl Method for ClassSharesSpec {
                 ));
             }
         };
-        let j = super::feature_indices(data, Some(std::slice::from_ref(&self.feature)))[0];
+        let j = crate::method::feature_indices(data, Some(std::slice::from_ref(&self.feature)))[0];
         let mut bins: Vec<Vec<f64>> = vec![Vec::new(); self.edges.len()];
         for (&x, &y) in data.x().column(j).iter().zip(labels) {
             if !x.is_nan() {
@@ -100,7 +101,10 @@ impl Method for ClassSharesSpec {
             };
             for (quantity, estimate) in [
                 ("class_share", share),
-                ("class_entropy", super::point(entropy, indicators.len())),
+                (
+                    "class_entropy",
+                    xai_results::point(entropy, indicators.len()),
+                ),
             ] {
                 out.values.push(Value {
                     quantity: quantity.into(),

@@ -11,7 +11,8 @@ use xai_core::rng::StreamRng;
 use xai_core::{CoreError, FeatureKind};
 use xai_models::Coefficients;
 
-use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
+use crate::method::{Emitted, Input, Method, Plan};
+use xai_results::{Invalid, Value, point};
 
 /// `coefficients: {standardised}`: reports `coefficient` per feature.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -32,7 +33,8 @@ impl Method for CoefficientsSpec {
     }
 
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        if let Some((name, l)) = super::model_without(plan.models, |c| c.has_coefficients()) {
+        if let Some((name, l)) = crate::method::model_without(plan.models, |c| c.has_coefficients())
+        {
             return Err(Invalid::new(
                 "coefficients",
                 format!(
@@ -50,7 +52,7 @@ impl Method for CoefficientsSpec {
                 .map(|j| d.feature_names()[j].clone())
         });
         if let Some(feature) = categorical
-            && let Some((name, l)) = super::model_without(plan.models, |c| {
+            && let Some((name, l)) = crate::method::model_without(plan.models, |c| {
                 c.coefficients != Coefficients::ContinuousFeatures
             })
         {

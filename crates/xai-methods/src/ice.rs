@@ -12,9 +12,10 @@ use serde::Deserialize;
 use xai_core::rng::{StreamRng, stream_rng};
 use xai_core::{GridRange, GridSpec, Statistic, Target};
 
-use super::quantity::{Aggregation, Impact, Inference, Quantity, Sampler, Suffix};
-use super::{Emitted, Input, Invalid, Method, Plan, Value, feature_indices, known_features};
-use crate::table::CurveRow;
+use crate::method::{Emitted, Input, Method, Plan, feature_indices, known_features};
+use xai_results::quantity::{Aggregation, Impact, Inference, Quantity, Sampler, Suffix};
+use xai_results::table::CurveRow;
+use xai_results::{Invalid, Value};
 
 /// `ice:` settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -192,7 +193,7 @@ impl Method for IceSpec {
     }
 
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        super::some_statistics(&self.statistics)?;
+        crate::method::some_statistics(&self.statistics)?;
         self.grid
             .check()
             .map_err(|e| Invalid::new("points", e.to_string()))?;
@@ -266,7 +267,8 @@ impl Method for IceSpec {
                      `statistics: [prediction]`",
                 ));
             }
-            if let Some((name, learner)) = super::model_without(plan.models, |c| c.mean_covariance)
+            if let Some((name, learner)) =
+                crate::method::model_without(plan.models, |c| c.mean_covariance)
             {
                 return Err(Invalid::new(
                     "band",
@@ -366,7 +368,7 @@ impl Method for IceSpec {
                                     quantity: ImpactSpec::quantity(stat, n, &suffix),
                                     feature: names[f.feature].clone(),
                                     x: None,
-                                    estimate: super::point(v, test.n_rows()),
+                                    estimate: xai_results::point(v, test.n_rows()),
                                 }),
                         );
                     }
@@ -396,7 +398,7 @@ impl Method for IceSpec {
                 }));
             }
             if self.coverage {
-                out.values.extend(super::coverage_values(
+                out.values.extend(crate::method::coverage_values(
                     &self.band.band_quantity(&pd_quantity),
                     None,
                     &intervals,
@@ -407,7 +409,7 @@ impl Method for IceSpec {
                     quantity: pd_quantity.clone().within(Inference::McSe).to_string(),
                     feature: String::new(),
                     x: None,
-                    estimate: super::point(
+                    estimate: xai_results::point(
                         mc_se.iter().sum::<f64>() / mc_se.len() as f64,
                         mc_se.len(),
                     ),

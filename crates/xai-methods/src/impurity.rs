@@ -6,7 +6,8 @@ use serde::Deserialize;
 use xai_core::CoreError;
 use xai_core::rng::StreamRng;
 
-use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
+use crate::method::{Emitted, Input, Method, Plan};
+use xai_results::{Invalid, Value, point};
 
 /// `impurity_importance: {}` (no settings): reports `impurity_importance`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -23,7 +24,7 @@ impl Method for ImpuritySpec {
     }
 
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        match super::model_without(plan.models, |c| c.trees) {
+        match crate::method::model_without(plan.models, |c| c.trees) {
             Some((name, l)) => Err(Invalid::new(
                 "impurity_importance",
                 format!(

@@ -39,8 +39,10 @@ use xai_core::{Dataset, Estimate, PerturbationSpec};
 use xai_models::{LearnerKind, LearnerSpec};
 use xai_synth::DgpSpec;
 
-use super::quantity::{Inference, Quantity};
-use super::{Emitted, Input, Invalid, Method, MethodSpec, Plan, Value};
+use crate::MethodSpec;
+use crate::method::{Emitted, Input, Method, Plan};
+use xai_results::quantity::{Inference, Quantity};
+use xai_results::{Invalid, Value};
 
 /// How refits get their training and explained rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -593,7 +595,7 @@ impl LearnerInferenceSpec {
                         .iter()
                         .map(|(_, v)| xai_core::corrected_t_interval(&v[..m], c, level))
                         .collect();
-                    out.extend(super::coverage_values(
+                    out.extend(crate::method::coverage_values(
                         &wrap(&q, None, corrected),
                         Some(m as f64),
                         &intervals,
@@ -638,7 +640,7 @@ fn analytic_truths(
                 .ok_or_else(|| invalid(format!("the DGP has no closed-form PD of {f}")))?;
             Ok(value(
                 (q.clone(), f.clone(), Some(x)),
-                super::point(pd[0], 1),
+                xai_results::point(pd[0], 1),
             ))
         })
         .collect()

@@ -8,7 +8,9 @@ use serde::Deserialize;
 use xai_core::rng::{StreamRng, stream_rng};
 use xai_core::{Dataset, Model, Perturbation, Statistic, Target};
 
-use super::{Emitted, Input, Invalid, Method, Plan};
+use crate::method::{Emitted, Input, Method, Plan};
+use xai_results::Invalid;
+use xai_results::entropy_map::EntropyMap;
 
 /// `permutation_map:` settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -25,32 +27,6 @@ fn default_resolution() -> usize {
     80
 }
 
-/// The entropy map of a fitted model over a 2-D grid, with test points before and
-/// after one permutation of a feature.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct EntropyMap {
-    /// Grid values of the first feature.
-    pub xs: Vec<f64>,
-    /// Grid values of the second feature.
-    pub ys: Vec<f64>,
-    /// `entropy[[i, j]]` at (xs[i], ys[j]).
-    pub entropy: Array2<f64>,
-    /// The test rows (n × 2).
-    pub points: Array2<f64>,
-    /// The test rows after permuting the feature.
-    pub permuted: Array2<f64>,
-    /// Class of each test row (0 for regression).
-    pub classes: Vec<usize>,
-    /// Entropy of each test row before the permutation.
-    pub before: Vec<f64>,
-    /// Entropy of each test row after the permutation.
-    pub after: Vec<f64>,
-    /// The permuted feature's name.
-    pub feature: String,
-    /// The names of the two features, (x-axis, y-axis).
-    pub axes: (String, String),
-}
-
 impl Method for PermutationMapSpec {
     fn compares_with_labels(&self) -> bool {
         false
@@ -65,7 +41,7 @@ impl Method for PermutationMapSpec {
     }
 
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        super::known_features(plan, [&self.feature])?;
+        crate::method::known_features(plan, [&self.feature])?;
         if plan.feature_names.is_some_and(|n| n.len() != 2) || self.resolution < 2 {
             return Err(Invalid::new(
                 "permutation_map",

@@ -15,8 +15,9 @@ use serde::Deserialize;
 use xai_core::rng::StreamRng;
 use xai_core::{PerturbationSpec, Statistic};
 
-use super::quantity::{Aggregation, Quantity, Sampler};
-use super::{Emitted, Input, Invalid, Method, Plan, Value, feature_indices, known_features};
+use crate::method::{Emitted, Input, Method, Plan, feature_indices, known_features};
+use xai_results::quantity::{Aggregation, Quantity, Sampler};
+use xai_results::{Invalid, Value};
 
 /// `pfi:` settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -109,7 +110,7 @@ impl Method for PfiSpec {
     }
 
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        super::some_statistics(&self.statistics)?;
+        crate::method::some_statistics(&self.statistics)?;
         match self.perturbation {
             PerturbationSpec::Grid(_) => {
                 return Err(Invalid::new(

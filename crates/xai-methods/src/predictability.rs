@@ -7,8 +7,9 @@
 use serde::Deserialize;
 use xai_core::rng::StreamRng;
 
-use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
+use crate::method::{Emitted, Input, Method, Plan};
 use xai_models::LearnerKind;
+use xai_results::{Invalid, Value, point};
 
 /// `predictability:` settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -8,8 +8,9 @@ use serde::Deserialize;
 use xai_core::Statistic;
 use xai_core::rng::StreamRng;
 
-use super::quantity::{Aggregation, Quantity};
-use super::{Emitted, Input, Invalid, Method, Plan, Value};
+use crate::method::{Emitted, Input, Method, Plan};
+use xai_results::quantity::{Aggregation, Quantity};
+use xai_results::{Invalid, Value};
 
 /// `score:` settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -33,7 +34,7 @@ impl Method for ScoreSpec {
     }
 
     fn validate(&self, _plan: &Plan<'_>) -> Result<(), Invalid> {
-        super::some_statistics(&self.statistics)
+        crate::method::some_statistics(&self.statistics)
     }
 
     fn compute(&self, input: &Input<'_>, _rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {

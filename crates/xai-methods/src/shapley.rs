@@ -57,9 +57,10 @@ use xai_core::shapley::kernel::kernel_shap;
 use xai_core::shapley::tree::tree_shap;
 use xai_core::{CoreError, Target, t_interval};
 
-use super::quantity::{Aggregation, Quantity, Suffix};
-use super::{Emitted, Input, Invalid, Method, Plan, Value, point};
-use crate::table::CurveRow;
+use crate::method::{Emitted, Input, Method, Plan};
+use xai_results::quantity::{Aggregation, Quantity, Suffix};
+use xai_results::table::CurveRow;
+use xai_results::{Invalid, Value, point};
 
 /// How the Shapley values are computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -216,7 +217,7 @@ impl Acquisition {
     /// At least one driver, all known, and some features left that are not drivers;
     /// at least 2 ROC points.
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        super::known_features(plan, &self.drivers)?;
+        crate::method::known_features(plan, &self.drivers)?;
         if self.drivers.is_empty() {
             return Err(Invalid::new("drivers", "name at least one driver"));
         }
@@ -317,7 +318,7 @@ impl ShapleySpec {
                      `exact` or `kernel` for another value function",
                 ));
             }
-            if let Some((name, l)) = super::model_without(plan.models, |c| c.trees) {
+            if let Some((name, l)) = crate::method::model_without(plan.models, |c| c.trees) {
                 return Err(Invalid::new(
                     "estimator",
                     format!(
@@ -346,7 +347,7 @@ impl ShapleySpec {
             ));
         }
         if self.value.reads_members()
-            && let Some((name, l)) = super::model_without(plan.models, |c| c.members)
+            && let Some((name, l)) = crate::method::model_without(plan.models, |c| c.members)
         {
             return Err(Invalid::new(
                 "value",
@@ -419,7 +420,7 @@ impl ShapleySpec {
                  this data's target is not two classes: use `kernel`",
             ));
         }
-        if let Some((name, l)) = super::model_without(plan.models, |c| c.gradients) {
+        if let Some((name, l)) = crate::method::model_without(plan.models, |c| c.gradients) {
             return Err(Invalid::new(
                 "estimator",
                 format!(
@@ -569,7 +570,7 @@ impl Method for ShapleySpec {
                 ),
             ));
         }
-        super::known_features(plan, &self.keep_features)?;
+        crate::method::known_features(plan, &self.keep_features)?;
         if !self.keep_features.is_empty() && !self.keep_row_values {
             return Err(Invalid::new(
                 "keep_row_values",

@@ -12,7 +12,8 @@
 use serde::Deserialize;
 use xai_core::rng::StreamRng;
 
-use super::{Emitted, Input, Invalid, Method, Plan, Value};
+use crate::method::{Emitted, Input, Method, Plan};
+use xai_results::{Invalid, Value};
 
 /// The quantity reported.
 const QUANTITY: &str = "outside_training_range";
@@ -45,12 +46,12 @@ impl Method for SupportSpec {
     }
 
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        super::known_features(plan, self.features.iter().flatten())
+        crate::method::known_features(plan, self.features.iter().flatten())
     }
 
     fn compute(&self, input: &Input<'_>, _rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {
         let train = input.train.before_shift();
-        let values = super::feature_indices(input.test, self.features.as_deref())
+        let values = crate::method::feature_indices(input.test, self.features.as_deref())
             .into_iter()
             .map(|j| {
                 let indicators = outside(train.x().column(j), input.test.x().column(j));

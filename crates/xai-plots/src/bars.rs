@@ -7,9 +7,9 @@ use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use xai_methods::Invalid;
-use xai_methods::output::RunOutput;
-use xai_methods::table::SummaryRow;
+use xai_results::Invalid;
+use xai_results::output::RunOutput;
+use xai_results::table::SummaryRow;
 
 /// One panel: a title and its summary rows.
 struct Panel<'a> {
@@ -542,7 +542,7 @@ fn bars<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::{Layout, Panel};
-    use xai_methods::table::SummaryRow;
+    use xai_results::table::SummaryRow;
 
     fn row(quantity: &str) -> SummaryRow {
         SummaryRow {
@@ -551,7 +551,7 @@ mod tests {
             model: "m".into(),
             feature: "X1".into(),
             x: None,
-            value: xai_methods::point(1.0, 1),
+            value: xai_results::point(1.0, 1),
             sd: f64::NAN,
         }
     }

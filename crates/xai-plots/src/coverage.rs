@@ -13,11 +13,11 @@ use serde::Deserialize;
 use super::key::{Key, Swatch};
 use super::labels::{Names, axis_label, learner_estimand, x_axis_label};
 use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, range};
-use xai_methods::Invalid;
-use xai_methods::output::RunOutput;
-use xai_methods::quantity::{Inference, Quantity};
-use xai_methods::select::Selector;
-use xai_methods::select::{Row, summary_rows};
+use xai_results::Invalid;
+use xai_results::output::RunOutput;
+use xai_results::quantity::{Inference, Quantity};
+use xai_results::select::Selector;
+use xai_results::select::{Row, summary_rows};
 
 plot_settings! {
     /// Summaries of a coverage study against the number of refits m (the rows' x): one

@@ -13,9 +13,9 @@ use super::{
     COLORS, Canvas, Figure, PlotKind, PlotPlan, chart_on, class_color, draw_vlines, range,
 };
 use xai_core::interpolate;
-use xai_methods::Invalid;
-use xai_methods::output::RunOutput;
-use xai_methods::table::SummaryRow;
+use xai_results::Invalid;
+use xai_results::output::RunOutput;
+use xai_results::table::SummaryRow;
 
 plot_settings! {
     /// Partial-dependence curves with their interval bands, one panel per PD quantity,

@@ -10,9 +10,9 @@ use xai_core::interpolate;
 use super::key::{Key, Swatch};
 use super::labels::Names;
 use super::{Canvas, Figure, PlotKind, PlotPlan, range, tick};
-use xai_methods::Invalid;
-use xai_methods::output::RunOutput;
-use xai_methods::table::{CurveRow, SummaryRow};
+use xai_results::Invalid;
+use xai_results::output::RunOutput;
+use xai_results::table::{CurveRow, SummaryRow};
 
 /// The PD's colour (the authors' gold).
 const GOLD: RGBColor = RGBColor(212, 160, 23);

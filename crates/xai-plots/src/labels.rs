@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use xai_core::Statistic;
 use xai_data::datasets::FeatureName;
-use xai_methods::quantity::{Aggregation, Inference, Quantity, Sampler, Suffix};
+use xai_results::quantity::{Aggregation, Inference, Quantity, Sampler, Suffix};
 
 /// The names of an experiment's models, grid values and features in figures.
 #[derive(Debug, Clone)]
@@ -390,7 +390,7 @@ pub fn learner_estimand(estimand: &str) -> String {
 mod tests {
     use super::{Names, axis_label, curve_name, estimand_name};
     use xai_core::Statistic;
-    use xai_methods::quantity::{Aggregation, Quantity};
+    use xai_results::quantity::{Aggregation, Quantity};
 
     /// The key says what each interval is: over replicates the summary's, for one
     /// replicate its own, by what the quantity is.

@@ -79,9 +79,9 @@ use serde::Deserialize;
 
 use xai_core::Statistic;
 use xai_data::error::{BenchError, Result};
-use xai_methods::output::RunOutput;
-use xai_methods::quantity::Quantity;
-use xai_methods::{Invalid, MethodSpec};
+use xai_results::Invalid;
+use xai_results::output::RunOutput;
+use xai_results::quantity::Quantity;
 
 xai_core::registry! {
     /// A figure drawn from the run, as written under `plots:`.
@@ -202,8 +202,8 @@ macro_rules! on_canvas {
 pub(crate) use on_canvas;
 
 /// What a plot's settings are checked against at load: the experiment's grid,
-/// models and methods, the data's features where known, and the quantities and
-/// curves its methods report.
+/// models, whether its methods draw entropy maps, the data's features where known,
+/// and the quantities and curves its methods report.
 pub struct PlotPlan<'a> {
     /// Per grid key, the labels of its values.
     pub grid: &'a BTreeMap<String, Vec<String>>,
@@ -211,8 +211,8 @@ pub struct PlotPlan<'a> {
     pub tidy: bool,
     /// How many models the experiment fits.
     pub models: usize,
-    /// The experiment's methods.
-    pub methods: &'a [MethodSpec],
+    /// Whether a method draws entropy maps (a `permutation_map` method).
+    pub entropy_maps: bool,
     /// Whether the data's DGP knows its true PD in closed form.
     pub true_pd: bool,
     /// The data's feature names, where known before loading.
@@ -256,7 +256,7 @@ impl PlotPlan<'_> {
 
     /// `f` is a feature of the data (when its features are known).
     pub fn feature(&self, f: &String) -> std::result::Result<(), Invalid> {
-        xai_methods::known_feature_names(self.features, [f])
+        xai_results::known_feature_names(self.features, [f])
     }
 
     /// `k` is a grid key or `model`, by which plots colour and arrange.

@@ -8,9 +8,9 @@ use plotters::style::colors::colormaps::ViridisRGB;
 
 use super::key::{Key, Swatch};
 use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, chart_on, range};
-use xai_methods::output::RunOutput;
-use xai_methods::permutation_map::EntropyMap;
-use xai_methods::{Invalid, MethodSpec};
+use xai_results::Invalid;
+use xai_results::entropy_map::EntropyMap;
+use xai_results::output::RunOutput;
 
 plot_settings! {
     /// wood2024 Fig. 2: the entropy map of a `permutation_map` method (the first model's
@@ -31,11 +31,7 @@ impl PlotKind for PermutationMap {
     }
 
     fn validate(&self, plan: &PlotPlan<'_>) -> Result<(), Invalid> {
-        if !plan
-            .methods
-            .iter()
-            .any(|m| matches!(m, MethodSpec::PermutationMap(_)))
-        {
+        if !plan.entropy_maps {
             return Err(Invalid::new(
                 "permutation_map",
                 "a permutation_map plot draws the map of a `permutation_map` method; list one under `methods:`",

@@ -11,8 +11,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::labels::Names;
 use super::{Canvas, Figure, PlotKind, PlotPlan};
-use xai_methods::Invalid;
-use xai_methods::output::RunOutput;
+use xai_results::Invalid;
+use xai_results::output::RunOutput;
 
 plot_settings! {
     /// Pixel maps (watson2023 Fig. 1a): per value of `panels` and each of the first `rows`

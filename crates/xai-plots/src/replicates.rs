@@ -9,8 +9,8 @@ use plotters::prelude::*;
 use super::key::{Key, Swatch};
 use super::labels::Names;
 use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, range};
-use xai_methods::Invalid;
-use xai_methods::output::RunOutput;
+use xai_results::Invalid;
+use xai_results::output::RunOutput;
 
 plot_settings! {
     /// The PD of one feature in every replicate as a thin line (from the tidy rows), one

@@ -5,8 +5,8 @@ use plotters::prelude::*;
 use serde::Deserialize;
 
 use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, range};
-use xai_methods::Invalid;
-use xai_methods::output::RunOutput;
+use xai_results::Invalid;
+use xai_results::output::RunOutput;
 
 /// A scatter of two features of the first replicate's training sample, with the
 /// square [−shade, shade]² hatched.

@@ -15,8 +15,8 @@ use serde::Deserialize;
 use super::key::{Key, Swatch};
 use super::labels::Names;
 use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, colour_bar, range, tick, with_colour_bar};
-use xai_methods::Invalid;
-use xai_methods::output::RunOutput;
+use xai_results::Invalid;
+use xai_results::output::RunOutput;
 
 plot_settings! {
     /// A SHAP summary ("beeswarm"): per feature the kept Shapley values of the test rows

@@ -4,7 +4,7 @@
 
 use xai_core::Dataset;
 
-use crate::permutation_map::EntropyMap;
+use crate::entropy_map::EntropyMap;
 use crate::table::{CurveRow, SummaryRow, TidyRow, summarize};
 use xai_data::error::{BenchError, Result};
 
