@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use xai_bench::BenchError;
 use xai_bench::catalog::{experiment_ids, resolve};
 use xai_bench::cells::Shard;
 use xai_bench::checks::{Outcome, Tally};
@@ -12,10 +13,10 @@ use xai_bench::commands::{
     check_experiment, run_experiment, run_shard, run_truths,
 };
 use xai_bench::merge::merge_shards;
-use xai_bench::plan::Scale;
+use xai_bench::plan::{Job, Scale};
 use xai_bench::slurm::SlurmSpec;
 use xai_bench::workspace::{relative_to, workspace_root};
-use xai_bench::{BenchError, bench};
+use xai_peers as bench;
 
 #[derive(Parser)]
 #[command(
@@ -36,8 +37,13 @@ enum Command {
         markdown: bool,
     },
     /// List every kind an experiment file can name: DGPs, learners (`models:`),
-    /// methods, assertions (a check's `assert:`) and plots.
-    Kinds,
+    /// methods, assertions (a check's `assert:`) and plots, each with what it is
+    /// (its registry's doc comment).
+    Kinds {
+        /// Print docs/kinds.md (Markdown tables).
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Run an experiment and write runs/<id>/<scale>/ (git-ignored; never results/).
     /// Finished cells are kept in <out>/cells/, so a run interrupted in any way and
     /// started again computes only the rest.
@@ -384,9 +390,16 @@ fn real_main() -> Result<bool, BenchError> {
             print!("{}", xai_bench::catalog::readme_table(&root)?);
             Ok(true)
         }
-        Command::Kinds => {
-            for (section, names) in xai_bench::catalog::kinds() {
-                println!("{section}: {}", names.join(", "));
+        Command::Kinds { markdown: true } => {
+            print!("{}", xai_bench::catalog::kinds_markdown());
+            Ok(true)
+        }
+        Command::Kinds { markdown: false } => {
+            for k in xai_bench::catalog::kinds() {
+                println!("{} ({}):", k.section, k.title);
+                for (name, doc) in k.names.iter().zip(k.docs) {
+                    println!("  {name:<24} {}", xai_bench::catalog::one_line(doc));
+                }
             }
             Ok(true)
         }
@@ -491,7 +504,7 @@ fn run(root: &Path, args: RunArgs) -> Result<bool, BenchError> {
         return Ok(true);
     }
     if truths_only {
-        let (dir, n) = run_truths(root, &exp, scale, threads, PROGRESS, &place)?;
+        let (dir, n) = run_truths(root, Job::new(&exp, scale, threads, PROGRESS), &place)?;
         println!(
             "{}: {n} Monte-Carlo truths in {}",
             exp.id(),
@@ -500,7 +513,12 @@ fn run(root: &Path, args: RunArgs) -> Result<bool, BenchError> {
         return Ok(true);
     }
     if let Some(shard) = shard {
-        let (dir, c) = run_shard(root, &exp, scale, threads, PROGRESS, &place, shard)?;
+        let (dir, c) = run_shard(
+            root,
+            Job::new(&exp, scale, threads, PROGRESS),
+            &place,
+            shard,
+        )?;
         println!(
             "{}: shard {}/{}: {} cells ({} computed, {} resumed) -> {}",
             exp.id(),
@@ -519,7 +537,7 @@ fn run(root: &Path, args: RunArgs) -> Result<bool, BenchError> {
         );
         return Ok(true);
     }
-    let report = run_experiment(root, &exp, scale, threads, PROGRESS, &place)?;
+    let report = run_experiment(root, Job::new(&exp, scale, threads, PROGRESS), &place)?;
     print_report(root, exp.id(), &report);
     print_outcomes(exp.id(), &report.outcomes);
     Ok(true)
@@ -594,7 +612,7 @@ fn check(root: &Path, args: CheckArgs) -> Result<bool, BenchError> {
     } = args;
     let scale = Scale::parse(&scale)?;
     if scale == Scale::Smoke {
-        return Err(BenchError::Other(
+        return Err(BenchError::Usage(
             "check compares with a committed baseline, of ci or paper scale; smoke \
              has none (`cargo xtask run <id> --scale smoke` runs it)"
                 .into(),
@@ -629,7 +647,7 @@ fn check(root: &Path, args: CheckArgs) -> Result<bool, BenchError> {
                 }
             }
         } else {
-            check_experiment(root, exp, scale, threads, PROGRESS, &mut runs)?
+            check_experiment(root, Job::new(exp, scale, threads, PROGRESS), &mut runs)?
         };
         print_report(root, exp.id(), &report);
         ok &= print_outcomes(exp.id(), &report.outcomes);
@@ -675,7 +693,7 @@ fn bless(root: &Path, args: BlessArgs) -> Result<bool, BenchError> {
     for exp in &exps {
         let report = if committed {
             let (report, left) = bless_committed(root, exp, scale)?.ok_or_else(|| {
-                BenchError::Other(format!(
+                BenchError::Usage(format!(
                     "{} has no committed {} baseline to evaluate again: bless it \
                      without --committed first",
                     exp.id(),
@@ -691,7 +709,7 @@ fn bless(root: &Path, args: BlessArgs) -> Result<bool, BenchError> {
             }
             report
         } else {
-            bless_experiment(root, exp, scale, threads, PROGRESS, &mut runs)?
+            bless_experiment(root, Job::new(exp, scale, threads, PROGRESS), &mut runs)?
         };
         print_report(root, exp.id(), &report);
         print_outcomes(exp.id(), &report.outcomes);

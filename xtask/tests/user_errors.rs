@@ -231,3 +231,95 @@ fn a_failed_write_removes_its_staging_directory() {
         .collect();
     assert!(left.is_empty(), "staging left behind: {left:?}");
 }
+
+#[test]
+fn yaml_that_does_not_parse_and_files_that_do_not_match_are_located() {
+    // Indentation that breaks the mapping.
+    refused_yaml(
+        "syntax",
+        "  n_test: 40",
+        " n_test: 40",
+        &["user-input.yaml", "line"],
+    );
+    // The id names the file.
+    refused_yaml(
+        "id",
+        "id: user-input",
+        "id: other",
+        &["line 1", "differs from the file name"],
+    );
+    // A key given twice.
+    refused_yaml(
+        "twice",
+        "  n_test: 40",
+        "  n_test: 40\n  n_test: 30",
+        &["n_test"],
+    );
+}
+
+#[test]
+fn dgp_settings_out_of_range_and_unknown_dgps_name_their_parameter() {
+    refused_yaml(
+        "dgp-name",
+        "    formula:\n",
+        "    formulas:\n",
+        &["line 15", "formulas", "molnar_linear"],
+    );
+    refused_yaml(
+        "dgp-param",
+        "    formula:\n      features:\n        - X1: uniform(0, 1)\n        - X2: normal(0, 1)\n      target: X1 + exp(X2) + normal(0, 1)\n",
+        "    correlated_gaussian: { rho: 1.5 }\n",
+        &["rho", "1.5"],
+    );
+}
+
+#[test]
+fn a_grid_over_a_key_no_field_has_is_refused() {
+    refused_yaml(
+        "grid",
+        "methods:",
+        "grid:\n  n_tests: [20, 40]\nmethods:",
+        &["n_tests"],
+    );
+}
+
+/// A real dataset whose file is not the verified one (found first in
+/// `XAI_DATA_DIR`): the message names the file and the checksum expected, and nothing
+/// is computed.
+#[test]
+fn a_dataset_file_that_is_not_the_verified_one_is_refused() {
+    let data = scratch("bad-data");
+    std::fs::create_dir_all(data.join("pima")).unwrap();
+    std::fs::write(data.join("pima").join("pima.csv"), "not,the,data\n").unwrap();
+    let o = Command::new(XTASK)
+        .args(["run", "wood2024-fig11", "--scale", "smoke"])
+        .args(["--out", data.join("out").to_str().unwrap()])
+        .env("XAI_DATA_DIR", &data)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("dataset `pima`") && err.contains("replace it with the verified copy"),
+        "{err}"
+    );
+}
+
+/// A covariate shift whose noise overflows to infinity (sd near the largest float):
+/// the cell's error names the `shift` line, never a panic.
+#[test]
+fn a_shift_that_makes_a_value_infinite_is_located() {
+    refused_yaml(
+        "shift",
+        "  n_test: 40\n",
+        "  n_test: 40\n  shift: { feature: X1, sd: 1.0e308 }\n",
+        &[
+            "line 22",
+            "the shift makes row",
+            "infinite",
+            "(variant base, replicate ",
+        ],
+    );
+}

@@ -172,7 +172,7 @@ impl Shard {
     /// Parses `k/N` with 1 ≤ k ≤ N.
     pub fn parse(s: &str) -> Result<Shard> {
         let bad = || {
-            BenchError::Other(format!(
+            BenchError::Usage(format!(
                 "--shard `{s}`: write k/N with 1 <= k <= N, e.g. --shard 2/8"
             ))
         };
@@ -338,12 +338,12 @@ fn key_path(dir: &Path) -> PathBuf {
 pub fn recorded_key(dir: &Path) -> Result<Option<RunKey>> {
     let path = key_path(dir);
     match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| {
-            BenchError::Other(format!(
-                "{}: not a run key ({e}); remove the directory or rerun with --fresh",
-                path.display()
-            ))
-        }),
+        Ok(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| BenchError::Stored {
+                path: path.clone(),
+                message: format!("not a run key ({e}); remove the directory or rerun with --fresh"),
+            }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io_err(&path)(e)),
     }

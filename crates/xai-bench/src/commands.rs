@@ -12,7 +12,7 @@ use crate::error::{BenchError, Result, io_err};
 use crate::lock::RunLock;
 use crate::needed::{NeededCurves, NeededRows};
 use crate::outputs::write_tables;
-use crate::plan::{Experiment, Scale};
+use crate::plan::{Experiment, Job, Scale};
 use crate::run::{Counts, RunOutput, Store};
 
 /// A finished run: its numbers, its paper checks and where it was written.
@@ -81,13 +81,8 @@ impl SharedRuns {
     /// The run of `exp` at `scale`: a kept one of the same computation, or a new one,
     /// holding the per-replicate rows `exp` reads and no others, so that what an
     /// experiment writes does not depend on which experiments one command ran with it.
-    pub fn run(
-        &mut self,
-        exp: &Experiment,
-        scale: Scale,
-        threads: usize,
-        progress: bool,
-    ) -> Result<RunOutput> {
+    pub fn run(&mut self, job: Job<'_>) -> Result<RunOutput> {
+        let Job { exp, scale, .. } = job;
         let own = NeededRows::of([exp]);
         let only_own = |mut output: RunOutput| {
             if !exp.spec.tidy {
@@ -103,14 +98,14 @@ impl SharedRuns {
         let needed = self.needed.get(&key.1).unwrap_or(&own);
         let keep = |k: &[String], r: &crate::table::TidyRow| needed.keeps(k, r);
         let output = match &self.cells_root {
-            None => crate::run::run_with(exp, scale, threads, progress, None, &keep)?,
+            None => crate::run::run_with(job, None, &keep)?,
             Some(root) => {
                 let mut place = Place::default();
                 let cells = place.cells_base(root, exp, scale).join("cells");
                 place.fresh = cells::recorded_key(&cells)?
                     .is_some_and(|k| !k.differences(&RunKey::of(exp, scale, None)).is_empty());
                 let (_, store, _lock) = place.store(root, exp, scale, None)?;
-                crate::run::run_with(exp, scale, threads, progress, Some(&store), &keep)?
+                crate::run::run_with(job, Some(&store), &keep)?
             }
         };
         if self.needed.contains_key(&key.1) {
@@ -120,18 +115,11 @@ impl SharedRuns {
     }
 }
 
-/// Runs `exp` at `scale` (or takes the run of the same computation from `runs`) and
-/// writes the tables, figures and `checks.csv` into `dir`.
-pub fn run_into(
-    exp: &Experiment,
-    scale: Scale,
-    threads: usize,
-    progress: bool,
-    runs: &mut SharedRuns,
-    dir: &Path,
-) -> Result<Report> {
-    let output = runs.run(exp, scale, threads, progress)?;
-    write_run(exp, output, dir)
+/// Runs `job` (or takes the run of the same computation from `runs`) and writes the
+/// tables, figures and `checks.csv` into `dir`.
+pub fn run_into(job: Job<'_>, runs: &mut SharedRuns, dir: &Path) -> Result<Report> {
+    let output = runs.run(job)?;
+    write_run(job.exp, output, dir)
 }
 
 /// Writes a run's tables, figures and `checks.csv` into `dir`: all of them first into
@@ -262,18 +250,12 @@ impl Place {
 /// `cargo xtask run` without a shard: the run with its cells kept in
 /// `<out>/cells/` (resumed when found whole, refused when another run's), its
 /// truths in `<out>/truths/`, its outputs in `<out>`.
-pub fn run_experiment(
-    root: &Path,
-    exp: &Experiment,
-    scale: Scale,
-    threads: usize,
-    progress: bool,
-    place: &Place,
-) -> Result<Report> {
+pub fn run_experiment(root: &Path, job: Job<'_>, place: &Place) -> Result<Report> {
+    let Job { exp, scale, .. } = job;
     let (_, store, _lock) = place.store(root, exp, scale, None)?;
     let needed = NeededRows::of([exp]);
     let keep = |k: &[String], r: &crate::table::TidyRow| needed.keeps(k, r);
-    let output = crate::run::run_with(exp, scale, threads, progress, Some(&store), &keep)?;
+    let output = crate::run::run_with(job, Some(&store), &keep)?;
     write_run(exp, output, &place.base(root, exp, scale))
 }
 
@@ -282,48 +264,32 @@ pub fn run_experiment(
 /// shard's directory and counts.
 pub fn run_shard(
     root: &Path,
-    exp: &Experiment,
-    scale: Scale,
-    threads: usize,
-    progress: bool,
+    job: Job<'_>,
     place: &Place,
     shard: Shard,
 ) -> Result<(PathBuf, Counts)> {
-    let (dir, store, _lock) = place.store(root, exp, scale, Some(shard))?;
-    let counts = crate::run::run_cells(exp, scale, threads, progress, &store)?;
+    let (dir, store, _lock) = place.store(root, job.exp, job.scale, Some(shard))?;
+    let counts = crate::run::run_cells(job, &store)?;
     Ok((dir, counts))
 }
 
 /// `cargo xtask run --truths-only`: every Monte-Carlo truth into `<out>/truths/`
 /// (the first job of a Slurm run, so the array's shards find them); returns the
 /// directory and how many distinct truths there are.
-pub fn run_truths(
-    root: &Path,
-    exp: &Experiment,
-    scale: Scale,
-    threads: usize,
-    progress: bool,
-    place: &Place,
-) -> Result<(PathBuf, usize)> {
-    let dir = place.cells_base(root, exp, scale).join("truths");
+pub fn run_truths(root: &Path, job: Job<'_>, place: &Place) -> Result<(PathBuf, usize)> {
+    let dir = place.cells_base(root, job.exp, job.scale).join("truths");
     let _lock = RunLock::take(&dir)?;
-    let n = crate::run::run_truths(exp, scale, threads, progress, &cells::truths(&dir)?)?;
+    let n = crate::run::run_truths(job, &cells::truths(&dir)?)?;
     Ok((dir, n))
 }
 
 /// `cargo xtask check [--scale S]`: a run at `scale` into `runs/<id>/<scale>/`, its
 /// paper checks, then the regression of its `summary.csv` and of its checks' statuses
 /// and measured values against the committed [`baseline_dir`] of that scale.
-pub fn check_experiment(
-    root: &Path,
-    exp: &Experiment,
-    scale: Scale,
-    threads: usize,
-    progress: bool,
-    runs: &mut SharedRuns,
-) -> Result<Report> {
+pub fn check_experiment(root: &Path, job: Job<'_>, runs: &mut SharedRuns) -> Result<Report> {
+    let Job { exp, scale, .. } = job;
     let dir = run_dir(root, exp.id(), scale);
-    let mut report = run_into(exp, scale, threads, progress, runs, &dir)?;
+    let mut report = run_into(job, runs, &dir)?;
     let baseline = baseline_dir(root, exp.id(), scale);
     let tol = exp.spec.regression;
     let checks_table = outcomes_table(&report.outcomes);
@@ -376,16 +342,10 @@ pub const KEPT_WHOLE_BYTES: u64 = 2 << 20;
 /// per-row file over [`KEPT_WHOLE_BYTES`] keeps only the rows of the quantities the
 /// checks read, so the repository stays lean and the claims can still be evaluated
 /// from the committed files (`check --committed`).
-pub fn bless_experiment(
-    root: &Path,
-    exp: &Experiment,
-    scale: Scale,
-    threads: usize,
-    progress: bool,
-    runs: &mut SharedRuns,
-) -> Result<Report> {
+pub fn bless_experiment(root: &Path, job: Job<'_>, runs: &mut SharedRuns) -> Result<Report> {
+    let Job { exp, scale, .. } = job;
     if scale == Scale::Smoke {
-        return Err(BenchError::Other(
+        return Err(BenchError::Usage(
             "a baseline is blessed at ci or paper scale; smoke is for tests only".into(),
         ));
     }
@@ -396,7 +356,7 @@ pub fn bless_experiment(
     if fresh.exists() {
         std::fs::remove_dir_all(&fresh).map_err(io_err(&fresh))?;
     }
-    let mut report = run_into(exp, scale, threads, progress, runs, &fresh)?;
+    let mut report = run_into(job, runs, &fresh)?;
     if scale != Scale::Ci {
         trim_rows(exp, &report.output, &fresh, KEPT_WHOLE_BYTES)?;
     }

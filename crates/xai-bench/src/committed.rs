@@ -30,15 +30,20 @@ const TIDY_TAIL: usize = 10;
 pub fn read(exp: &Experiment, scale: Scale, dir: &Path) -> Result<RunOutput> {
     let manifest_path = dir.join("manifest.json");
     let text = std::fs::read_to_string(&manifest_path).map_err(io_err(&manifest_path))?;
-    let manifest: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| BenchError::Other(format!("{}: not JSON ({e})", manifest_path.display())))?;
+    let manifest: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| BenchError::Stored {
+            path: manifest_path.clone(),
+            message: format!("not JSON ({e})"),
+        })?;
     let stale = |what: String| {
-        Err(BenchError::Other(format!(
-            "{}: {what}; bless it again (`cargo xtask bless --scale {} {}`) and commit",
-            dir.display(),
-            scale.name(),
-            exp.id()
-        )))
+        Err(BenchError::Stored {
+            path: dir.to_path_buf(),
+            message: format!(
+                "{what}; bless it again (`cargo xtask bless --scale {} {}`) and commit",
+                scale.name(),
+                exp.id()
+            ),
+        })
     };
     if manifest["scale"].as_str() != Some(scale.name()) {
         return stale(format!(
@@ -89,10 +94,12 @@ fn first_present(dir: &Path, names: &[&str]) -> Option<std::path::PathBuf> {
 }
 
 fn malformed(path: &Path, what: String) -> BenchError {
-    BenchError::Other(format!(
-        "{}: {what}; it was not written by this version of `cargo xtask bless`: bless it again",
-        path.display()
-    ))
+    BenchError::Stored {
+        path: path.to_path_buf(),
+        message: format!(
+            "{what}; it was not written by this version of `cargo xtask bless`: bless it again"
+        ),
+    }
 }
 
 /// The grid keys of a summary table: the columns between `quantity` and `model`.

@@ -1,5 +1,5 @@
 //! The experiment engine: YAML specs, plans, the runner, outputs (tidy CSV, summary,
-//! figures, manifest), the report, and the benchmarks against the peers.
+//! figures, manifest) and the report.
 //!
 //! `xtask` is the command-line front end; everything it does is a function here.
 //!
@@ -22,16 +22,16 @@
 //! 2. plan: [`plan`] (load, validate, expand variants), [`memory`], [`catalog`];
 //! 3. [`cells`] (finished cells on disk), [`lock`] (one run per cell directory),
 //!    [`needed`] (the rows a run keeps for its checks and figures), [`data_files`] and
-//!    [`run`]: the runner;
+//!    the runner: [`rows`] (a replicate's rows), [`setup`] (what a run needs before its
+//!    cells), [`truths`] (the Monte-Carlo truths) and [`run`] (the cells, scheduled,
+//!    and their output);
 //! 4. [`outputs`], [`manifest`]: writing a run's tables; [`committed`]: reading a
 //!    committed baseline back; [`figures`]: an experiment's figures;
-//! 5. [`commands`], [`merge`], [`report`], [`slurm`] and `bench` (feature `peers`):
-//!    what the CLI does.
+//! 5. [`commands`], [`merge`], [`report`] and [`slurm`]: what the CLI does (the
+//!    benchmarks against the peers are the crate `xai-peers`).
 
 #![warn(missing_docs)]
 
-#[cfg(feature = "peers")]
-pub mod bench;
 pub mod catalog;
 pub mod cells;
 pub mod commands;
@@ -46,9 +46,12 @@ pub mod needed;
 pub mod outputs;
 pub mod plan;
 pub mod report;
+pub mod rows;
 pub mod run;
+pub mod setup;
 pub mod slurm;
 pub mod spec;
+pub mod truths;
 
 pub use xai_checks as checks;
 #[cfg(feature = "fetch")]

@@ -75,15 +75,13 @@ impl RunLock {
         if !try_lock(&file, &path)? {
             let mut other = String::new();
             let _ = file.read_to_string(&mut other);
-            return Err(BenchError::Other(format!(
-                "{} is being written by another run ({}); wait for it to end, or give this run \
-                 another --out",
-                dir.display(),
-                match other.trim() {
-                    "" => "its process is not named",
-                    named => named,
-                }
-            )));
+            return Err(BenchError::Locked {
+                dir: dir.to_path_buf(),
+                holder: match other.trim() {
+                    "" => "its process is not named".to_string(),
+                    named => named.to_string(),
+                },
+            });
         }
         let me = holder();
         file.set_len(0)

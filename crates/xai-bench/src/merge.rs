@@ -10,7 +10,7 @@ use crate::cells::{self, CellStore, RunKey, Shard};
 use crate::commands::{Report, write_run};
 use crate::error::{BenchError, Result};
 use crate::needed::NeededRows;
-use crate::plan::{Experiment, Scale};
+use crate::plan::{Experiment, Job, Scale};
 
 /// The shards' cells joined into the whole run's outputs, written into `out`
 /// (default: [`merged_dir`]). Refuses, saying which and why, a directory that is not a
@@ -30,7 +30,7 @@ pub fn merge_shards(
     threads: usize,
 ) -> Result<Report> {
     let Some(first) = dirs.first() else {
-        return Err(BenchError::Other(format!(
+        return Err(BenchError::Usage(format!(
             "merge {}: give the shard directories, e.g. runs/{}/paper/shard-*-of-N",
             exp.id(),
             exp.id()
@@ -82,7 +82,7 @@ impl Shards {
 /// (of this build or, its YAML and processor the same, of another), none twice, all
 /// of one split, none missing.
 fn read_shards(exp: &Experiment, dirs: &[PathBuf]) -> Result<Shards> {
-    let fail = |m: String| Err(BenchError::Other(m));
+    let fail = |m: String| Err(BenchError::Shards(m));
     let mut parts: Vec<Part> = Vec::new();
     let mut first: Option<(Scale, String)> = None;
     for dir in dirs {
@@ -181,7 +181,7 @@ fn confirm_other_builds(
     first: &Path,
     threads: usize,
 ) -> Result<()> {
-    let fail = |m: String| Err(BenchError::Other(m));
+    let fail = |m: String| Err(BenchError::Shards(m));
     let n = shards.n;
     let foreign: Vec<(&Part, &str)> = shards.of_other_builds().collect();
     if foreign.is_empty() {
@@ -212,16 +212,19 @@ fn confirm_other_builds(
     };
     let checked: Vec<(Shard, &CellStore)> =
         foreign.iter().map(|(p, _)| (p.shard, &p.store)).collect();
-    let verdicts =
-        crate::run::recompute_agrees(exp, shards.scale, threads, &checked, truths.as_ref())
-            .map_err(|e| {
-                BenchError::Other(format!(
-                    "shard(s) computed by another build ({}); checking them with this build \
+    let verdicts = crate::run::recompute_agrees(
+        Job::new(exp, shards.scale, threads, false),
+        &checked,
+        truths.as_ref(),
+    )
+    .map_err(|e| {
+        BenchError::Shards(format!(
+            "shard(s) computed by another build ({}); checking them with this build \
                      ({}) failed: {e}",
-                    named(&|p, code| format!("{}/{n} by build {code}", p.shard.k)),
-                    cells::code_version()
-                ))
-            })?;
+            named(&|p, code| format!("{}/{n} by build {code}", p.shard.k)),
+            cells::code_version()
+        ))
+    })?;
     for ((part, code), shard_verdicts) in foreign.iter().zip(&verdicts) {
         let k = part.shard.k;
         let differ: Vec<&str> = shard_verdicts

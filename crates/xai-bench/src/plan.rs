@@ -72,6 +72,42 @@ impl Variant {
     }
 }
 
+/// A run asked of the engine: the experiment, its scale, the threads to run it on
+/// (0: every core) and whether long work shows progress on standard error. What
+/// travels together through the runner and the commands.
+#[derive(Debug, Clone, Copy)]
+pub struct Job<'a> {
+    /// The experiment.
+    pub exp: &'a Experiment,
+    /// Its scale.
+    pub scale: Scale,
+    /// Threads of the run's pool; 0 for every core.
+    pub threads: usize,
+    /// Show progress (a bar on a terminal, lines in a log).
+    pub progress: bool,
+}
+
+impl<'a> Job<'a> {
+    /// `exp` at `scale` on `threads` threads, with `progress` shown or not.
+    pub fn new(exp: &'a Experiment, scale: Scale, threads: usize, progress: bool) -> Self {
+        Job {
+            exp,
+            scale,
+            threads,
+            progress,
+        }
+    }
+
+    /// The same job on one thread without progress (a probe, a merge).
+    pub fn quiet(exp: &'a Experiment, scale: Scale) -> Self {
+        Job::new(exp, scale, 1, false)
+    }
+}
+
+/// The most variants a grid may make: each holds the experiment's YAML tree and spec
+/// in memory (a few kB), so 10⁵ stay under a GB; the largest study here has 16.
+const MAX_VARIANTS: usize = 100_000;
+
 /// A loaded, validated experiment file.
 #[derive(Debug, Clone)]
 pub struct Experiment {
@@ -331,7 +367,18 @@ impl Experiment {
                 at_line(&self.text, k)
             )));
         }
-        let total: usize = sizes.iter().product();
+        let total = sizes
+            .iter()
+            .try_fold(1usize, |n, &k| n.checked_mul(k))
+            .filter(|&n| n <= MAX_VARIANTS)
+            .ok_or_else(|| {
+                self.err(format!(
+                    "{}the grid's {} keys make more than {MAX_VARIANTS} variants; split the \
+                     study into several experiments",
+                    at_line(&self.text, "grid"),
+                    keys.len()
+                ))
+            })?;
         let mut out = Vec::with_capacity(total);
         for cell in 0..total {
             let mut tree = base.clone();
@@ -417,6 +464,22 @@ impl Experiment {
             file: self.path.clone(),
             message,
         }
+    }
+
+    /// An error of replicate `replicate` of `variant` caused by the YAML's `field` (a
+    /// shift whose noise makes a value infinite), at that field's line.
+    pub fn cell_error(
+        &self,
+        variant: &Variant,
+        replicate: usize,
+        field: &str,
+        message: String,
+    ) -> BenchError {
+        self.err(format!(
+            "{}{message} (variant {}, replicate {replicate})",
+            at_line(&self.text, field),
+            variant.describe()
+        ))
     }
 
     /// The DGP's failure to draw replicate `replicate` of `variant` (a formula that drew
@@ -588,6 +651,29 @@ impl Experiment {
                 )?;
                 if let Err(e) = registry.get(&d.name) {
                     return fail("dataset", e.to_string());
+                }
+                if let Some(rows) = loaded.map(|l| l.n_rows()) {
+                    if d.folds.is_some_and(|k| k > rows) {
+                        return fail(
+                            "folds",
+                            format!("`folds` must be at most the {rows} rows of `{}`", d.name),
+                        );
+                    }
+                    let (n_train, n_test) = replicate_sizes(&v.spec, Some(rows)).unwrap_or((0, 0));
+                    if n_train < 2 || n_test < 1 {
+                        let field = match d.folds {
+                            Some(_) => "folds",
+                            None => "test_fraction",
+                        };
+                        return fail(
+                            field,
+                            format!(
+                                "`{field}` splits the {rows} rows of `{}` into {n_train} training \
+                                 and {n_test} test rows; a replicate needs at least 2 and 1",
+                                d.name
+                            ),
+                        );
+                    }
                 }
                 known.map(|(n, _)| n.to_vec())
             }

@@ -54,7 +54,7 @@ pub fn write(
     exe: &Path,
 ) -> Result<Written> {
     if spec.shards == 0 || spec.cpus == 0 {
-        return Err(BenchError::Other(
+        return Err(BenchError::Usage(
             "--shards and --cpus must be at least 1".into(),
         ));
     }

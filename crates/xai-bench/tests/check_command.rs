@@ -8,7 +8,7 @@ use xai_bench::checks::{Outcome, Status, outcomes_table};
 use xai_bench::commands::{
     SharedRuns, bless_experiment, check_committed, check_experiment, trim_rows,
 };
-use xai_bench::plan::{Experiment, Scale};
+use xai_bench::plan::{Experiment, Job, Scale};
 
 const ID: &str = "wood2024-fig2";
 
@@ -31,9 +31,18 @@ fn failed(outcomes: &[Outcome]) -> Vec<&Outcome> {
 #[test]
 fn check_fails_on_a_moved_number_and_on_a_stale_marker() {
     let (root, exp) = scratch("moved", |t| t);
-    bless_experiment(&root, &exp, Scale::Ci, 0, false, &mut SharedRuns::default()).unwrap();
-    let report =
-        check_experiment(&root, &exp, Scale::Ci, 0, false, &mut SharedRuns::default()).unwrap();
+    bless_experiment(
+        &root,
+        Job::new(&exp, Scale::Ci, 0, false),
+        &mut SharedRuns::default(),
+    )
+    .unwrap();
+    let report = check_experiment(
+        &root,
+        Job::new(&exp, Scale::Ci, 0, false),
+        &mut SharedRuns::default(),
+    )
+    .unwrap();
     assert!(failed(&report.outcomes).is_empty(), "{:?}", report.outcomes);
     assert!(report.dir.starts_with(root.join("runs")));
 
@@ -46,8 +55,12 @@ fn check_fails_on_a_moved_number_and_on_a_stale_marker() {
     let moved: f64 = cells[estimate].parse::<f64>().unwrap() + 1e-3;
     cells[estimate] = moved.to_string();
     std::fs::write(&summary, text.replacen(&line, &cells.join(","), 1)).unwrap();
-    let report =
-        check_experiment(&root, &exp, Scale::Ci, 0, false, &mut SharedRuns::default()).unwrap();
+    let report = check_experiment(
+        &root,
+        Job::new(&exp, Scale::Ci, 0, false),
+        &mut SharedRuns::default(),
+    )
+    .unwrap();
     let bad = failed(&report.outcomes);
     assert_eq!(bad.len(), 1, "{bad:?}");
     assert!(bad[0].name.contains("summary.csv"), "{bad:?}");
@@ -58,9 +71,18 @@ fn check_fails_on_a_moved_number_and_on_a_stale_marker() {
     let (root, exp) = scratch("stale", |t| {
         t + "    expected_to_differ: measured below 0 once\n"
     });
-    bless_experiment(&root, &exp, Scale::Ci, 0, false, &mut SharedRuns::default()).unwrap();
-    let report =
-        check_experiment(&root, &exp, Scale::Ci, 0, false, &mut SharedRuns::default()).unwrap();
+    bless_experiment(
+        &root,
+        Job::new(&exp, Scale::Ci, 0, false),
+        &mut SharedRuns::default(),
+    )
+    .unwrap();
+    let report = check_experiment(
+        &root,
+        Job::new(&exp, Scale::Ci, 0, false),
+        &mut SharedRuns::default(),
+    )
+    .unwrap();
     let bad = failed(&report.outcomes);
     assert_eq!(bad.len(), 1, "{bad:?}");
     assert_eq!(bad[0].status, Status::StaleMarker);
@@ -70,8 +92,12 @@ fn check_fails_on_a_moved_number_and_on_a_stale_marker() {
 #[test]
 fn check_committed_evaluates_the_claims_on_the_committed_files_again() {
     let (root, exp) = scratch("committed", |t| t);
-    let blessed =
-        bless_experiment(&root, &exp, Scale::Ci, 0, false, &mut SharedRuns::default()).unwrap();
+    let blessed = bless_experiment(
+        &root,
+        Job::new(&exp, Scale::Ci, 0, false),
+        &mut SharedRuns::default(),
+    )
+    .unwrap();
     let dir = root.join("results").join(ID);
     let again = check_committed(&root, &exp, Scale::Ci).unwrap().unwrap();
     assert!(failed(&again.outcomes).is_empty(), "{:?}", again.outcomes);
@@ -152,7 +178,7 @@ fn a_shared_run_gives_each_experiment_the_rows_of_its_own_checks() {
     let mut shared = SharedRuns::for_batch(&[table1.clone(), fig4.clone()]);
     // As text, so that rows with NaN standard errors compare equal.
     let rows = |e: &Experiment, runs: &mut SharedRuns| -> Vec<String> {
-        let out = runs.run(e, Scale::Smoke, 0, false).unwrap();
+        let out = runs.run(Job::new(e, Scale::Smoke, 0, false)).unwrap();
         out.tidy.iter().map(|r| format!("{r:?}")).collect()
     };
     let (joint_table1, joint_fig4) = (rows(&table1, &mut shared), rows(&fig4, &mut shared));

@@ -6,13 +6,13 @@
 
 use std::path::Path;
 
-use xai_bench::plan::{Experiment, Scale};
+use xai_bench::plan::{Experiment, Job, Scale};
 
 #[test]
 fn ideal_intervals_cover_95_percent_on_dgps_without_their_own_marginals_and_on_formulas() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/coverage-any-dgp.yaml");
     let exp = Experiment::load(&path).unwrap();
-    let out = xai_bench::run::run(&exp, Scale::Ci, 0, false).unwrap();
+    let out = xai_bench::run::run(Job::new(&exp, Scale::Ci, 0, false)).unwrap();
     let at = |key: &str| out.keys.iter().position(|k| k == key).unwrap();
     let (dgp, resampling) = (at("dgp"), at("resampling"));
     let mut seen = Vec::new();

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use xai_bench::catalog::{experiment_ids, resolve};
 use xai_bench::commands::{Place, SharedRuns, run_experiment, run_into};
-use xai_bench::plan::Scale;
+use xai_bench::plan::{Job, Scale};
 use xai_bench::run::run;
 use xai_bench::table::{read_csv, summary_table};
 
@@ -39,16 +39,13 @@ fn every_experiment_runs_at_smoke_scale_deterministically() {
         }
         let dir = std::env::temp_dir().join(format!("xai-smoke-{}-{id}", std::process::id()));
         let one = run_into(
-            &exp,
-            Scale::Smoke,
-            1,
-            false,
+            Job::new(&exp, Scale::Smoke, 1, false),
             &mut SharedRuns::default(),
             &dir,
         )
         .unwrap()
         .output;
-        let two = run(&exp, Scale::Smoke, 2, false).unwrap();
+        let two = run(Job::new(&exp, Scale::Smoke, 2, false)).unwrap();
         assert_eq!(
             summary_table(&one.keys, &one.summary),
             summary_table(&two.keys, &two.summary),
@@ -103,7 +100,7 @@ fn run_writes_into_the_ignored_runs_directory_and_never_into_results() {
         fresh: true,
         ..Place::default()
     };
-    let report = run_experiment(&root(), &exp, Scale::Smoke, 0, false, &place).unwrap();
+    let report = run_experiment(&root(), Job::new(&exp, Scale::Smoke, 0, false), &place).unwrap();
     assert!(report.dir.join("cells").join("run.json").is_file());
     let runs = root().canonicalize().unwrap().join("runs");
     let dir = report.dir.canonicalize().unwrap();
@@ -208,7 +205,7 @@ fn tiny(seed: u64, reps: usize, data: &str, methods: &str) -> String {
 /// `tiny`'s tidy rows at smoke scale on one thread.
 fn tiny_tidy(yaml: String) -> Vec<xai_bench::table::TidyRow> {
     let exp = xai_bench::plan::Experiment::from_text(Path::new("tiny.yaml"), yaml).unwrap();
-    run(&exp, Scale::Smoke, 1, false).unwrap().tidy
+    run(Job::new(&exp, Scale::Smoke, 1, false)).unwrap().tidy
 }
 
 /// `tiny`'s load error.

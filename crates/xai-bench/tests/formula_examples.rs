@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use xai_bench::plan::{Experiment, Scale};
+use xai_bench::plan::{Experiment, Job, Scale};
 use xai_bench::table::SummaryRow;
 use xai_bench::workspace::workspace_root;
 
@@ -17,7 +17,7 @@ use xai_bench::workspace::workspace_root;
 /// the DGP label's `-rust`/`-formula` ending.
 fn pairs(file: &str) -> Vec<(SummaryRow, SummaryRow)> {
     let exp = Experiment::load(&workspace_root().join("experiments/examples").join(file)).unwrap();
-    let out = xai_bench::run::run(&exp, Scale::Ci, 0, false).unwrap();
+    let out = xai_bench::run::run(Job::new(&exp, Scale::Ci, 0, false)).unwrap();
     let dgp = out.keys.iter().position(|k| k == "dgp").unwrap();
     let mut sides: BTreeMap<String, [Option<SummaryRow>; 2]> = BTreeMap::new();
     for r in out.summary {

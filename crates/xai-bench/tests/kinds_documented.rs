@@ -1,7 +1,7 @@
 //! CONTRIBUTING.md's recipe for each kind of extension lists every kind its registry
 //! holds (DGPs, learners, methods, assertion kinds, plot kinds).
 
-use xai_bench::catalog::{kinds, undocumented};
+use xai_bench::catalog::{kinds, kinds_markdown, one_line, undocumented};
 use xai_bench::workspace::workspace_root;
 
 /// The text of the section `## <heading>` of `doc`, up to the next `## `.
@@ -16,7 +16,8 @@ fn section<'a>(doc: &'a str, heading: &str) -> &'a str {
 #[test]
 fn each_recipe_lists_every_kind_of_its_registry() {
     let doc = std::fs::read_to_string(workspace_root().join("CONTRIBUTING.md")).unwrap();
-    for (registry, names) in kinds() {
+    for k in kinds() {
+        let (registry, names) = (k.section, k.names);
         let heading = match registry {
             "dgp" => "Add a DGP",
             "models" => "Add a learner",
@@ -40,4 +41,35 @@ fn a_kind_the_docs_never_name_is_found() {
     let methods = section(doc, "Add a method");
     assert_eq!(undocumented(methods, &["pfi", "ice", "cid"]), ["cid"]);
     assert_eq!(undocumented(doc, &["pfi_extra"]), ["pfi_extra"]);
+}
+
+/// Every kind has a doc comment, and docs/kinds.md is what the registries say now.
+#[test]
+fn docs_kinds_md_is_generated_from_the_registries() {
+    for k in kinds() {
+        assert_eq!(k.names.len(), k.docs.len(), "{}", k.section);
+        for (name, doc) in k.names.iter().zip(k.docs) {
+            assert!(
+                !one_line(doc).is_empty(),
+                "{} `{name}` has no doc comment",
+                k.section
+            );
+        }
+    }
+    let path = workspace_root().join("docs/kinds.md");
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == kinds_markdown(),
+        "{} is stale: regenerate it with `cargo xtask kinds --markdown > docs/kinds.md`",
+        path.display()
+    );
+}
+
+#[test]
+fn a_doc_comment_s_first_paragraph_is_its_line() {
+    let doc = " Perturbation × statistics × mean difference ([`pfi`]),\n over rows.\n\n More.\n";
+    assert_eq!(
+        one_line(doc),
+        "Perturbation × statistics × mean difference (`pfi`), over rows."
+    );
 }

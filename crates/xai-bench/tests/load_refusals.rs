@@ -117,3 +117,31 @@ fn a_loss_of_an_uncertainty_model_is_refused_at_load() {
         .is_ok()
     );
 }
+
+/// A split of the loaded rows that leaves no test row, or fewer than 2 training rows,
+/// or more folds than rows, is refused at its field before any work (it met a panic
+/// on an empty array while computing).
+#[test]
+fn a_split_that_leaves_a_side_empty_is_refused() {
+    let data = toy(FeatureKind::Continuous, binary());
+    let with = |split: &str| {
+        let text = experiment_text(
+            "{ logistic_regression: {} }",
+            "score: { statistics: [brier] }",
+        )
+        .replace("test_fraction: 0.5", split);
+        Experiment::from_text(Path::new("refusal-test.yaml"), text).unwrap()
+    };
+    assert_eq!(checked(&with("test_fraction: 0.5"), &data), Ok(()));
+    for (split, field) in [
+        ("test_fraction: 0.001", "test_fraction"),
+        ("test_fraction: 0.99", "test_fraction"),
+        ("folds: 41", "folds"),
+    ] {
+        let err = checked(&with(split), &data).unwrap_err();
+        assert!(
+            err.contains(field) && err.contains("40 rows"),
+            "{split}: {err}"
+        );
+    }
+}

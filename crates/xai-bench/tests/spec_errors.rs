@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use xai_bench::BenchError;
 use xai_bench::catalog::resolve;
 use xai_bench::plan::Experiment;
+use xai_bench::plan::Job;
 use xai_models::{LearnerKind, LearnerSpec};
 
 fn root() -> PathBuf {
@@ -267,7 +268,7 @@ fn a_size_that_cannot_fit_in_memory_fails_before_any_work_naming_the_field() {
     // The smoke scale (n_train 60) loads and fits; the ci scale asks for 1e11 rows.
     let text = fig4().replacen("n_train: 500", "n_train: 100000000000", 1);
     let exp = Experiment::from_text(Path::new("experiments/wood2024-fig4.yaml"), text).unwrap();
-    let msg = xai_bench::run::run(&exp, xai_bench::plan::Scale::Ci, 1, false)
+    let msg = xai_bench::run::run(Job::new(&exp, xai_bench::plan::Scale::Ci, 1, false))
         .unwrap_err()
         .to_string();
     eprintln!("{msg}");
@@ -669,4 +670,13 @@ fn a_yaml_error_names_the_file_where_the_parser_says_input() {
         "{msg}"
     );
     assert_has(&msg, &["--> experiments/wood2024-fig4.yaml:28:"]);
+}
+
+/// A grid of more variants than memory holds (60 keys of two values: 2^60) is refused
+/// at its line before any variant is built (its count once overflowed the allocation).
+#[test]
+fn a_grid_of_too_many_variants_is_refused() {
+    let keys: String = (0..60).map(|i| format!("  k{i}: [1, 2]\n")).collect();
+    let msg = error_of("\nmethods:", &format!("\ngrid:\n{keys}methods:"));
+    assert_has(&msg, &["grid", "more than 100000 variants"]);
 }

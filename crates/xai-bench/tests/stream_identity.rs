@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use xai_bench::plan::{Experiment, Scale};
+use xai_bench::plan::{Experiment, Job, Scale};
 use xai_bench::run::run;
 use xai_bench::table::summary_table;
 
@@ -96,8 +96,8 @@ fn key_order_and_layout_change_no_stream() {
     let b = Experiment::from_text(Path::new("stream-test.yaml"), REORDERED.to_string()).unwrap();
     assert_eq!(identities(&a), identities(&b));
     let (ra, rb) = (
-        run(&a, Scale::Smoke, 1, false).unwrap(),
-        run(&b, Scale::Smoke, 2, false).unwrap(),
+        run(Job::new(&a, Scale::Smoke, 1, false)).unwrap(),
+        run(Job::new(&b, Scale::Smoke, 2, false)).unwrap(),
     );
     assert_eq!(
         summary_table(&ra.keys, &ra.summary),
@@ -116,8 +116,8 @@ fn every_value_a_truth_depends_on_moves_its_stream() {
     );
     // And the truth itself moves with them: its values differ with its runs.
     let (a, b) = (
-        run(&study("lm: {}", 12), Scale::Smoke, 1, false).unwrap(),
-        run(&study("lm: {}", 13), Scale::Smoke, 1, false).unwrap(),
+        run(Job::new(&study("lm: {}", 12), Scale::Smoke, 1, false)).unwrap(),
+        run(Job::new(&study("lm: {}", 13), Scale::Smoke, 1, false)).unwrap(),
     );
     let truth = |r: &xai_bench::run::RunOutput| -> Vec<f64> {
         r.summary

@@ -175,12 +175,13 @@ impl Registry {
 
     /// The entry of `name`; the error lists the registered names.
     pub fn get(&self, name: &str) -> Result<&DatasetEntry> {
-        self.entries.get(name).ok_or_else(|| {
-            BenchError::Other(format!(
-                "no dataset `{name}` in {}; registered: {}",
+        self.entries.get(name).ok_or_else(|| BenchError::Dataset {
+            name: name.to_string(),
+            message: format!(
+                "not in {}; registered: {}",
                 self.path.display(),
                 self.names().join(", ")
-            ))
+            ),
         })
     }
 }
@@ -207,24 +208,30 @@ pub fn locate(name: &str, entry: &DatasetEntry, dirs: &[PathBuf]) -> Result<Path
             .iter()
             .map(|d| d.join(&entry.file).display().to_string())
             .collect();
-        return Err(BenchError::Other(format!(
-            "dataset `{name}`: {} not found (looked for {}). Put the verified file there, or set \
+        return Err(BenchError::Dataset {
+            name: name.to_string(),
+            message: format!(
+                "{} not found (looked for {}). Put the verified file there, or set \
              {DATA_DIR_VAR} to a directory holding {} (e.g. the project's ../shared/data). \
              Or download it: cargo xtask data fetch {name}",
-            entry.file,
-            tried.join(" and "),
-            entry.file
-        )));
+                entry.file,
+                tried.join(" and "),
+                entry.file
+            ),
+        });
     };
     let bytes = std::fs::read(&path).map_err(io_err(&path))?;
     let found = format!("{:x}", Sha256::digest(&bytes));
     if found != entry.sha256 {
-        return Err(BenchError::Other(format!(
-            "dataset `{name}`: {} has sha256 {found}, but the registry expects {}; \
+        return Err(BenchError::Dataset {
+            name: name.to_string(),
+            message: format!(
+                "{} has sha256 {found}, but the registry expects {}; \
              replace it with the verified copy",
-            path.display(),
-            entry.sha256
-        )));
+                path.display(),
+                entry.sha256
+            ),
+        });
     }
     Ok(path)
 }
@@ -238,7 +245,10 @@ pub fn keep_classes(
     entry: &DatasetEntry,
     keep: &[String],
 ) -> Result<Dataset> {
-    let bad = |m: String| BenchError::Other(format!("dataset `{name}`: classes: {m}"));
+    let bad = |m: String| BenchError::Dataset {
+        name: name.to_string(),
+        message: format!("classes: {m}"),
+    };
     let Target::Classes { labels, .. } = data.y() else {
         return Err(bad(
             "the target is continuous; `classes` picks classes of a classifier".into(),
@@ -323,8 +333,10 @@ pub fn load(
         .iter()
         .map(String::from)
         .collect();
-    let bad =
-        |msg: String| BenchError::Other(format!("dataset `{name}` ({}): {msg}", path.display()));
+    let bad = |msg: String| BenchError::Dataset {
+        name: name.to_string(),
+        message: format!("{}: {msg}", path.display()),
+    };
     let col = |c: &str| {
         header.iter().position(|h| h == c).ok_or_else(|| {
             bad(format!(
@@ -508,10 +520,10 @@ pub fn verify(name: &str, entry: &DatasetEntry, loaded: &Loaded) -> Result<Strin
             loaded.missing_cells
         ))
     } else {
-        Err(BenchError::Other(format!(
-            "dataset `{name}`: {}",
-            problems.join("; ")
-        )))
+        Err(BenchError::Dataset {
+            name: name.to_string(),
+            message: problems.join("; "),
+        })
     }
 }
 

@@ -87,17 +87,50 @@ pub enum BenchError {
         /// The DGP's error, with its line and column.
         message: String,
     },
-    /// The computation of a cell panicked: a bug, not an input. The cells finished
-    /// before it are on disk, and a rerun resumes from them.
+    /// The computation of a cell (or of a Monte-Carlo truth) panicked: a bug, not an
+    /// input. The cells finished before it are on disk, and a rerun resumes from them.
     #[error(
-        "variant {variant}, replicate {replicate}: the computation stopped on a bug: {message}\nThe cells finished so far are kept and a rerun resumes from them; please report this with the experiment file"
+        "{place}: the computation stopped on a bug: {message}\nThe cells finished so far are kept and a rerun resumes from them; please report this with the experiment file"
     )]
-    CellPanicked {
-        /// The variant's grid labels.
-        variant: String,
-        /// The replicate index.
-        replicate: usize,
+    Panicked {
+        /// What was computed: "variant <labels>, replicate <r>", or the truth's model
+        /// and variant.
+        place: String,
         /// The panic's message.
+        message: String,
+    },
+    /// A registered dataset cannot be used: unknown, its file missing or not the
+    /// verified one, its download failed, or a setting does not fit it.
+    #[error("dataset `{name}`: {message}")]
+    Dataset {
+        /// The dataset's registered name.
+        name: String,
+        /// What is wrong and how to get the verified file.
+        message: String,
+    },
+    /// A command line asks for what cannot be done (a shard written wrongly, a scale a
+    /// command has no use for, a count below 1): the option and what to write.
+    #[error("{0}")]
+    Usage(String),
+    /// Shards that cannot be merged into a whole run: not shards, of another run or
+    /// split, given twice, missing, or with a missing or unusable cell.
+    #[error("{0}")]
+    Shards(String),
+    /// Another process holds the lock of a run's cell directory.
+    #[error("{} is being written by another run ({holder}); wait for it to end, or give this run another --out", dir.display())]
+    Locked {
+        /// The cell directory.
+        dir: PathBuf,
+        /// The holder's process and host, as it recorded them.
+        holder: String,
+    },
+    /// A committed baseline or a run's cell store that this build cannot read back:
+    /// where, what, and the command that writes it again.
+    #[error("{}: {message}", path.display())]
+    Stored {
+        /// The file or directory.
+        path: PathBuf,
+        /// What is wrong with it and what to run.
         message: String,
     },
     /// Anything else, stated in full.

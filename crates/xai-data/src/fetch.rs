@@ -52,20 +52,26 @@ pub fn fetch(
             f.header.clone(),
         ),
         (None, None) => {
-            return Err(BenchError::Other(format!(
-                "dataset `{name}` has no pinned download that yields the verified file ({}); copy the \
-                 verified file to {} or pass --base-url of a mirror laid out like ../shared/data",
-                entry.source,
-                target.display()
-            )));
+            return Err(BenchError::Dataset {
+                name: name.to_string(),
+                message: format!(
+                    "no pinned download yields the verified file ({}); copy the verified \
+                     file to {} or pass --base-url of a mirror laid out like ../shared/data",
+                    entry.source,
+                    target.display()
+                ),
+            });
         }
     };
     let bytes = download(&url)?;
     let found = sha256(&bytes);
     if found != raw_sha {
-        return Err(BenchError::Other(format!(
-            "dataset `{name}`: {url} has sha256 {found}, expected {raw_sha}; the source changed, nothing was written"
-        )));
+        return Err(BenchError::Dataset {
+            name: name.to_string(),
+            message: format!(
+                "{url} has sha256 {found}, expected {raw_sha}; the source changed, nothing was written"
+            ),
+        });
     }
     let bytes = match header {
         Some(h) => [h.as_bytes(), b"\n", &bytes].concat(),
@@ -73,10 +79,13 @@ pub fn fetch(
     };
     let found = sha256(&bytes);
     if found != entry.sha256 {
-        return Err(BenchError::Other(format!(
-            "dataset `{name}`: the file built from {url} has sha256 {found}, but the registry expects {}; nothing was written",
-            entry.sha256
-        )));
+        return Err(BenchError::Dataset {
+            name: name.to_string(),
+            message: format!(
+                "the file built from {url} has sha256 {found}, but the registry expects {}; nothing was written",
+                entry.sha256
+            ),
+        });
     }
     let dir = target.parent().unwrap_or(cache);
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;

@@ -184,6 +184,12 @@ pub fn read_forest(path: &Path, float32: bool) -> xai_core::error::Result<Forest
         };
         let (tree, node) = (num(0)? as usize, num(1)? as usize);
         if tree == trees.len() + 1 && node == 0 {
+            if nodes.is_empty() {
+                return Err(bad(format!(
+                    "line {row}: tree {tree} starts before tree {} has a node",
+                    trees.len()
+                )));
+            }
             trees.push(finish(&mut nodes, &mut values));
         }
         if tree != trees.len() || node != nodes.len() {
@@ -222,12 +228,15 @@ pub fn read_forest(path: &Path, float32: bool) -> xai_core::error::Result<Forest
     }
     for (k, t) in trees.iter().enumerate() {
         let n = t.nodes().len() as u32;
-        if let Some(i) = t
-            .nodes()
-            .iter()
-            .position(|nd| !nd.is_leaf() && (nd.left >= n || nd.right >= n))
-        {
-            return Err(bad(format!("tree {k}, node {i}: a child outside the tree")));
+        // A child numbered after its parent, as scikit-learn numbers them: no node
+        // is its own ancestor, so every walk down a tree ends.
+        if let Some(i) = t.nodes().iter().enumerate().position(|(i, nd)| {
+            let outside = |c: u32| c >= n || c as usize <= i;
+            !nd.is_leaf() && (outside(nd.left) || outside(nd.right))
+        }) {
+            return Err(bad(format!(
+                "tree {k}, node {i}: a child outside the tree or not after its parent"
+            )));
         }
     }
     Ok(Forest::from_trees(trees, n_features, Some(2)))
@@ -309,6 +318,24 @@ mod tests {
             err.contains("line 2") && err.contains("out of order"),
             "{err}"
         );
+        // A table starting at tree 1 would leave tree 0 empty; a child that points back
+        // up its tree would make a walk that never ends: both refused.
+        let header =
+            "tree,node,left,right,feature,threshold,p_class1,weighted_n_node_samples,impurity\n";
+        for (table, want) in [
+            (
+                "1,0,-1,-1,-1,,0.5,4.0,0.5\n",
+                "tree 1 starts before tree 0 has a node",
+            ),
+            (
+                "0,0,0,1,1,0.5,0.5,4.0,0.5\n0,1,-1,-1,-1,,0.0,2.0,0.0\n",
+                "not after its parent",
+            ),
+        ] {
+            std::fs::write(&file, format!("{header}{table}")).unwrap();
+            let err = read_forest(&file, true).unwrap_err().to_string();
+            assert!(err.contains(want), "{err}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -22,13 +22,17 @@ xai_core::registry! {
     /// A DGP with its parameters, as written in YAML (`correlated_gaussian: {...}`).
     #[derive(Debug, Clone, PartialEq, Deserialize)]
     pub enum DgpSpec: fn dgp -> dyn Dgp, fn name {
-        /// wood2024 Fig. 4–5 ([`crate::correlated_gaussian`]).
+        /// Two correlated Gaussian pairs and an independent X5, Y = X1 + X2 + 0.9·X3² +
+        /// X4 + X5 + ε (wood2024 Fig. 4–5; [`crate::correlated_gaussian`]).
         "correlated_gaussian" => CorrelatedGaussian(CorrelatedGaussian),
-        /// wood2024 Fig. 6–7 ([`crate::border`]).
+        /// Training points in bands around a square hole, Y = (X1 + X2)² + σ·ε
+        /// (wood2024 Fig. 6–7; [`crate::border`]).
         "border" => Border(Border),
-        /// wood2024 Fig. 3, workload W7 ([`crate::mease_wyner`]).
+        /// Mease–Wyner classification: P(Y = 1 | x) jumps where Σ_{j≤J} x_j crosses J/2
+        /// (wood2024 Fig. 3, workload W7; [`crate::mease_wyner`]).
         "mease_wyner" => MeaseWyner(MeaseWyner),
-        /// wood2024 Fig. 2 ([`crate::three_clusters`]).
+        /// Three Gaussian classes along the diagonal of (X1, X2) (wood2024 Fig. 2;
+        /// [`crate::three_clusters`]).
         "three_clusters" => ThreeClusters(ThreeClusters),
         /// cid2021 Fig. 2: (X, Y) ~ N(0, Σ), Σ given ([`crate::joint_gaussian`]).
         "joint_gaussian" => JointGaussian(JointGaussian),

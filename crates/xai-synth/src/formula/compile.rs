@@ -83,7 +83,68 @@ pub fn compile(
     hidden: &[&str],
     target: &str,
 ) -> Result<Model, FormulaError> {
-    let err = |place| move |at| FormulaError { place, at };
+    let declared = declare(equations, hidden, target)?;
+    let mut slots = Vec::new();
+    let vars = variables(equations, &declared, &mut slots)?;
+    let err = |at| FormulaError {
+        place: Place::Target,
+        at,
+    };
+    let texpr = parse(target).map_err(err)?;
+    let classes = match &texpr.node {
+        Node::Call(f, args) => match Dist::named(f) {
+            Some(Dist::Bernoulli) => Some(2),
+            Some(Dist::Categorical) => Some(args.len()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let (mean_expr, variance_expr) = mean_and_variance(&texpr).map_err(err)?;
+    let mut scope = Scope {
+        all: &declared.names,
+        vars: &vars,
+        own: vars.len(),
+        slots: Some(&mut slots),
+        features_only: false,
+    };
+    let target_code = scope.lower(&texpr).map_err(err)?;
+    scope.slots = None;
+    let mean = scope.lower(&mean_expr).map_err(err)?;
+    let variance = match variance_expr {
+        Some(v) => scope.lower(&v).map_err(err)?,
+        None => Code(vec![Op::Const(0.0)]),
+    };
+    let by_monte_carlo = mean.reads(|v| vars[v].random && vars[v].hidden)
+        || variance.reads(|v| vars[v].random && vars[v].hidden);
+    Ok(Model {
+        vars,
+        slots,
+        target: target_code,
+        mean,
+        variance,
+        classes,
+        by_monte_carlo,
+    })
+}
+
+/// The variables the equations declare, in order.
+struct Declared {
+    /// Each variable's name.
+    names: Vec<String>,
+    /// The equation defining each variable.
+    equation: Vec<usize>,
+    /// Whether each is hidden.
+    hidden: Vec<bool>,
+}
+
+/// The variables named by the equations' keys (one, or a group `A, B`) and which of
+/// them `hidden` names: each name an identifier, none twice, at least one, every
+/// hidden name a variable, at least one not hidden.
+fn declare(
+    equations: &[(&str, &str)],
+    hidden: &[&str],
+    target: &str,
+) -> Result<Declared, FormulaError> {
     let mut names: Vec<(String, usize, Range<usize>)> = Vec::new();
     for (i, (key, _)) in equations.iter().enumerate() {
         let mut start = 0;
@@ -92,7 +153,10 @@ pub fn compile(
             let name = part.trim();
             let span = start + lead..start + lead + name.len();
             start += part.len() + 1;
-            check_name(name, span.clone(), &names).map_err(err(Place::Key(i)))?;
+            check_name(name, span.clone(), &names).map_err(|at| FormulaError {
+                place: Place::Key(i),
+                at,
+            })?;
             names.push((name.to_string(), i, span));
         }
     }
@@ -128,17 +192,37 @@ pub fn compile(
         return Err(FormulaError {
             place: Place::Hidden(0),
             at: Located::new(
-                0..hidden[0].len(),
+                0..hidden.first().map_or(0, |h| h.len()),
                 "every variable is hidden; the data needs at least one feature",
             ),
         });
     }
+    Ok(Declared {
+        names: all,
+        equation: names.iter().map(|n| n.1).collect(),
+        hidden: is_hidden,
+    })
+}
 
-    let mut slots = Vec::new();
+/// Each declared variable compiled from its equation, in order, its primitive draws
+/// appended to `slots`: a group from its `mvnormal`, any other from its formula
+/// (which may read the variables above it).
+fn variables(
+    equations: &[(&str, &str)],
+    declared: &Declared,
+    slots: &mut Vec<Primitive>,
+) -> Result<Vec<Var>, FormulaError> {
+    let (all, is_hidden) = (&declared.names, &declared.hidden);
     let mut vars: Vec<Var> = Vec::new();
-    for (i, (_, formula)) in equations.iter().enumerate() {
-        let group: Vec<usize> = (0..all.len()).filter(|&v| names[v].1 == i).collect();
-        let expr = parse(formula).map_err(err(Place::Value(i)))?;
+    for (i, (key, formula)) in equations.iter().enumerate() {
+        let err = |at| FormulaError {
+            place: Place::Value(i),
+            at,
+        };
+        let group: Vec<usize> = (0..all.len())
+            .filter(|&v| declared.equation[v] == i)
+            .collect();
+        let expr = parse(formula).map_err(err)?;
         let first = vars.len();
         let start = slots.len();
         if group.len() > 1 {
@@ -146,12 +230,12 @@ pub fn compile(
                 return Err(FormulaError {
                     place: Place::Key(i),
                     at: Located::new(
-                        0..equations[i].0.len(),
+                        0..key.len(),
                         "a group mixes hidden and visible variables (the truths would need the hidden ones given the visible); hide all of them or none",
                     ),
                 });
             }
-            let codes = mvnormal(&expr, group.len(), &mut slots).map_err(err(Place::Value(i)))?;
+            let codes = mvnormal(&expr, group.len(), slots).map_err(err)?;
             for (k, code) in codes.into_iter().enumerate() {
                 vars.push(Var {
                     name: all[first + k].clone(),
@@ -165,13 +249,13 @@ pub fn compile(
             continue;
         }
         let mut scope = Scope {
-            all: &all,
+            all,
             vars: &vars,
             own: first,
-            slots: Some(&mut slots),
+            slots: Some(slots),
             features_only: !is_hidden[first],
         };
-        let code = scope.lower(&expr).map_err(err(Place::Value(i)))?;
+        let code = scope.lower(&expr).map_err(err)?;
         // It draws itself, or reads a hidden variable that draws.
         let random = code.reads(|v| vars[v].hidden && vars[v].random);
         let direct = match (&expr.node, code.0.as_slice()) {
@@ -194,99 +278,65 @@ pub fn compile(
             direct,
         });
     }
+    Ok(vars)
+}
 
-    let texpr = parse(target).map_err(err(Place::Target))?;
-    let tgt = err(Place::Target);
-    let classes = match &texpr.node {
-        Node::Call(f, args) => match Dist::named(f) {
-            Some(Dist::Bernoulli) => Some(2),
-            Some(Dist::Categorical) => Some(args.len()),
-            _ => None,
-        },
-        _ => None,
-    };
+/// The target's E[Y | X] and Var(Y | X) as expressions: the target with its one
+/// additive draw D replaced by E[D], and Var D (none without a draw). Refuses a
+/// second draw, an `mvnormal`, a draw that is not one distribution added to the mean,
+/// and a distribution whose parameters draw.
+fn mean_and_variance(texpr: &Expr) -> Result<(Expr, Option<Expr>), Located> {
     let mut terms = Vec::new();
-    additive_terms(&texpr, &mut terms);
+    additive_terms(texpr, &mut terms);
     let draws: Vec<&Expr> = terms
         .into_iter()
         .filter(|t| first_draw(t).is_some())
         .collect();
-    let draw = match draws.as_slice() {
-        [] => None,
-        [d] => Some(*d),
+    let d = match draws.as_slice() {
+        [] => return Ok((texpr.clone(), None)),
+        [d] => *d,
         [_, second, ..] => {
-            return Err(tgt(Located::new(
+            return Err(Located::new(
                 second.span.clone(),
                 "the target has a second draw; one distribution carries its noise, e.g. normal(0, sqrt(a^2 + b^2)) for two normal terms",
-            )));
+            ));
         }
     };
-    let (mean_expr, variance_expr) = match draw {
-        None => (texpr.clone(), None),
-        Some(d) => {
-            let (f, args, dist) = match &d.node {
-                Node::Call(f, args) if f == "mvnormal" => {
-                    return Err(tgt(Located::new(
-                        d.span.clone(),
-                        "mvnormal draws features, not a target; use normal(mean, sd)",
-                    )));
-                }
-                Node::Call(f, args) if Dist::named(f).is_some() => {
-                    (f, args, Dist::named(f).expect("a distribution"))
-                }
-                _ => {
-                    let inner = first_draw(d).expect("a draw term holds a draw");
-                    return Err(tgt(Located::new(
-                        inner.span.clone(),
-                        "the target's draw must be one distribution added to its mean, as in `X1 + normal(0, sd)`; write a scale into the distribution's parameters",
-                    )));
-                }
-            };
-            if !dist.takes(args.len()) {
-                return Err(tgt(arity_error(
-                    f,
-                    dist.usage(),
-                    d.span.clone(),
-                    args.len(),
-                )));
-            }
-            if let Some(inner) = args.iter().find_map(first_draw) {
-                return Err(tgt(Located::new(
-                    inner.span.clone(),
-                    "the parameters of the target's distribution cannot draw; define the draw as a hidden variable and use its name",
-                )));
-            }
-            (
-                replace(&texpr, &d.span, &dist.mean(args)),
-                Some(dist.variance(args)),
-            )
+    let (f, args, dist) = match &d.node {
+        Node::Call(f, _) if f == "mvnormal" => {
+            return Err(Located::new(
+                d.span.clone(),
+                "mvnormal draws features, not a target; use normal(mean, sd)",
+            ));
         }
+        Node::Call(f, args) => match Dist::named(f) {
+            Some(dist) => (f, args, dist),
+            None => return Err(not_one_draw(d)),
+        },
+        _ => return Err(not_one_draw(d)),
     };
-    let mut scope = Scope {
-        all: &all,
-        vars: &vars,
-        own: vars.len(),
-        slots: Some(&mut slots),
-        features_only: false,
-    };
-    let target_code = scope.lower(&texpr).map_err(err(Place::Target))?;
-    scope.slots = None;
-    let mean = scope.lower(&mean_expr).map_err(err(Place::Target))?;
-    let variance = match variance_expr {
-        Some(v) => scope.lower(&v).map_err(err(Place::Target))?,
-        None => Code(vec![Op::Const(0.0)]),
-    };
-    let by_monte_carlo = mean.reads(|v| vars[v].random && vars[v].hidden)
-        || variance.reads(|v| vars[v].random && vars[v].hidden);
-    Ok(Model {
-        vars,
-        slots,
-        target: target_code,
-        mean,
-        variance,
-        classes,
-        by_monte_carlo,
-    })
+    if !dist.takes(args.len()) {
+        return Err(arity_error(f, dist.usage(), d.span.clone(), args.len()));
+    }
+    if let Some(inner) = args.iter().find_map(first_draw) {
+        return Err(Located::new(
+            inner.span.clone(),
+            "the parameters of the target's distribution cannot draw; define the draw as a hidden variable and use its name",
+        ));
+    }
+    Ok((
+        replace(texpr, &d.span, &dist.mean(args)),
+        Some(dist.variance(args)),
+    ))
+}
+
+/// A draw term `d` of the target that is not a distribution itself (a scaled draw,
+/// `2 * normal(0, 1)`), located at the draw inside it.
+fn not_one_draw(d: &Expr) -> Located {
+    Located::new(
+        first_draw(d).map_or(d.span.clone(), |inner| inner.span.clone()),
+        "the target's draw must be one distribution added to its mean, as in `X1 + normal(0, sd)`; write a scale into the distribution's parameters",
+    )
 }
 
 /// A variable name must be an identifier, neither reserved nor taken.

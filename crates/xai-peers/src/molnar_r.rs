@@ -27,7 +27,7 @@ use xai_core::{Dataset, Learner, Model, Perturbation, Target};
 use xai_models::{LmLearner, LmParams, RForestLearner, RForestParams, RpartLearner, RpartParams};
 
 use super::{W8_GRID, core_err, dump_file, matrix, time, w8_refit, xy};
-use crate::error::{BenchError, Result};
+use xai_bench::error::{BenchError, Result};
 
 /// Refits per experiment (the peer's `M`).
 const REFITS: usize = 30;
@@ -72,7 +72,7 @@ fn read_boot(path: &Path) -> Result<Vec<Vec<usize>>> {
 /// `perms.csv` (`refit,feature,rep,permutation`): per refit, per feature, its
 /// permutations of the out-of-bag rows in `rep` order.
 fn read_perms(path: &Path, d: usize) -> Result<Vec<Vec<Vec<Vec<usize>>>>> {
-    let text = std::fs::read_to_string(dump_file(path)).map_err(crate::error::io_err(path))?;
+    let text = std::fs::read_to_string(dump_file(path)).map_err(xai_bench::error::io_err(path))?;
     let mut perms = vec![vec![Vec::new(); d]; REFITS];
     for (i, line) in text.lines().enumerate().skip(1) {
         let bad = || BenchError::Other(format!("{}: line {} is malformed", path.display(), i + 1));

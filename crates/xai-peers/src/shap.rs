@@ -13,7 +13,7 @@ use xai_core::{Attribution, Combination, Game, LEAF, Tree, TreeEnsembleView, Tre
 use xai_models::boosting::{Booster, BoostingParams, Objective};
 
 use super::{as_f32, core_err, dump_file, matrix, max_abs_diff, peer_forest, replay_ok, time, xy};
-use crate::error::{BenchError, Result};
+use xai_bench::error::{BenchError, Result};
 
 /// Largest |ours − XGBoost's| allowed when the dumped XGBoost model is replayed
 /// (peers/README.md W4: "must match to ~1e-5", XGBoost computes in float32).
@@ -137,7 +137,7 @@ impl XgbModel {
 /// `learner_model_param.base_score` is a margin for this objective).
 fn xgb_model(path: &Path) -> Result<XgbModel> {
     let path = &dump_file(path);
-    let text = std::fs::read_to_string(path).map_err(crate::error::io_err(path))?;
+    let text = std::fs::read_to_string(path).map_err(xai_bench::error::io_err(path))?;
     let bad = |what: String| BenchError::Other(format!("{}: {what}", path.display()));
     let model: Value = serde_json::from_str(&text).map_err(|e| bad(format!("not JSON: {e}")))?;
     let learner = &model["learner"];

@@ -5,6 +5,7 @@
 //! (issue 34's goal: the formula within 2× of the Rust DGP) and whether the rows and
 //! targets are equal to the bit.
 
+use std::path::Path;
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -12,8 +13,8 @@ use xai_core::Dataset;
 use xai_core::rng::stream_rng;
 use xai_synth::DgpSpec;
 
-use crate::error::{BenchError, Result};
-use crate::plan::Scale;
+use xai_bench::error::{BenchError, Result};
+use xai_bench::plan::Scale;
 
 /// Rows drawn per timing.
 const ROWS: usize = 1_000_000;
@@ -23,10 +24,11 @@ const EXAMPLE: &str = "experiments/examples/formula-molnar.yaml";
 const RUST: &str = "nonlinear-rust";
 const FORMULA: &str = "nonlinear-formula";
 
-/// Times both samplers (see the module doc).
-pub fn formula_dgp(repeats: usize) -> Result<Value> {
-    let root = crate::workspace::workspace_root();
-    let exp = crate::plan::Experiment::load(&root.join(EXAMPLE))?;
+/// Times both samplers (see the module doc); it reads no inputs and runs on one
+/// thread (the [`crate::Workload`] signature).
+pub fn formula_dgp(_inputs: &Path, _threads: usize, repeats: usize) -> Result<Value> {
+    let root = xai_bench::workspace::workspace_root();
+    let exp = xai_bench::plan::Experiment::load(&root.join(EXAMPLE))?;
     let variants = exp.variants(Scale::Ci)?;
     let dgp = |label: &str| -> Result<DgpSpec> {
         variants

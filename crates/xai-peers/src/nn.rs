@@ -26,8 +26,8 @@ use xai_core::{Dataset, Learner, Predictions, Target};
 use xai_models::nn::{MlpLearner, MlpParams};
 
 use super::{core_err, matrix, time};
-use crate::error::{BenchError, Result};
-use crate::table::{CsvTable, write_table};
+use xai_bench::error::{BenchError, Result};
+use xai_bench::table::{CsvTable, write_table};
 
 /// Training and test rows (NN.md).
 const ROWS: (usize, usize) = (772, 258);

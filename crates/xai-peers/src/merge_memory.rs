@@ -13,10 +13,10 @@ use serde_json::{Value, json};
 use xai_core::Estimate;
 use xai_core::rng::stream_rng;
 
-use crate::cells::{self, RunKey, Shard};
-use crate::error::{BenchError, Result};
-use crate::plan::Scale;
-use crate::table::TidyRow;
+use xai_bench::cells::{self, RunKey, Shard};
+use xai_bench::error::{BenchError, Result};
+use xai_bench::plan::{Job, Scale};
+use xai_bench::table::TidyRow;
 
 /// The experiment whose shape is merged.
 const ID: &str = "molnar2023-table1";
@@ -25,19 +25,20 @@ const ID: &str = "molnar2023-table1";
 const SHARDS: usize = 4;
 
 /// Writes the synthetic shards into `dir` and merges them in a child process; the JSON line holds the cells,
-/// the seconds to write and to merge, and the merge's peak RSS in bytes.
-pub fn merge_memory(dir: &Path, threads: usize) -> Result<Value> {
-    let root = crate::workspace::workspace_root();
-    let exp = crate::catalog::resolve(&root, ID)?;
+/// the seconds to write and to merge, and the merge's peak RSS in bytes. Timed once
+/// (the [`crate::Workload`] signature's repeats are not used).
+pub fn merge_memory(dir: &Path, threads: usize, _repeats: usize) -> Result<Value> {
+    let root = xai_bench::workspace::workspace_root();
+    let exp = xai_bench::catalog::resolve(&root, ID)?;
     let scale = Scale::Paper;
-    let summary = crate::committed::read(
+    let summary = xai_bench::committed::read(
         &exp,
         Scale::Ci,
-        &crate::catalog::baseline_dir(&root, ID, Scale::Ci),
+        &xai_bench::catalog::baseline_dir(&root, ID, Scale::Ci),
     )?;
     let variants = exp.variants(scale)?;
     // Per scenario, the keys of its rows (quantity, model, feature, x).
-    let templates: Vec<Vec<&crate::table::SummaryRow>> = variants
+    let templates: Vec<Vec<&xai_bench::table::SummaryRow>> = variants
         .iter()
         .map(|v| {
             let labels: Vec<&String> = v.labels.iter().map(|(_, l)| l).collect();
@@ -62,30 +63,34 @@ pub fn merge_memory(dir: &Path, threads: usize) -> Result<Value> {
         })
         .collect::<Result<Vec<_>>>()?;
     let start = Instant::now();
-    let cells = crate::run::write_synthetic_cells(&exp, scale, &parts, threads, |v, r| {
-        let mut rng = stream_rng(29, ((v as u64) << 32) | r as u64);
-        templates[v]
-            .iter()
-            .map(|t| {
-                let estimate: f64 = rng.random();
-                TidyRow {
-                    labels: t.labels.clone(),
-                    replicate: r,
-                    model: t.model.clone(),
-                    quantity: t.quantity.clone(),
-                    feature: t.feature.clone(),
-                    x: t.x,
-                    value: Estimate {
-                        estimate,
-                        se: 0.1,
-                        lower: estimate - 0.2,
-                        upper: estimate + 0.2,
-                        n: 30,
-                    },
-                }
-            })
-            .collect()
-    })?;
+    let cells = xai_bench::run::write_synthetic_cells(
+        Job::new(&exp, scale, threads, false),
+        &parts,
+        |v, r| {
+            let mut rng = stream_rng(29, ((v as u64) << 32) | r as u64);
+            templates[v]
+                .iter()
+                .map(|t| {
+                    let estimate: f64 = rng.random();
+                    TidyRow {
+                        labels: t.labels.clone(),
+                        replicate: r,
+                        model: t.model.clone(),
+                        quantity: t.quantity.clone(),
+                        feature: t.feature.clone(),
+                        x: t.x,
+                        value: Estimate {
+                            estimate,
+                            se: 0.1,
+                            lower: estimate - 0.2,
+                            upper: estimate + 0.2,
+                            n: 30,
+                        },
+                    }
+                })
+                .collect()
+        },
+    )?;
     let write_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
     let exe = std::env::current_exe()
@@ -111,6 +116,6 @@ pub fn merge_memory(dir: &Path, threads: usize) -> Result<Value> {
         "rows_per_cell": templates.iter().map(Vec::len).max(),
         "write_seconds": write_seconds,
         "merge_seconds": start.elapsed().as_secs_f64(),
-        "merge_peak_rss_bytes": crate::workspace::children_peak_rss_bytes(),
+        "merge_peak_rss_bytes": xai_bench::workspace::children_peak_rss_bytes(),
     }))
 }
