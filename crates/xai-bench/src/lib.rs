@@ -18,7 +18,8 @@
 //! They are re-exported here under their module names. The modules of this crate
 //! import downwards only, in this order (`tests/structure.rs` fails on any circle of
 //! imports, in this crate and in each crate below):
-//! 1. [`spec`], the experiment file format;
+//! 1. [`spec`], the experiment file format, and [`data_section`], its `data:` section
+//!    checking itself;
 //! 2. plan: [`plan`] (load, validate, expand variants), [`memory`], [`catalog`];
 //! 3. [`cells`] (finished cells on disk), [`lock`] (one run per cell directory),
 //!    [`needed`] (the rows a run keeps for its checks and figures), [`data_files`] and
@@ -37,6 +38,7 @@ pub mod cells;
 pub mod commands;
 pub mod committed;
 pub mod data_files;
+pub mod data_section;
 pub mod figures;
 pub mod lock;
 pub mod manifest;

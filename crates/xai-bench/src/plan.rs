@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::data_section::DataRefusal;
 use crate::error::{BenchError, Result, io_err};
 use crate::methods::{MethodSpec, Plan};
 pub use crate::output::Scale;
-use crate::spec::{ExperimentSpec, Sampling, ScaleSpec};
+use crate::spec::{ExperimentSpec, ScaleSpec};
 use crate::table::format_number;
 use xai_models::LearnerKind;
 
@@ -560,7 +561,7 @@ impl Experiment {
         let rows = loaded
             .filter(|_| s.data.dataset.is_some())
             .map(|d| d.n_rows());
-        let Some((n_train, n_test)) = replicate_sizes(s, rows) else {
+        let Some((n_train, n_test)) = s.data.replicate_sizes(rows) else {
             return Ok(());
         };
         crate::memory::check(s, n_train, n_test, features, in_flight).map_err(|(field, m)| {
@@ -579,7 +580,7 @@ impl Experiment {
     /// [`Experiment::check_against_data`].
     fn validate_with(&self, v: &Variant, loaded: Option<&xai_core::Dataset>) -> Result<()> {
         let names = self.data_features(v, loaded)?;
-        self.validate_setup(v, loaded, names.as_deref())?;
+        self.validate_setup(v)?;
         let (quantities, curve_quantities) = self.validate_methods(v, loaded, names.as_deref())?;
         self.validate_outputs(v, names.as_deref(), (&quantities, &curve_quantities))
     }
@@ -594,106 +595,29 @@ impl Experiment {
     }
 
     /// The data's feature names where known before any work (a DGP's, or a loaded
-    /// dataset's), after checking the `data:` section's sizes and split.
+    /// dataset's), after the `data:` section checked itself ([`crate::spec::DataSpec::check`]); its
+    /// refusal at its field's line (a formula's at its own line and column).
     fn data_features(
         &self,
         v: &Variant,
         loaded: Option<&xai_core::Dataset>,
     ) -> Result<Option<Vec<String>>> {
-        let known = loaded.map(|d| (d.feature_names(), d.n_rows()));
-        let s = &v.spec;
-        let fail = |field: &str, msg: String| Err(self.at_field(v, field, msg));
-        Ok(match (&s.data.dgp, &s.data.dataset) {
-            (Some(dgp), None) => {
-                if s.data.n_train < 2 || s.data.n_test < 2 {
-                    let field = if s.data.n_train < 2 {
-                        "n_train"
-                    } else {
-                        "n_test"
-                    };
-                    return fail(
-                        field,
-                        format!(
-                            "n_train and n_test must be at least 2, got {} and {}",
-                            s.data.n_train, s.data.n_test
-                        ),
-                    );
+        v.spec
+            .data
+            .check(&v.spec.models, loaded)
+            .map_err(|refusal| match refusal {
+                DataRefusal::Field { field, message } => self.at_field(v, &field, message),
+                DataRefusal::Formula(mut m) => {
+                    m.locate_formula_in(&self.text);
+                    self.err(format!("{m}\n(variant {})", v.describe()))
                 }
-                match dgp.dgp().validate() {
-                    // A formula's error names its own line and column.
-                    Err(mut m @ xai_synth::DgpError::Formula { .. }) => {
-                        m.locate_formula_in(&self.text);
-                        return Err(self.err(format!("{m}\n(variant {})", v.describe())));
-                    }
-                    Err(m) => return fail(dgp.name(), m.to_string()),
-                    Ok(()) => {}
-                }
-                Some(dgp.dgp().feature_names())
-            }
-            (None, Some(d)) => {
-                if d.folds.is_some_and(|k| k < 2) {
-                    return fail("folds", "folds must be at least 2".into());
-                }
-                if !(d.test_fraction >= 0.0 && d.test_fraction < 1.0) {
-                    return fail(
-                        "test_fraction",
-                        format!(
-                            "test_fraction must lie in [0, 1) (0: no split, every row is \
-                             fitted and explained), got {}",
-                            d.test_fraction
-                        ),
-                    );
-                }
-                let registry = crate::datasets::Registry::load(
-                    &crate::workspace::workspace_root()
-                        .join("data")
-                        .join("datasets.yaml"),
-                )?;
-                if let Err(e) = registry.get(&d.name) {
-                    return fail("dataset", e.to_string());
-                }
-                if let Some(rows) = loaded.map(|l| l.n_rows()) {
-                    if d.folds.is_some_and(|k| k > rows) {
-                        return fail(
-                            "folds",
-                            format!("`folds` must be at most the {rows} rows of `{}`", d.name),
-                        );
-                    }
-                    let (n_train, n_test) = replicate_sizes(&v.spec, Some(rows)).unwrap_or((0, 0));
-                    if n_train < 2 || n_test < 1 {
-                        let field = match d.folds {
-                            Some(_) => "folds",
-                            None => "test_fraction",
-                        };
-                        return fail(
-                            field,
-                            format!(
-                                "`{field}` splits the {rows} rows of `{}` into {n_train} training \
-                                 and {n_test} test rows; a replicate needs at least 2 and 1",
-                                d.name
-                            ),
-                        );
-                    }
-                }
-                known.map(|(n, _)| n.to_vec())
-            }
-            _ => {
-                return fail(
-                    "data",
-                    "under `data:` give exactly one of `dgp:` (with n_train and n_test) or `dataset:`".into(),
-                );
-            }
-        })
+                DataRefusal::Registry(e) => e,
+            })
     }
 
-    /// Checks the grid, scales, level, models and the data's options against the
-    /// models (missing cells, shifts, sampling).
-    fn validate_setup(
-        &self,
-        v: &Variant,
-        loaded: Option<&xai_core::Dataset>,
-        names: Option<&[String]>,
-    ) -> Result<()> {
+    /// Checks the grid, scales, level and models (the data's options checked
+    /// themselves against the models in [`crate::spec::DataSpec::check`]).
+    fn validate_setup(&self, v: &Variant) -> Result<()> {
         let s = &v.spec;
         let fail = |field: &str, msg: String| Err(self.at_field(v, field, msg));
         if let Some(k) = s.shared_streams.iter().find(|k| !s.grid.contains_key(*k)) {
@@ -713,19 +637,6 @@ impl Experiment {
                 format!("level must lie in (0, 1), got {}", s.level),
             );
         }
-        let no_quantities: Vec<String> = Vec::new();
-        let data_plan = Plan {
-            feature_names: names,
-            n_train: None,
-            n_test: None,
-            models: &s.models,
-            earlier: &no_quantities,
-            dgp: s.data.dgp.as_ref(),
-            loaded,
-        };
-        let known_feature = |f: &String| {
-            crate::methods::known_features(&data_plan, [f]).or_else(|e| fail(&e.field, e.message))
-        };
         if s.models.is_empty() {
             return fail("models", "list at least one model under `models:`".into());
         }
@@ -733,74 +644,6 @@ impl Experiment {
             if let Err(m) = learner.validate() {
                 return fail(name, format!("model `{name}`: {m}"));
             }
-        }
-        if s.data.sampling != Sampling::Fresh && s.data.dgp.is_none() {
-            return fail(
-                "sampling",
-                "`sampling: shuffle_splits` or `fixed_training` applies to a DGP; a dataset is split afresh per replicate already".into(),
-            );
-        }
-        if let Some(m) = s.data.missing_cells {
-            if s.data.dgp.is_none() {
-                return fail(
-                    "missing_cells",
-                    "`missing_cells` blanks cells of a DGP's rows; a dataset's own missing cells follow its `missing:` policy".into(),
-                );
-            }
-            if let Some((field, v)) = [("train", m.train), ("test", m.test)]
-                .into_iter()
-                .find(|(_, v)| !(0.0..1.0).contains(v))
-            {
-                return fail(
-                    "missing_cells",
-                    format!("missing_cells.{field} = {v} must lie in [0, 1)"),
-                );
-            }
-            if let Some((name, l)) = crate::methods::model_without(&s.models, |c| c.missing_values)
-            {
-                return fail(
-                    name,
-                    format!(
-                        "model `{name}` ({}) cannot fit rows with missing cells; only `xgboost` learns a direction for them",
-                        l.name()
-                    ),
-                );
-            }
-        }
-        let kept = s
-            .data
-            .dataset
-            .as_ref()
-            .is_some_and(|d| d.missing == crate::datasets::MissingPolicy::Keep);
-        if kept
-            && let Some((name, l)) = crate::methods::model_without(&s.models, |c| c.missing_values)
-        {
-            return fail(
-                name,
-                format!(
-                    "model `{name}` ({}) cannot fit rows with missing cells, which `missing: keep` \
-                     keeps; choose `missing: drop_rows` or a learner that handles them (`xgboost`)",
-                    l.name()
-                ),
-            );
-        }
-        if let Some(shift) = &s.data.shift {
-            known_feature(&shift.feature)?;
-            if !(shift.sd >= 0.0 && shift.sd.is_finite()) {
-                return fail(
-                    "sd",
-                    format!("the shift's sd = {} must be finite and ≥ 0", shift.sd),
-                );
-            }
-        }
-        if s.data.sampling == Sampling::FixedTraining && s.data.n_rows.is_some() {
-            return fail(
-                "sampling",
-                "`sampling: fixed_training` keeps the training rows and draws the test rows \
-                 afresh, which `n_rows` (one sample split at random) contradicts; give \
-                 `n_train` and `n_test`"
-                    .into(),
-            );
         }
         Ok(())
     }
@@ -825,7 +668,7 @@ impl Experiment {
                 ),
             );
         }
-        let sizes = replicate_sizes(s, known.map(|(_, rows)| rows));
+        let sizes = s.data.replicate_sizes(known.map(|(_, rows)| rows));
         let mut quantities: Vec<String> = Vec::new();
         let mut curve_quantities: Vec<String> = Vec::new();
         for m in s.methods.iter().map(MethodSpec::method) {
@@ -1125,23 +968,6 @@ fn yaml_message(path: &Path, text: &str, e: serde_saphyr::Error) -> String {
             "line {at}: the key `{key}` is repeated (first at line {f}); keep one of the two"
         ),
         None => format!("line {at}: the key `{key}` is repeated in its mapping; keep one of them"),
-    }
-}
-
-/// Training and test rows per replicate: a DGP's sizes, or the split of a dataset of
-/// `rows` rows (`None` until it is loaded).
-fn replicate_sizes(s: &ExperimentSpec, rows: Option<usize>) -> Option<(usize, usize)> {
-    match (&s.data.dataset, rows) {
-        (None, _) => Some((s.data.n_train, s.data.n_test)),
-        (Some(d), Some(rows)) => {
-            let test = match d.folds {
-                Some(k) => rows / k,
-                None if d.test_fraction == 0.0 => return Some((rows, rows)),
-                None => (d.test_fraction * rows as f64).round() as usize,
-            };
-            Some((rows - test.min(rows), test))
-        }
-        (Some(_), None) => None,
     }
 }
 

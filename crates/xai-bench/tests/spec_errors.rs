@@ -301,7 +301,11 @@ fn a_neighbour_count_beyond_the_training_rows_fails_at_load() {
     );
     assert_has(
         &msg,
-        &["line 37", "cid mi", "KSG needs 1 <= k < n, got k = 500"],
+        &[
+            "line 37",
+            "cid mi",
+            "`k` = 500 is invalid: must be 1 <= k < n for KSG",
+        ],
     );
     let msg = error_of(
         PFI_LINE,

@@ -153,15 +153,19 @@ pub enum MiEstimator {
 
 impl MiEstimator {
     /// Checks the estimator's parameter against the number of rows it will see:
-    /// [`CoreError::Invalid`] unless 1 ≤ k < `n_rows` (KSG) or `bins` ≥ 2 (plug-in).
+    /// [`CoreError::OutOfRange`] unless 1 ≤ k < `n_rows` (KSG) or `bins` ≥ 2 (plug-in).
     pub fn validate(self, n_rows: usize) -> Result<()> {
         match self {
-            MiEstimator::Ksg { k } if k < 1 || k >= n_rows => Err(CoreError::Invalid(format!(
-                "KSG needs 1 <= k < n, got k = {k} with n = {n_rows} training rows"
-            ))),
-            MiEstimator::Plugin { bins } if bins < 2 => Err(CoreError::Invalid(format!(
-                "plug-in MI needs bins >= 2, got {bins}"
-            ))),
+            MiEstimator::Ksg { k } if k < 1 || k >= n_rows => Err(CoreError::out_of_range(
+                "k",
+                k,
+                format!("1 <= k < n for KSG, with n = {n_rows} training rows"),
+            )),
+            MiEstimator::Plugin { bins } if bins < 2 => Err(CoreError::out_of_range(
+                "bins",
+                bins,
+                "at least 2 for plug-in MI (bins >= 2)",
+            )),
             _ => Ok(()),
         }
     }
@@ -209,21 +213,27 @@ pub struct NullTest {
 }
 
 impl NullTest {
-    /// [`CoreError::Invalid`] unless 0 < q < 1 and S ≥ 1 with r = ⌈q·(S + 1)⌉ ≤ S
+    /// [`CoreError::OutOfRange`] unless 0 < q < 1 and S ≥ 1 with r = ⌈q·(S + 1)⌉ ≤ S
     /// (else the threshold would be above every null value and no feature could pass).
     pub fn validate(self) -> Result<()> {
         let NullTest { shuffles, quantile } = self;
         if !(quantile > 0.0 && quantile < 1.0) {
-            return Err(CoreError::Invalid(format!(
-                "null test quantile must be in (0, 1), got {quantile}"
-            )));
+            return Err(CoreError::out_of_range(
+                "quantile",
+                quantile,
+                "in (0, 1) for the null test",
+            ));
         }
         if shuffles < 1 || self.rank() > shuffles {
-            return Err(CoreError::Invalid(format!(
-                "null test with quantile {quantile} needs shuffles >= q/(1 - q) = {:.2} \
-                 to be able to reject, got {shuffles}",
-                quantile / (1.0 - quantile)
-            )));
+            return Err(CoreError::out_of_range(
+                "shuffles",
+                shuffles,
+                format!(
+                    "at least q/(1 - q) = {:.2} for a null test with quantile {quantile} to be \
+                     able to reject",
+                    quantile / (1.0 - quantile)
+                ),
+            ));
         }
         Ok(())
     }
@@ -294,7 +304,9 @@ fn standardised_joint(data: &Dataset, reference: &Dataset) -> Result<Array2<f64>
             .expect("rows of X and y agree")
     };
     let r = joint(reference);
-    let mean = r.mean_axis(Axis(0)).expect("at least one row");
+    let mean = r
+        .mean_axis(Axis(0))
+        .ok_or_else(|| CoreError::Data("CID needs at least one reference row".into()))?;
     let sd = r.std_axis(Axis(0), 0.0);
     if let Some(j) = sd.iter().position(|&s| s.is_nan() || s <= 0.0) {
         let name = reference
@@ -328,7 +340,7 @@ fn standardised_joint(data: &Dataset, reference: &Dataset) -> Result<Array2<f64>
 /// the settings and `seed`, not on the thread count. Without a null test `seed` is
 /// unused and both thresholds are [`FIXED_MI_FLOOR`].
 ///
-/// Checked before any work ([`CoreError::Invalid`]): `settings.bins` ≥ 2,
+/// Checked before any work ([`CoreError::OutOfRange`]): `settings.bins` ≥ 2,
 /// [`MiEstimator::validate`] against the training rows, [`NullTest::validate`].
 pub fn covered_information(
     train: &Dataset,
@@ -338,10 +350,11 @@ pub fn covered_information(
     precision_of: &(dyn Fn(ArrayView2<'_, f64>) -> Result<Array2<f64>> + Sync),
 ) -> Result<Vec<CoveredInformation>> {
     if settings.bins < 2 {
-        return Err(CoreError::Invalid(format!(
-            "CID needs bins >= 2, got {}",
-            settings.bins
-        )));
+        return Err(CoreError::out_of_range(
+            "bins",
+            settings.bins,
+            "at least 2 for CID (bins >= 2)",
+        ));
     }
     settings.mi.validate(train.n_rows())?;
     if let Some(null) = settings.null {
@@ -675,11 +688,17 @@ mod tests {
         };
         let ksg = MiEstimator::Ksg { k: 3 };
         let invalid = |r: Result<Vec<CoveredInformation>>, want: &str| match r {
-            Err(CoreError::Invalid(m)) => assert!(m.contains(want), "{m}"),
-            other => panic!("expected Invalid({want}), got {other:?}"),
+            Err(e @ CoreError::OutOfRange { .. }) => {
+                assert!(e.to_string().contains(want), "{e}")
+            }
+            other => panic!("expected OutOfRange({want}), got {other:?}"),
         };
-        invalid(run(MiEstimator::Ksg { k: 50 }, None), "k = 50 with n = 50");
-        invalid(run(MiEstimator::Ksg { k: 0 }, None), "k = 0");
+        invalid(run(MiEstimator::Ksg { k: 50 }, None), "`k` = 50");
+        invalid(
+            run(MiEstimator::Ksg { k: 50 }, None),
+            "n = 50 training rows",
+        );
+        invalid(run(MiEstimator::Ksg { k: 0 }, None), "`k` = 0");
         invalid(run(MiEstimator::Plugin { bins: 1 }, None), "bins >= 2");
         for (shuffles, quantile, want) in [
             (100, 1.0, "quantile"),

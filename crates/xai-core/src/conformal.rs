@@ -35,7 +35,7 @@ pub fn conformal_interval(calibration: &[f64], alpha: f64) -> Result<ConformalIn
     check(calibration, alpha)?;
     let n = calibration.len();
     let q = rank(n, alpha).map_err(|needed| {
-        CoreError::Invalid(format!(
+        CoreError::Data(format!(
             "a split-conformal interval at α = {alpha} needs at least {needed} calibration \
              values (q = ⌈(n + 1)(1 − α)⌉ must not exceed n = {n}); add calibration rows \
              or raise α"
@@ -67,7 +67,7 @@ pub fn split_coverage(
 ) -> Result<(ConformalInterval, f64)> {
     let interval = conformal_interval(calibration, alpha)?;
     if new.is_empty() {
-        return Err(CoreError::Invalid(
+        return Err(CoreError::Data(
             "split-conformal coverage needs new values besides the calibration values".into(),
         ));
     }
@@ -105,9 +105,11 @@ fn kth_smallest(values: &mut [f64], q: usize) -> f64 {
 /// An error unless α ∈ (0, 1) and every value is finite (naming the first that is not).
 fn check(values: &[f64], alpha: f64) -> Result<()> {
     if !(alpha > 0.0 && alpha < 1.0) {
-        return Err(CoreError::Invalid(format!(
-            "the miscoverage level α = {alpha} must lie in (0, 1)"
-        )));
+        return Err(CoreError::out_of_range(
+            "alpha",
+            alpha,
+            "in (0, 1): the miscoverage level α",
+        ));
     }
     match values.iter().position(|v| !v.is_finite()) {
         Some(i) => Err(CoreError::NonFinite {

@@ -152,7 +152,7 @@ impl Dataset {
             }
             Target::Classes { labels, n_classes } => {
                 if let Some(row) = labels.iter().position(|&c| c >= *n_classes) {
-                    return Err(CoreError::Invalid(format!(
+                    return Err(CoreError::Data(format!(
                         "class label {} at row {row} is not below n_classes = {n_classes}",
                         labels[row]
                     )));
@@ -257,9 +257,11 @@ impl Dataset {
         rng: &mut R,
     ) -> Result<Dataset> {
         if !(0.0..=1.0).contains(&fraction) {
-            return Err(CoreError::Invalid(format!(
-                "a share of missing cells must lie in [0, 1], not {fraction}"
-            )));
+            return Err(CoreError::out_of_range(
+                "missing_cells",
+                fraction,
+                "a share in [0, 1]",
+            ));
         }
         let n = self.n_rows();
         let k = (fraction * n as f64).round() as usize;
@@ -369,7 +371,7 @@ impl Dataset {
 /// Fails if a shifted column holds ±∞ (noise too large for f64).
 fn check_finite_or_missing(column: ndarray::ArrayView1<'_, f64>) -> Result<()> {
     match column.iter().position(|v| v.is_infinite()) {
-        Some(row) => Err(CoreError::Invalid(format!(
+        Some(row) => Err(CoreError::Numerical(format!(
             "the shift makes row {row} infinite"
         ))),
         None => Ok(()),

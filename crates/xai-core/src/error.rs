@@ -30,7 +30,30 @@ pub enum CoreError {
         /// What to use instead.
         hint: &'static str,
     },
-    /// An argument is out of its allowed range.
+    /// A setting outside its allowed range: the setting, the value given and what is
+    /// allowed, so that a caller can point at the setting.
+    #[error("`{setting}` = {value} is invalid: must be {allowed}")]
+    OutOfRange {
+        /// The setting's name (e.g. `bins`, `repeats`).
+        setting: Box<str>,
+        /// The value given, as text.
+        value: Box<str>,
+        /// What is allowed, with why where it depends on the data.
+        allowed: Box<str>,
+    },
+    /// The rows given do not suit the computation (too few, a constant feature, a label
+    /// that is not a class of the model): what is wrong with them.
+    #[error("the data does not suit this: {0}")]
+    Data(String),
+    /// A numerical method failed on the numbers it was given (a singular matrix, a
+    /// system its equations do not determine): what failed.
+    #[error("numerical failure: {0}")]
+    Numerical(String),
+    /// The model lacks what the computation reads of it (trees, members, log-odds):
+    /// what is missing and what to use instead.
+    #[error("the model cannot do this: {0}")]
+    Capability(String),
+    /// An argument invalid for another reason, stated in full.
     #[error("invalid argument: {0}")]
     Invalid(String),
     /// Fitting a model failed.
@@ -44,6 +67,21 @@ pub enum CoreError {
     /// value that is not finite): the process's own message.
     #[error("drawing fresh rows failed: {0}")]
     Sample(String),
+}
+
+impl CoreError {
+    /// `setting` = `value` is not `allowed` ([`CoreError::OutOfRange`]).
+    pub fn out_of_range(
+        setting: impl Into<String>,
+        value: impl ToString,
+        allowed: impl Into<String>,
+    ) -> Self {
+        CoreError::OutOfRange {
+            setting: setting.into().into_boxed_str(),
+            value: value.to_string().into_boxed_str(),
+            allowed: allowed.into().into_boxed_str(),
+        }
+    }
 }
 
 /// Result alias of this crate.

@@ -52,9 +52,11 @@ pub struct IceImpact {
 /// Checks λ of Eq. 3 lies in (0, 1] (1 gives the plain FI).
 pub fn check_lambda(lambda: f64) -> Result<()> {
     if !(lambda > 0.0 && lambda <= 1.0) {
-        return Err(CoreError::Invalid(format!(
-            "λ = {lambda} must lie in (0, 1] (icefi2022 uses 0.75; 1 gives the plain FI)"
-        )));
+        return Err(CoreError::out_of_range(
+            "lambda",
+            lambda,
+            "in (0, 1] (icefi2022 uses 0.75; 1 gives the plain FI)",
+        ));
     }
     Ok(())
 }

@@ -60,7 +60,7 @@ pub fn plugin_mi(x: &[usize], y: &[usize]) -> f64 {
 /// is the brute-force one, ties included.
 ///
 /// Errors: [`CoreError::Shape`] if `x` and `y` differ in length,
-/// [`CoreError::Invalid`] unless 1 ≤ k < N, [`CoreError::NonFinite`] for a NaN or
+/// [`CoreError::OutOfRange`] unless 1 ≤ k < N, [`CoreError::NonFinite`] for a NaN or
 /// infinite value.
 pub fn ksg_mi(x: &[f64], y: &[f64], k: usize) -> Result<f64> {
     let n = x.len();
@@ -71,9 +71,11 @@ pub fn ksg_mi(x: &[f64], y: &[f64], k: usize) -> Result<f64> {
         )));
     }
     if k < 1 || k >= n {
-        return Err(CoreError::Invalid(format!(
-            "KSG needs 1 <= k < n, got k = {k} with n = {n} rows"
-        )));
+        return Err(CoreError::out_of_range(
+            "k",
+            k,
+            format!("1 <= k < n for KSG, with n = {n} rows"),
+        ));
     }
     for (column, v) in [x, y].into_iter().enumerate() {
         if let Some(row) = v.iter().position(|a| !a.is_finite()) {
@@ -267,9 +269,10 @@ mod tests {
         let x = [0.0, 1.0, 2.0];
         for k in [0, 3, 4] {
             match ksg_mi(&x, &x, k) {
-                Err(CoreError::Invalid(m)) => {
+                Err(e @ CoreError::OutOfRange { .. }) => {
+                    let m = e.to_string();
                     assert!(
-                        m.contains(&format!("k = {k}")) && m.contains("n = 3"),
+                        m.contains(&format!("`k` = {k}")) && m.contains("n = 3"),
                         "{m}"
                     )
                 }

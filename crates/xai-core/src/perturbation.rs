@@ -54,10 +54,11 @@ impl GridSpec {
     /// Checks the settings: at least 2 `points` unless the grid is the unique values.
     pub fn check(&self) -> Result<()> {
         if self.points < 2 && self.range != GridRange::Unique {
-            return Err(CoreError::Invalid(format!(
-                "a grid needs at least 2 points, got {}",
-                self.points
-            )));
+            return Err(CoreError::out_of_range(
+                "points",
+                self.points,
+                "at least 2 for a grid",
+            ));
         }
         Ok(())
     }
@@ -85,13 +86,15 @@ impl GridSpec {
             GridRange::Unique => return unique_values(column),
             GridRange::Fixed(lo, hi) if lo < hi => (lo, hi),
             GridRange::Fixed(lo, hi) => {
-                return Err(CoreError::Invalid(format!(
-                    "a fixed grid needs lo < hi, got [{lo}, {hi}]"
-                )));
+                return Err(CoreError::out_of_range(
+                    "fixed",
+                    format!("[{lo}, {hi}]"),
+                    "[lo, hi] with lo < hi",
+                ));
             }
             GridRange::Quantiles => {
                 if column.is_empty() {
-                    return Err(CoreError::Invalid(
+                    return Err(CoreError::Data(
                         "a quantile grid needs at least one row".into(),
                     ));
                 }
@@ -119,7 +122,7 @@ fn unique_values(column: ArrayView1<'_, f64>) -> Result<Vec<f64>> {
     unique.sort_by(f64::total_cmp);
     unique.dedup();
     if unique.is_empty() {
-        return Err(CoreError::Invalid(
+        return Err(CoreError::Data(
             "a grid of unique values needs at least one observed value".into(),
         ));
     }
@@ -242,8 +245,10 @@ impl PerturbationSpec {
             PerturbationSpec::Permutation { repeats: 0 }
             | PerturbationSpec::ConditionalGaussian { repeats: 0 }
             | PerturbationSpec::ConditionalSubgroups { repeats: 0, .. }
-            | PerturbationSpec::FreshDraws { repeats: 0 } => Err(CoreError::Invalid(
-                "perturbation repeats must be at least 1".into(),
+            | PerturbationSpec::FreshDraws { repeats: 0 } => Err(CoreError::out_of_range(
+                "repeats",
+                0,
+                "at least 1 for a perturbation",
             )),
             PerturbationSpec::ConditionalSubgroups {
                 repeats,
@@ -347,13 +352,13 @@ fn gaussian_conditional(reference: &Dataset, repeats: usize) -> Result<Perturbat
     let n = x.nrows();
     let mean = x
         .mean_axis(Axis(0))
-        .ok_or_else(|| CoreError::Invalid("no reference rows".into()))?;
+        .ok_or_else(|| CoreError::Data("no reference rows".into()))?;
     let centred = &x - &mean;
     let cov = centred.t().dot(&centred) / (n.max(2) - 1) as f64;
     let d = cov.nrows();
     let mat = faer::Mat::<f64>::from_fn(d, d, |i, j| cov[[i, j]]);
     let llt = mat.llt(faer::Side::Lower).map_err(|_| {
-        CoreError::Invalid(
+        CoreError::Numerical(
             "the covariance of the reference features is singular (a feature is constant or a \
              copy of others): the Gaussian conditional sampler needs full rank"
                 .into(),

@@ -38,7 +38,10 @@ pub fn pfi_from_values(
     let contributions = diff
         .mean_axis(Axis(1))
         .expect("at least one perturbed copy");
-    let per_copy = diff.mean_axis(Axis(0)).expect("at least one row").to_vec();
+    // No rows (an empty test set, refused at load): every copy's mean is NaN.
+    let per_copy = diff
+        .mean_axis(Axis(0))
+        .map_or_else(|| vec![f64::NAN; diff.ncols()], |m| m.to_vec());
     let estimate = t_interval(contributions.as_slice().expect("contiguous"), level);
     PfiResult {
         feature,

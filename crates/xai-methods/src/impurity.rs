@@ -40,7 +40,7 @@ impl Method for ImpuritySpec {
     fn compute(&self, input: &Input<'_>, _rng: &mut StreamRng) -> xai_core::error::Result<Emitted> {
         let train = input.train;
         let trees = input.model()?.tree_ensemble().ok_or_else(|| {
-            CoreError::Invalid("impurity_importance needs a tree-ensemble model".into())
+            CoreError::Capability("impurity_importance needs a tree-ensemble model".into())
         })?;
         let importance = xai_core::tree::impurity_importance(trees.trees(), train.n_features());
         let values = importance

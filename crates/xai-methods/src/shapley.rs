@@ -455,7 +455,7 @@ impl ShapleySpec {
         let x = x.slice(s![..n, ..]);
         if self.estimator == Estimator::Tree {
             let view = model.tree_ensemble().ok_or_else(|| {
-                CoreError::Invalid("estimator `tree` needs a tree-ensemble model".into())
+                CoreError::Capability("estimator `tree` needs a tree-ensemble model".into())
             })?;
             return tree_shap(view, x, self.output);
         }

@@ -47,10 +47,26 @@ impl ParamError {
     }
 }
 
-/// A learner's fit reports invalid settings as [`CoreError::Invalid`] with the message
-/// of the [`ParamError`].
+/// A learner's fit reports a setting out of range as [`CoreError::OutOfRange`] (a nested
+/// block's as the setting `block.setting`), with the same text as the [`ParamError`].
 impl From<ParamError> for CoreError {
     fn from(e: ParamError) -> Self {
-        CoreError::Invalid(e.to_string())
+        let mut within = Vec::new();
+        let mut e = &e;
+        while let ParamError::Nested { within: w, error } = e {
+            within.push(*w);
+            e = error;
+        }
+        match e {
+            ParamError::OutOfRange {
+                param,
+                value,
+                allowed,
+            } => {
+                within.push(param);
+                CoreError::out_of_range(within.join("."), value, *allowed)
+            }
+            ParamError::Nested { .. } => CoreError::Invalid(e.to_string()),
+        }
     }
 }

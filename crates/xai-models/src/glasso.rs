@@ -89,13 +89,10 @@ pub fn graphical_lasso(s: ArrayView2<'_, f64>, params: &GlassoParams) -> Result<
         )));
     }
     if params.alpha.is_nan() || params.alpha < 0.0 {
-        return Err(CoreError::Invalid(format!(
-            "alpha must be >= 0, got {}",
-            params.alpha
-        )));
+        return Err(CoreError::out_of_range("alpha", params.alpha, "at least 0"));
     }
     if (0..p).any(|i| s[[i, i]] <= 0.0) {
-        return Err(CoreError::Invalid(
+        return Err(CoreError::Data(
             "the covariance has a non-positive diagonal entry (a constant feature)".into(),
         ));
     }
@@ -200,9 +197,11 @@ pub fn cross_validated_alpha(
 ) -> Result<(f64, Vec<f64>), CoreError> {
     let n = x.nrows();
     if candidates.is_empty() || folds < 2 || n < 2 * folds {
-        return Err(CoreError::Invalid(format!(
-            "cross-validating alpha needs candidates, folds >= 2 and at least 2 rows per fold ({n} rows, {folds} folds)"
-        )));
+        return Err(CoreError::out_of_range(
+            "folds",
+            folds,
+            format!("at least 2, with 2 rows per fold of the {n} rows and some candidate alphas"),
+        ));
     }
     let bounds: Vec<usize> = (0..=folds).map(|f| f * n / folds).collect();
     let mut scores = vec![0.0; candidates.len()];

@@ -21,7 +21,8 @@ impl Standardizer {
                 scale: Array1::ones(d),
             };
         }
-        let shift = x.mean_axis(Axis(0)).expect("at least one row");
+        // No rows (an empty training set, refused at load): the identity shift.
+        let shift = x.mean_axis(Axis(0)).unwrap_or_else(|| Array1::zeros(d));
         let scale = x
             .std_axis(Axis(0), ddof)
             .mapv(|s| if s > 0.0 { s } else { 1.0 });

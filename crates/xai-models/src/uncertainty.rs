@@ -126,9 +126,11 @@ impl<L: LearnerKind> Learner for UncertaintyLearner<L> {
             Some(share) => {
                 let cut = (share * n as f64).floor() as usize;
                 if cut == 0 || cut == n {
-                    return Err(xai_core::CoreError::Invalid(format!(
-                        "base_share = {share} of {n} rows leaves one stage without rows"
-                    )));
+                    return Err(xai_core::CoreError::out_of_range(
+                        "base_share",
+                        share,
+                        format!("a share of the {n} rows that leaves each stage a row"),
+                    ));
                 }
                 let mut order: Vec<usize> = (0..n).collect();
                 order.shuffle(rng);

@@ -33,10 +33,14 @@ fn enumerate<G: Game + ?Sized>(
 ) -> Result<Attribution> {
     let d = game.players();
     if d > MAX_EXACT_PLAYERS {
-        return Err(CoreError::Invalid(format!(
-            "exact Shapley values of {d} features need 2^{d} coalitions; use KernelSHAP \
-             (estimator `kernel`) for more than {MAX_EXACT_PLAYERS} features"
-        )));
+        return Err(CoreError::out_of_range(
+            "features",
+            d,
+            format!(
+                "at most {MAX_EXACT_PLAYERS} for exact Shapley values (2^d coalitions); use \
+                 KernelSHAP (estimator `kernel`) for more"
+            ),
+        ));
     }
     let n = 1usize << d;
     let masks = Array2::from_shape_fn((n, d), |(m, j)| (m >> j) & 1 == 1);

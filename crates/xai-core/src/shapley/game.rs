@@ -214,12 +214,10 @@ impl<'a> ModelGame<'a> {
         label: Option<f64>,
     ) -> Result<Self> {
         if x.is_empty() {
-            return Err(CoreError::Invalid(
-                "the explained row has no features".into(),
-            ));
+            return Err(CoreError::Data("the explained row has no features".into()));
         }
         if background.nrows() == 0 {
-            return Err(CoreError::Invalid(
+            return Err(CoreError::Data(
                 "the background set is empty: pass at least one row (watson2023 proposes \
                  100 training rows)"
                     .into(),
@@ -235,7 +233,7 @@ impl<'a> ModelGame<'a> {
         if let Some(y) = label
             && !y.is_finite()
         {
-            return Err(CoreError::Invalid(format!("the label {y} is not finite")));
+            return Err(CoreError::Data(format!("the label {y} is not finite")));
         }
         let row = x.insert_axis(Axis(0));
         let pred = model.predict(row)?;
@@ -245,7 +243,7 @@ impl<'a> ModelGame<'a> {
         let members = match value.reads_members() {
             true => {
                 let members = model.predict_members(row)?.ok_or_else(|| {
-                    CoreError::Invalid(format!(
+                    CoreError::Capability(format!(
                         "value function `{}` reads an ensemble's members, and this model has \
                          none: use a forest classifier (its trees are its members)",
                         value.quantity_prefix()
@@ -456,7 +454,7 @@ fn class_index(y: f64, k: usize) -> Result<usize> {
     if y >= 0.0 && y.fract() == 0.0 && y < k as f64 {
         Ok(y as usize)
     } else {
-        Err(CoreError::Invalid(format!(
+        Err(CoreError::Data(format!(
             "the label {y} is not a class index of the model's {k} classes (0..{k})"
         )))
     }
@@ -489,7 +487,7 @@ fn coalition_values(
     let (k, b) = weights.dim();
     check_len(pred, k * b)?;
     if value.needs_label() && label.is_none() {
-        return Err(CoreError::Invalid(format!(
+        return Err(CoreError::Data(format!(
             "value function `{}` needs the explained row's label",
             value.quantity_prefix()
         )));
@@ -594,9 +592,7 @@ fn mixture_value(
     label: Option<f64>,
 ) -> Result<f64> {
     let need_label = || {
-        label.ok_or_else(|| {
-            CoreError::Invalid("neg_log_loss needs the explained row's label".into())
-        })
+        label.ok_or_else(|| CoreError::Data("neg_log_loss needs the explained row's label".into()))
     };
     let signed = |h: f64| {
         if value == ValueFunction::Entropy {
@@ -940,7 +936,7 @@ mod tests {
                 ValueFunction::NegLogLoss,
                 Some(bad),
             );
-            assert!(matches!(err, Err(CoreError::Invalid(_))), "label {bad}");
+            assert!(matches!(err, Err(CoreError::Data(_))), "label {bad}");
         }
     }
 

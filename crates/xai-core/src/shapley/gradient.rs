@@ -82,7 +82,7 @@ impl Pointwise {
             ValueFunction::Entropy => Ok(Pointwise::Entropy),
             ValueFunction::AleatoricEntropy => Ok(Pointwise::Aleatoric),
             ValueFunction::EpistemicEntropy => Ok(Pointwise::Epistemic),
-            other => Err(CoreError::Invalid(format!(
+            other => Err(CoreError::Capability(format!(
                 "expected gradients explains a function of a classifier's member log-odds: \
                  value `prediction`, `entropy`, `aleatoric_entropy` or `epistemic_entropy`, \
                  not `{}`",
@@ -176,7 +176,7 @@ impl<'a> ExpectedGradients<'a> {
         value: Pointwise,
     ) -> Result<Self> {
         if background.nrows() == 0 {
-            return Err(CoreError::Invalid(
+            return Err(CoreError::Data(
                 "expected gradients needs at least one background row".into(),
             ));
         }
@@ -193,8 +193,10 @@ impl<'a> ExpectedGradients<'a> {
     /// background and v([d]) = h(x); the efficiency gap is the draws' Monte-Carlo error.
     pub fn attribution(&self, x: ArrayView1<'_, f64>, draws: &[Draw]) -> Result<Attribution> {
         if draws.is_empty() {
-            return Err(CoreError::Invalid(
-                "expected gradients needs at least one draw".into(),
+            return Err(CoreError::out_of_range(
+                "draws",
+                0,
+                "at least 1 for expected gradients",
             ));
         }
         let d = x.len();

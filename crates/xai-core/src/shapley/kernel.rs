@@ -104,7 +104,7 @@ pub fn constrained_wls(
         }
     }
     let singular = || {
-        CoreError::Invalid(format!(
+        CoreError::Numerical(format!(
             "the {n} coalitions do not determine the Shapley values of {d} features \
              (singular least-squares problem): sample more coalitions"
         ))
@@ -143,8 +143,10 @@ pub fn kernel_shap<G: Game + ?Sized, R: Rng + ?Sized>(
     let pairs = if d < 2 {
         0
     } else if samples == 0 {
-        return Err(CoreError::Invalid(
-            "KernelSHAP needs at least 2 sampled coalitions".into(),
+        return Err(CoreError::out_of_range(
+            "samples",
+            0,
+            "at least 2 sampled coalitions for KernelSHAP",
         ));
     } else {
         samples.div_ceil(2)

@@ -420,7 +420,7 @@ impl Network {
     fn binary(&self) -> xai_core::error::Result<()> {
         match self.head {
             Head::Bernoulli => Ok(()),
-            Head::Gaussian { .. } => Err(CoreError::Invalid(
+            Head::Gaussian { .. } => Err(CoreError::Capability(
                 "member log-odds need a binary classifier; this network is a regressor".into(),
             )),
         }
