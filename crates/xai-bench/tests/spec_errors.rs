@@ -313,7 +313,13 @@ fn a_neighbour_count_beyond_the_training_rows_fails_at_load() {
             "{PFI_LINE}\n  - cid: {{ corrects: [likelihood_pfi], null_test: {{ shuffles: 10, quantile: 0.95 }} }}"
         ),
     );
-    assert_has(&msg, &["cid null_test", "needs shuffles"]);
+    assert_has(
+        &msg,
+        &[
+            "cid null_test",
+            "`shuffles` = 10 is invalid: must be at least",
+        ],
+    );
 }
 
 #[test]
@@ -536,7 +542,10 @@ fn ice_impact_needs_the_unique_grid_and_a_lambda_in_the_unit_interval() {
         &ice("{ points: 10 }", 0.75),
         &["sorted unique values", "range: unique"],
     );
-    assert_has(&ice("{ range: unique }", 1.5), &["must lie in (0, 1]"]);
+    assert_has(
+        &ice("{ range: unique }", 1.5),
+        &["`lambda` = 1.5 is invalid: must be in (0, 1]"],
+    );
 }
 
 #[test]

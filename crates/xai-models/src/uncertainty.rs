@@ -339,7 +339,7 @@ mod tests {
             .fit(&tiny, &mut xai_core::rng::stream_rng(1, 0))
             .err()
             .unwrap();
-        assert!(err.to_string().contains("without rows"), "{err}");
+        assert!(err.to_string().contains("leaves each stage a row"), "{err}");
         let bad = UncertaintyParams {
             base_share: Some(1.0),
             ..params
