@@ -45,6 +45,20 @@ fn refused(args: &[&str], parts: &[&str]) -> String {
     err
 }
 
+/// `xtask run <yaml> --scale smoke --out <out>`, which must be refused with `parts`
+/// in the message ([`refused`]). Returns stderr.
+fn refused_run(yaml: &Path, out: &Path, parts: &[&str]) -> String {
+    let args = [
+        "run",
+        yaml.to_str().unwrap(),
+        "--scale",
+        "smoke",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    refused(&args, parts)
+}
+
 /// The fixture with `from` replaced by `to`, run at smoke scale into a scratch
 /// directory; must be refused with `parts` in the message. Returns (stderr, out dir).
 fn refused_yaml(name: &str, from: &str, to: &str, parts: &[&str]) -> (String, PathBuf) {
@@ -54,15 +68,7 @@ fn refused_yaml(name: &str, from: &str, to: &str, parts: &[&str]) -> (String, Pa
     let yaml = dir.join("user-input.yaml");
     std::fs::write(&yaml, text.replacen(from, to, 1)).unwrap();
     let out = dir.join("out");
-    let args = [
-        "run",
-        yaml.to_str().unwrap(),
-        "--scale",
-        "smoke",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    (refused(&args, parts), out)
+    (refused_run(&yaml, &out, parts), out)
 }
 
 #[test]
@@ -215,15 +221,7 @@ fn a_failed_write_removes_its_staging_directory() {
     std::fs::write(&yaml, fixture()).unwrap();
     let out = dir.join("out");
     std::fs::create_dir_all(out.join("summary.csv").join("in-the-way")).unwrap();
-    let args = [
-        "run",
-        yaml.to_str().unwrap(),
-        "--scale",
-        "smoke",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    refused(&args, &["summary.csv"]);
+    refused_run(&yaml, &out, &["summary.csv"]);
     let left: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use xai_bench::checks::{Outcome, Status, outcomes_table};
 use xai_bench::commands::{
-    SharedRuns, bless_experiment, check_committed, check_experiment, trim_rows,
+    Report, SharedRuns, bless_experiment, check_committed, check_experiment, trim_rows,
 };
 use xai_bench::plan::{Experiment, Job, Scale};
 
@@ -24,6 +24,13 @@ fn scratch(tag: &str, edit: impl Fn(String) -> String) -> (PathBuf, Experiment) 
     (root, exp)
 }
 
+/// `exp` blessed at ci scale into `root`'s results, then checked against that baseline.
+fn bless_then_check(root: &Path, exp: &Experiment) -> Report {
+    let job = Job::new(exp, Scale::Ci, 0, false);
+    bless_experiment(root, job, &mut SharedRuns::default()).unwrap();
+    check_experiment(root, job, &mut SharedRuns::default()).unwrap()
+}
+
 fn failed(outcomes: &[Outcome]) -> Vec<&Outcome> {
     outcomes.iter().filter(|o| o.status.fails()).collect()
 }
@@ -31,18 +38,7 @@ fn failed(outcomes: &[Outcome]) -> Vec<&Outcome> {
 #[test]
 fn check_fails_on_a_moved_number_and_on_a_stale_marker() {
     let (root, exp) = scratch("moved", |t| t);
-    bless_experiment(
-        &root,
-        Job::new(&exp, Scale::Ci, 0, false),
-        &mut SharedRuns::default(),
-    )
-    .unwrap();
-    let report = check_experiment(
-        &root,
-        Job::new(&exp, Scale::Ci, 0, false),
-        &mut SharedRuns::default(),
-    )
-    .unwrap();
+    let report = bless_then_check(&root, &exp);
     assert!(failed(&report.outcomes).is_empty(), "{:?}", report.outcomes);
     assert!(report.dir.starts_with(root.join("runs")));
 
@@ -71,18 +67,7 @@ fn check_fails_on_a_moved_number_and_on_a_stale_marker() {
     let (root, exp) = scratch("stale", |t| {
         t + "    expected_to_differ: measured below 0 once\n"
     });
-    bless_experiment(
-        &root,
-        Job::new(&exp, Scale::Ci, 0, false),
-        &mut SharedRuns::default(),
-    )
-    .unwrap();
-    let report = check_experiment(
-        &root,
-        Job::new(&exp, Scale::Ci, 0, false),
-        &mut SharedRuns::default(),
-    )
-    .unwrap();
+    let report = bless_then_check(&root, &exp);
     let bad = failed(&report.outcomes);
     assert_eq!(bad.len(), 1, "{bad:?}");
     assert_eq!(bad[0].status, Status::StaleMarker);

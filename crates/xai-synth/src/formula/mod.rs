@@ -787,19 +787,18 @@ mod tests {
         );
     }
 
-    /// Bad formulas: each error names the YAML line and column of the offending text
-    /// and says what to write.
+    /// A drawn value that is not finite is an error naming the formula's YAML place,
+    /// the row and the values of the variables above it.
     #[test]
     fn a_draw_that_is_not_finite_is_a_located_error_with_the_row_s_inputs() {
+        let drawn_error = |body: &str| {
+            let f = formula(body);
+            f.sample(50, &mut stream_rng(1, 0)).unwrap_err().to_string()
+        };
         // The target: log of a normal draw is NaN for about half the rows.
-        let target = unvalidated(
+        let err = drawn_error(
             "  features:\n    - X1: uniform(0, 1)\n    - X2: normal(0, 1)\n  target: X1 + log(X2) + normal(0, 1)\n",
         );
-        target.validate().unwrap();
-        let err = target
-            .sample(50, &mut stream_rng(1, 0))
-            .unwrap_err()
-            .to_string();
         assert!(
             err.starts_with("line 5, column 11: the target drew NaN in row "),
             "{err}"
@@ -814,13 +813,9 @@ mod tests {
             "{err}"
         );
         // A feature in a group's line: the variable and only the variables above it.
-        let feature = unvalidated(
+        let err = drawn_error(
             "  features:\n    - A, B: mvnormal([0, 0], [[1, 0], [0, 1]])\n    - C: sqrt(B)\n    - D: uniform(0, 1)\n  target: C + D\n",
         );
-        let err = feature
-            .sample(50, &mut stream_rng(1, 0))
-            .unwrap_err()
-            .to_string();
         assert!(
             err.starts_with("line 4, column 10: `C` drew NaN in row "),
             "{err}"
@@ -836,6 +831,8 @@ mod tests {
         assert_eq!(fine.sample(50, &mut stream_rng(1, 0)).unwrap().n_rows(), 50);
     }
 
+    /// Bad formulas: each error names the YAML line and column of the offending text
+    /// and says what to write.
     #[test]
     fn a_bad_formula_is_located_and_explained() {
         let cases: &[(&str, &str, &str)] = &[
