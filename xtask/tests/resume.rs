@@ -2,34 +2,25 @@
 //! cut-short and altered cell files, a changed YAML, shards merged into the whole
 //! run, and the merges that must be refused. Every comparison is of bytes.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
+
+use common::xtask;
 
 const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
 /// 2 variants × 30 replicates.
 const CELLS: usize = 60;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/resumable.yaml")
 }
 
-/// A fresh directory under the system's temp dir.
+/// A fresh scratch directory of this test file.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("xai-resume-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn xtask(args: &[&str]) -> Command {
-    let mut c = Command::new(XTASK);
-    c.args(args).current_dir(root());
-    c
+    common::scratch("resume", name)
 }
 
 /// `xtask run <yaml> --scale smoke --out <out> <extra...>`, which must succeed.

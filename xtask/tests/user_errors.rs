@@ -3,14 +3,11 @@
 //! a panic (a panic exits with 101 and prints "panicked"). The inputs are one field
 //! of `fixtures/user-input.yaml` changed at a time, plus bad command lines.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use common::xtask;
 
 fn fixture() -> String {
     std::fs::read_to_string(
@@ -19,22 +16,15 @@ fn fixture() -> String {
     .unwrap()
 }
 
-/// A fresh directory under the system's temp dir.
+/// A fresh scratch directory of this test file.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("xai-user-errors-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("user-errors", name)
 }
 
 /// Runs `xtask <args>` and asserts a refusal: exit code 2, no panic, one `error:`
 /// block holding every one of `parts`. Returns stderr.
 fn refused(args: &[&str], parts: &[&str]) -> String {
-    let o = Command::new(XTASK)
-        .args(args)
-        .current_dir(root())
-        .output()
-        .unwrap();
+    let o = xtask(args).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(!err.contains("panicked"), "{args:?} panicked:\n{err}");
     assert_eq!(o.status.code(), Some(2), "{args:?}:\n{err}");
@@ -76,10 +66,8 @@ fn the_fixture_itself_runs() {
     let dir = scratch("ok");
     let yaml = dir.join("user-input.yaml");
     std::fs::write(&yaml, fixture()).unwrap();
-    let o = Command::new(XTASK)
-        .args(["run", yaml.to_str().unwrap(), "--scale", "smoke"])
+    let o = xtask(&["run", yaml.to_str().unwrap(), "--scale", "smoke"])
         .args(["--out", dir.join("out").to_str().unwrap()])
-        .current_dir(root())
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -289,11 +277,9 @@ fn a_dataset_file_that_is_not_the_verified_one_is_refused() {
     let data = scratch("bad-data");
     std::fs::create_dir_all(data.join("pima")).unwrap();
     std::fs::write(data.join("pima").join("pima.csv"), "not,the,data\n").unwrap();
-    let o = Command::new(XTASK)
-        .args(["run", "wood2024-fig11", "--scale", "smoke"])
+    let o = xtask(&["run", "wood2024-fig11", "--scale", "smoke"])
         .args(["--out", data.join("out").to_str().unwrap()])
         .env("XAI_DATA_DIR", &data)
-        .current_dir(root())
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
