@@ -196,12 +196,19 @@ pub fn impurity_decrease(trees: &[Tree], n_features: usize) -> Array1<f64> {
 }
 
 /// Impurity (MDI, "Gini") importance as scikit-learn reports it: each tree's
-/// decreases normalised to sum to 1 (a tree without splits adds nothing), averaged
-/// over trees, so the importances of a forest with a split sum to 1.
+/// decreases normalised to sum to 1 (a tree whose decreases sum to 0 gives zeros), the
+/// mean over the trees with a split, normalised again to sum to 1; zeros if no tree
+/// splits (scikit-learn 1.9.1 `sklearn/ensemble/_forest.py`, `feature_importances_`:
+/// the mean over estimators with `node_count > 1`, divided by its sum;
+/// `sklearn/tree/_tree.pyx`, `compute_feature_importances`).
 pub fn impurity_importance(trees: &[Tree], n_features: usize) -> Array1<f64> {
-    trees.iter().fold(Array1::zeros(n_features), |acc, t| {
+    let split = trees.iter().filter(|t| t.nodes().len() > 1);
+    let count = split.clone().count();
+    let mean = split.fold(Array1::zeros(n_features), |acc, t| {
         let single = tree_impurity_decrease(t, n_features);
         let s = single.sum();
         if s > 0.0 { acc + single / s } else { acc }
-    }) / trees.len() as f64
+    }) / count.max(1) as f64;
+    let total = mean.sum();
+    if total > 0.0 { mean / total } else { mean }
 }

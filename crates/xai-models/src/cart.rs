@@ -39,10 +39,18 @@ impl Response<'_> {
 /// How the features tried at a node are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FeatureDraw {
-    /// scikit-learn: features are drawn one at a time in random order; one that is
-    /// constant in the node is skipped without counting, and drawing goes on past
-    /// `mtry` until a tried feature gives a split (or every feature was tried).
-    UntilSplit,
+    /// scikit-learn: features are drawn one at a time in random order, without
+    /// replacement; every drawn feature counts towards `mtry`, a constant one too, and
+    /// drawing stops once `mtry` were drawn and at least one of them was not constant
+    /// in the node (or no feature is left). A constant feature is one whose values in
+    /// the node lie within [`TreeSettings::tie`] of each other. The best split of the
+    /// non-constant features drawn is taken, whatever its gain; if none of them has a
+    /// position that keeps `min_samples_leaf` on both sides, the node is a leaf
+    /// (scikit-learn 1.9.1 `sklearn/tree/_splitter.pyx`, `node_split_best` and
+    /// `node_split_random`: `while (f_i > n_total_constants and (n_visited_features <
+    /// max_features or n_visited_features <= n_found_constants + n_drawn_constants))`,
+    /// `n_visited_features += 1` before the constant test).
+    UntilNonConstant,
     /// R: exactly min(mtry, d) features are drawn without replacement, a constant one
     /// counts as drawn, and if none of them gives a split that lowers the node's
     /// impurity (gain > 0) the node is a leaf — R does not try further features
@@ -115,6 +123,9 @@ impl ThresholdRule {
     }
 }
 
+/// scikit-learn's `FEATURE_THRESHOLD` ([`TreeSettings::tie`]).
+pub const SKLEARN_FEATURE_THRESHOLD: f64 = 1e-7;
+
 /// Settings of one tree. [`TreeSettings::default`] is scikit-learn's fully grown tree.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TreeSettings {
@@ -134,6 +145,12 @@ pub struct TreeSettings {
     pub size: NodeSize,
     /// Where a threshold lies between two values.
     pub threshold: ThresholdRule,
+    /// Sorted neighbours b ≤ a + `tie` are one value: no split between them, and a
+    /// feature whose node values all lie within `tie` of the smallest is constant.
+    /// scikit-learn: `FEATURE_THRESHOLD` = 1e-7 (`sklearn/tree/_partitioner.pyx`,
+    /// `next_p`: `feature_values[p] <= feature_values[p - 1] + FEATURE_THRESHOLD`); R's
+    /// randomForest and rpart: 0 (exact ties only).
+    pub tie: f64,
     /// Regression splits scored as rpart's `anova` scores them (src/anova.c): with ȳ
     /// the node mean summed in the feature's sorted order, left and right sums of
     /// w·(y − ȳ), and the score L²/w_l + R²/w_r, which is the decrease in the sum of
@@ -168,7 +185,8 @@ pub struct TreeSettings {
 
 impl Default for TreeSettings {
     /// Unlimited depth, min_samples_split 2, min_samples_leaf 1, every feature, best
-    /// thresholds at the midpoint, counted in rows, no pruning (scikit-learn).
+    /// thresholds at the midpoint, counted in rows, values within 1e-7 tied, no
+    /// pruning (scikit-learn).
     fn default() -> Self {
         Self {
             max_depth: usize::MAX,
@@ -176,9 +194,10 @@ impl Default for TreeSettings {
             min_samples_leaf: 1,
             mtry: usize::MAX,
             random_thresholds: false,
-            draw: FeatureDraw::UntilSplit,
+            draw: FeatureDraw::UntilNonConstant,
             size: NodeSize::Rows,
             threshold: ThresholdRule::HalfSum,
+            tie: SKLEARN_FEATURE_THRESHOLD,
             centered: false,
             cp: None,
         }
@@ -717,7 +736,7 @@ fn find_split<R: Rng + ?Sized>(
     let d = features.len();
     // Exactly: at most this many draws; in index order, without drawing, if all.
     let draws = match settings.draw {
-        FeatureDraw::UntilSplit => d,
+        FeatureDraw::UntilNonConstant => d,
         FeatureDraw::Exactly => settings.mtry.min(d),
     };
     let in_order = settings.draw == FeatureDraw::Exactly && draws == d;
@@ -728,13 +747,16 @@ fn find_split<R: Rng + ?Sized>(
     // Exactly: a split must lower the impurity (score above the node's own term, or
     // a centered score, which is the decrease itself, above 0).
     let floor = match (settings.draw, centered) {
-        (FeatureDraw::UntilSplit, _) => f64::NEG_INFINITY,
+        (FeatureDraw::UntilNonConstant, _) => f64::NEG_INFINITY,
         (FeatureDraw::Exactly, Some(_)) => 0.0,
         (FeatureDraw::Exactly, None) => total.proxy(response),
     };
     let mut best: Option<Split> = None;
-    let mut tried = 0;
+    let mut evaluated = 0;
     for i in 0..draws {
+        if settings.draw == FeatureDraw::UntilNonConstant && i >= settings.mtry && evaluated > 0 {
+            break;
+        }
         let f = if in_order {
             i
         } else {
@@ -746,10 +768,10 @@ fn find_split<R: Rng + ?Sized>(
         let col = &data.columns[f];
         let rows = &order[f][lo..hi];
         let (min, max) = (col[rows[0] as usize], col[rows[rows.len() - 1] as usize]);
-        if min >= max {
-            continue; // constant in this node: does not count towards mtry (UntilSplit)
+        if max <= min + settings.tie {
+            continue; // constant in this node: counts as drawn, is not evaluated
         }
-        tried += 1;
+        evaluated += 1;
         let found = match centered {
             _ if settings.random_thresholds => random_split(
                 col,
@@ -775,9 +797,6 @@ fn find_split<R: Rng + ?Sized>(
                 threshold,
                 score,
             });
-        }
-        if settings.draw == FeatureDraw::UntilSplit && tried >= settings.mtry && best.is_some() {
-            break;
         }
     }
     best
@@ -899,7 +918,7 @@ fn scan(
         // `!(next <= here)`, not `next > here`: a NaN neighbour counts as R and
         // scikit-learn count it (not a tie).
         #[allow(clippy::neg_cmp_op_on_partial_ord)]
-        let distinct = !(col[rows[p + 1] as usize] <= col[r]);
+        let distinct = !(col[rows[p + 1] as usize] <= col[r] + settings.tie);
         let valid = distinct & (left_size >= min_leaf) & (size - left_size >= min_leaf);
         let score = left.score(total);
         let take = valid & (!found | (score > best));
@@ -949,7 +968,7 @@ fn centered_split(
             NodeSize::Rows => left_n as f64,
             NodeSize::Weight => left_wt,
         };
-        if col[rows[p + 1] as usize] <= col[r]
+        if col[rows[p + 1] as usize] <= col[r] + settings.tie
             || left_size < min_leaf
             || size - left_size < min_leaf
         {

@@ -79,7 +79,7 @@ impl Default for RForestParams {
 impl RForestParams {
     /// The grower's settings for p features: exactly mtry draws, sizes in cases
     /// (bootstrap copies), a node with more than nodesize cases is split, leaves of
-    /// any size, midpoint thresholds, no depth limit and no pruning.
+    /// any size, midpoint thresholds, exact ties only, no depth limit and no pruning.
     pub fn tree_settings(&self, p: usize) -> TreeSettings {
         TreeSettings {
             max_depth: usize::MAX,
@@ -90,6 +90,7 @@ impl RForestParams {
             draw: FeatureDraw::Exactly,
             size: NodeSize::Weight,
             threshold: ThresholdRule::Midpoint,
+            tie: 0.0,
             centered: false,
             cp: None,
         }
@@ -247,7 +248,7 @@ mod tests {
                 .all(|n| n.is_leaf() || n.feature == 0)
         );
         let sk = TreeSettings {
-            draw: FeatureDraw::UntilSplit,
+            draw: FeatureDraw::UntilNonConstant,
             ..learner.0.tree_settings(2)
         };
         let f = grow_forest(x.view(), Response::Regression(&y), &sk, 50, true, 2);

@@ -87,7 +87,7 @@ impl RpartParams {
     }
 
     /// The grower's settings: every feature in index order, sizes in rows, threshold
-    /// below the midpoint, cp pruning.
+    /// below the midpoint, exact ties only, cp pruning.
     pub fn tree_settings(&self) -> TreeSettings {
         let (minsplit, minbucket) = self.sizes();
         TreeSettings {
@@ -99,6 +99,7 @@ impl RpartParams {
             draw: FeatureDraw::Exactly,
             size: NodeSize::Rows,
             threshold: ThresholdRule::BelowMidpoint,
+            tie: 0.0,
             centered: true,
             cp: Some(self.cp),
         }
