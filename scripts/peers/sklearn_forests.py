@@ -14,6 +14,11 @@ trees, and the prediction (P(Biopsy = 1), or the mean) at rows 0, 100, ..., 800.
 One CSV line per forest; the test compares the mean of each statistic over the
 seeds with ours over as many seeds of our own, within Monte-Carlo error.
 
+A second file, `sklearn_calibrated_forest.csv`: CalibratedClassifierCV(
+RandomForestClassifier(100 trees, random_state=seed), method="sigmoid", cv=5) (wood2024's
+calibrated forest) on the same rows and seeds: P(Biopsy = 1) at the same rows, and
+its mean and sd over all 858 rows.
+
     python3 -m venv /tmp/sk && /tmp/sk/bin/pip install scikit-learn==1.9.1 pandas
     /tmp/sk/bin/python scripts/peers/sklearn_forests.py \
         --data ../shared/data --out crates/xai-bench/tests/fixtures/sklearn_forests.csv
@@ -24,6 +29,7 @@ import argparse
 import numpy as np
 import pandas as pd
 import sklearn
+from sklearn.calibration import CalibratedClassifierCV
 from sklearn.ensemble import (
     ExtraTreesClassifier,
     ExtraTreesRegressor,
@@ -87,6 +93,25 @@ def main():
             )
             lines.append(",".join([learner, str(seed)] + [repr(float(v)) for v in values]))
     with open(args.out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    calibrated(x, y, args.seeds, args.out.replace("sklearn_forests", "sklearn_calibrated_forest"))
+
+
+def calibrated(x, y, seeds, out):
+    header = ["seed"] + [f"prediction:{r}" for r in ROWS] + ["mean_prediction", "sd_prediction"]
+    lines = [
+        f"# scikit-learn {sklearn.__version__}; CalibratedClassifierCV(RandomForestClassifier("
+        "n_estimators=100, random_state=seed), method='sigmoid', cv=5); "
+        "scripts/peers/sklearn_forests.py",
+        ",".join(header),
+    ]
+    for seed in range(seeds):
+        forest = RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=-1)
+        model = CalibratedClassifierCV(forest, method="sigmoid", cv=5).fit(x, y)
+        p = model.predict_proba(x)[:, 1]
+        values = list(p[ROWS]) + [np.mean(p), np.std(p, ddof=1)]
+        lines.append(",".join([str(seed)] + [repr(float(v)) for v in values]))
+    with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
 
 

@@ -12,13 +12,20 @@
 //! statistics of a learner about 0.012 differ by chance, and the test allows none.
 //! Each learner is also run once with one setting changed from the default it must
 //! match (a planted difference), and that run must differ in at least one statistic.
-//! Skipped without the data.
+//!
+//! The calibrated forest (wood2024) the same way against
+//! `fixtures/sklearn_calibrated_forest.csv` (the same script):
+//! CalibratedClassifierCV(RandomForestClassifier(100 trees), method="sigmoid", cv=5),
+//! 20 seeds a side, P(Biopsy = 1) at the nine rows and its mean and sd over all rows
+//! (11 statistics, about 0.003 expected beyond |t| = 4 by chance). Skipped without
+//! the data.
 
 use std::path::{Path, PathBuf};
 
 use ndarray::{Array2, ArrayView2, Axis};
 use xai_bench::datasets::{MissingPolicy, Registry, load, search_dirs};
 use xai_core::{Model, Predictions, Target, TreeEnsembleView};
+use xai_models::calibration::{CalibratedForestLearner, CalibratedParams};
 use xai_models::cart::Response;
 use xai_models::forest::{ForestLearner, ForestParams, Mtry};
 
@@ -33,25 +40,27 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The fixture's statistics of one learner: one row per seed, and the column names.
-fn reference(learner: &str) -> (Vec<String>, Vec<Vec<f64>>) {
-    let path = root().join("crates/xai-bench/tests/fixtures/sklearn_forests.csv");
+/// The statistics in fixture `file` of one learner (rows whose first field is
+/// `learner`, or every row if `None`): one row per seed, and the column names.
+fn reference(file: &str, learner: Option<&str>) -> (Vec<String>, Vec<Vec<f64>>) {
+    let path = root().join("crates/xai-bench/tests/fixtures").join(file);
     let text = std::fs::read_to_string(&path).unwrap();
     let mut reader = csv::ReaderBuilder::new()
         .comment(Some(b'#'))
         .from_reader(text.as_bytes());
+    let skip = if learner.is_some() { 2 } else { 1 };
     let names = reader
         .headers()
         .unwrap()
         .iter()
-        .skip(2)
+        .skip(skip)
         .map(String::from)
         .collect();
     let rows = reader
         .records()
         .map(Result::unwrap)
-        .filter(|r| &r[0] == learner)
-        .map(|r| r.iter().skip(2).map(|v| v.parse().unwrap()).collect())
+        .filter(|r| learner.is_none_or(|l| &r[0] == l))
+        .map(|r| r.iter().skip(skip).map(|v| v.parse().unwrap()).collect())
         .collect();
     (names, rows)
 }
@@ -142,7 +151,7 @@ fn differing(
 /// Compares `learner` with the fixture's `name` and returns the differing statistics.
 fn compare(name: &str, learner: &ForestLearner) -> Option<Vec<(String, f64, f64, f64)>> {
     let (x, labels) = cervical()?;
-    let (names, theirs) = reference(name);
+    let (names, theirs) = reference("sklearn_forests.csv", Some(name));
     assert_eq!(theirs.len(), SEEDS as usize, "{name}: seeds in the fixture");
     let classifier = name.ends_with("classifier");
     let ours: Vec<Vec<f64>> = (0..SEEDS)
@@ -218,4 +227,56 @@ fn extra_trees_regressor_is_distributed_as_scikit_learns() {
         ..Default::default()
     };
     holds_and_catches("extra_trees_regressor", true, planted);
+}
+
+/// P(class 1) of a calibrated forest at [`ROWS`], then its mean and sd over all rows.
+fn calibrated_statistics(
+    learner: &CalibratedForestLearner,
+    data: &xai_core::Dataset,
+    seed: u64,
+) -> Vec<f64> {
+    let model = learner.fit_calibrated(data, seed).unwrap();
+    let p = model.predict_proba(data.x());
+    let p = p.column(1);
+    let mut out: Vec<f64> = ROWS.iter().map(|&r| p[r]).collect();
+    let n = p.len() as f64;
+    let mean = p.sum() / n;
+    out.push(mean);
+    out.push((p.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt());
+    out
+}
+
+#[test]
+fn calibrated_forest_is_distributed_as_scikit_learns() {
+    let dirs = search_dirs(&root());
+    let registry = Registry::load(&root().join("data/datasets.yaml")).unwrap();
+    let entry = registry.get("cervical").unwrap();
+    let Ok(loaded) = load("cervical", entry, &dirs, MissingPolicy::ImputeMean) else {
+        eprintln!("cervical not in the data directories: not run");
+        return;
+    };
+    let (names, theirs) = reference("sklearn_calibrated_forest.csv", None);
+    assert_eq!(theirs.len(), SEEDS as usize);
+    let run = |params: CalibratedParams| -> Vec<(String, f64, f64, f64)> {
+        let learner = CalibratedForestLearner(params);
+        let ours: Vec<Vec<f64>> = (0..SEEDS)
+            .map(|seed| calibrated_statistics(&learner, &loaded.data, seed))
+            .collect();
+        differing(&names, &ours, &theirs)
+    };
+    let sklearn = CalibratedParams {
+        forest: ForestParams {
+            n_trees: 100,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let same = run(sklearn.clone());
+    assert!(same.is_empty(), "differs from scikit-learn in {same:?}");
+    // Planted: 3 folds instead of scikit-learn's 5.
+    let planted = run(CalibratedParams {
+        folds: 3,
+        ..sklearn
+    });
+    assert!(!planted.is_empty(), "the planted difference went unseen");
 }

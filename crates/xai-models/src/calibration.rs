@@ -241,19 +241,31 @@ fn isotonic(p: &[f64], y: &[bool]) -> Calibrator {
     Calibrator::Isotonic { x: xs, y: ys }
 }
 
-/// Fold (0..k) of every row: within each class, contiguous blocks of nearly equal size
-/// in row order (scikit-learn's `StratifiedKFold` without shuffling).
+/// Fold (0..k) of every row as scikit-learn's `StratifiedKFold(k)` without shuffling
+/// assigns it (scikit-learn 1.9.1 `sklearn/model_selection/_split.py`,
+/// `_make_test_folds`): fold i holds, of class c, as many rows as there are positions
+/// p ≡ i (mod k) in class c's block of the labels sorted by class (a round robin over
+/// the sorted labels), and within each class the rows go to the folds in contiguous
+/// blocks in row order (fold 0 first).
 pub fn stratified_folds(labels: &[usize], n_classes: usize, k: usize) -> Vec<usize> {
-    let counts: Vec<usize> = (0..n_classes)
-        .map(|c| labels.iter().filter(|&&l| l == c).count())
-        .collect();
-    let mut seen = vec![0; n_classes];
+    let mut allocation = vec![vec![0; n_classes]; k];
+    let mut position = 0;
+    for c in 0..n_classes {
+        for _ in labels.iter().filter(|&&l| l == c) {
+            allocation[position % k][c] += 1;
+            position += 1;
+        }
+    }
+    let (mut fold, mut used) = (vec![0; n_classes], vec![0; n_classes]);
     labels
         .iter()
         .map(|&c| {
-            let j = seen[c];
-            seen[c] += 1;
-            j * k / counts[c]
+            while used[c] == allocation[fold[c]][c] {
+                fold[c] += 1;
+                used[c] = 0;
+            }
+            used[c] += 1;
+            fold[c]
         })
         .collect()
 }
@@ -413,12 +425,32 @@ mod tests {
     }
 
     #[test]
-    fn folds_are_stratified_blocks() {
+    fn folds_are_scikit_learns_stratified_blocks() {
         let labels = [0, 0, 1, 0, 1, 0, 1, 1];
         assert_eq!(
             stratified_folds(&labels, 2, 2),
             vec![0, 0, 0, 1, 0, 1, 1, 1]
         );
+        // scikit-learn 1.9.1's StratifiedKFold(3) on these labels.
+        let labels = [0, 0, 1, 0, 1, 0, 1, 1, 2, 2, 2, 1, 0];
+        let sklearn = vec![0, 0, 0, 1, 0, 1, 1, 2, 0, 1, 2, 2, 2];
+        assert_eq!(stratified_folds(&labels, 3, 3), sklearn);
+        // 500 and 268 rows (pima's classes), 5 folds: scikit-learn gives class 1
+        // 54, 54, 54, 53, 53 rows (a rule of equal blocks, ⌊5j/268⌋, gives 54, 54,
+        // 53, 54, 53).
+        let labels: Vec<usize> = (0..768).map(|i| usize::from(i >= 500)).collect();
+        let folds = stratified_folds(&labels, 2, 5);
+        let per_fold = |c: usize| -> Vec<usize> {
+            (0..5)
+                .map(|f| {
+                    (0..768)
+                        .filter(|&i| labels[i] == c && folds[i] == f)
+                        .count()
+                })
+                .collect()
+        };
+        assert_eq!(per_fold(1), vec![54, 54, 54, 53, 53]);
+        assert_eq!(per_fold(0), vec![100; 5]);
     }
 
     #[test]
