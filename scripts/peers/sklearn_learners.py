@@ -10,6 +10,10 @@ Writes one JSON file with the data and, on it:
   tol=1e-12, enet_tol=1e-12, max_iter=1000): the precision matrix;
 - `svc`: StandardScaler + SVC(kernel="linear", C=1, tol=1e-8): the decision values of
   the test rows;
+- `gp`: GaussianProcessRegressor(ConstantKernel(2) * RBF([1.5, 0.7, 2, 3]) +
+  WhiteKernel(0.1), optimizer=None, normalize_y=True) on the training rows with a
+  continuous target: its log marginal likelihood at those hyperparameters and the
+  predictive mean and sd (noise included) of the test rows;
 - `platt`: sklearn.calibration._sigmoid_calibration (Platt's sigmoid with his smoothed
   targets, L-BFGS-B with gtol 1e-6) on the SVC's decision values of the training rows:
   a and b, and the smallest eigenvalue of the log-loss Hessian at (a, b), which bounds
@@ -31,6 +35,8 @@ import numpy as np
 import sklearn
 from sklearn.calibration import _sigmoid_calibration
 from sklearn.covariance import empirical_covariance, graphical_lasso
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -73,6 +79,18 @@ def main(out):
     w = p * (1.0 - p)
     hessian = np.array([[np.sum(w * decision_train**2), np.sum(w * decision_train)], [np.sum(w * decision_train), np.sum(w)]])
 
+    y_reg = np.sin(x[:, 0]) + 0.3 * x[:, 1] * x[:, 2] + 0.2 * rng.standard_normal(250)
+    kernel = ConstantKernel(2.0) * RBF([1.5, 0.7, 2.0, 3.0]) + WhiteKernel(0.1)
+    gp = GaussianProcessRegressor(kernel, optimizer=None, normalize_y=True).fit(x[train], y_reg[train])
+    mean, sd = gp.predict(x[test], return_std=True)
+    gp_result = {
+        "y": y_reg[train].tolist(),
+        "theta": gp.kernel_.theta.tolist(),
+        "log_marginal_likelihood": float(gp.log_marginal_likelihood_value_),
+        "mean": mean.tolist(),
+        "sd": sd.tolist(),
+    }
+
     result = {
         "versions": {"scikit-learn": sklearn.__version__, "numpy": np.__version__},
         "x": x[train].tolist(),
@@ -83,6 +101,7 @@ def main(out):
         "glasso": glasso,
         "svc_decision": svc.decision_function(x[test]).tolist(),
         "svc_decision_train": decision_train.tolist(),
+        "gp": gp_result,
         "platt": {"a": float(a), "b": float(b), "hessian_min_eigenvalue": float(np.linalg.eigvalsh(hessian)[0])},
     }
     with open(out, "w") as f:
