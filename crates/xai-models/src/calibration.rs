@@ -248,10 +248,12 @@ fn isotonic(p: &[f64], y: &[bool]) -> Calibrator {
 /// the sorted labels), and within each class the rows go to the folds in contiguous
 /// blocks in row order (fold 0 first).
 pub fn stratified_folds(labels: &[usize], n_classes: usize, k: usize) -> Vec<usize> {
+    let mut counts = vec![0; n_classes];
+    labels.iter().for_each(|&c| counts[c] += 1);
     let mut allocation = vec![vec![0; n_classes]; k];
     let mut position = 0;
-    for c in 0..n_classes {
-        for _ in labels.iter().filter(|&&l| l == c) {
+    for (c, &count) in counts.iter().enumerate() {
+        for _ in 0..count {
             allocation[position % k][c] += 1;
             position += 1;
         }

@@ -34,24 +34,33 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// Each pair's name, x, y and scikit-learn's values for k = 1, 3, 5.
-fn pairs() -> Vec<(String, Vec<f64>, Vec<f64>, Vec<f64>)> {
+/// A fixture pair: its name, x, y and scikit-learn's values for k = 1, 3, 5.
+struct Pair {
+    name: String,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    reference: Vec<f64>,
+}
+
+fn pairs() -> Vec<Pair> {
     let text = fixture("sklearn_ksg_pairs.csv");
-    let mut out: Vec<(String, Vec<f64>, Vec<f64>, Vec<f64>)> = text
+    let mut out: Vec<Pair> = text
         .lines()
         .filter_map(|l| l.strip_prefix("# "))
         .filter_map(|l| l.split_once(": "))
         .filter(|(name, _)| !name.starts_with("per pair"))
-        .map(|(name, values)| {
-            let values = values.split(' ').map(|v| v.parse().unwrap()).collect();
-            (name.to_string(), Vec::new(), Vec::new(), values)
+        .map(|(name, values)| Pair {
+            name: name.to_string(),
+            x: Vec::new(),
+            y: Vec::new(),
+            reference: values.split(' ').map(|v| v.parse().unwrap()).collect(),
         })
         .collect();
     for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
         let f: Vec<&str> = line.split(',').collect();
-        let pair = out.iter_mut().find(|p| p.0 == f[0]).unwrap();
-        pair.1.push(f[2].parse().unwrap());
-        pair.2.push(f[3].parse().unwrap());
+        let pair = out.iter_mut().find(|p| p.name == f[0]).unwrap();
+        pair.x.push(f[2].parse().unwrap());
+        pair.y.push(f[3].parse().unwrap());
     }
     out
 }
@@ -60,9 +69,15 @@ fn pairs() -> Vec<(String, Vec<f64>, Vec<f64>, Vec<f64>)> {
 fn ksg_equals_scikit_learns_on_the_same_numbers() {
     let pairs = pairs();
     assert_eq!(pairs.len(), 4);
-    for (name, x, y, theirs) in &pairs {
+    for Pair {
+        name,
+        x,
+        y,
+        reference,
+    } in &pairs
+    {
         assert_eq!(x.len(), 400, "{name}");
-        for (k, reference) in [1, 3, 5].into_iter().zip(theirs) {
+        for (k, reference) in [1, 3, 5].into_iter().zip(reference) {
             let ours = ksg_mi(x, y, k).unwrap();
             assert!(
                 (ours - reference).abs() < 1e-12,
@@ -94,7 +109,7 @@ fn ksg_is_distributed_as_scikit_learns_on_cid2021s_toy() {
         covariance: CID2021_SIGMA.iter().map(|r| r.to_vec()).collect(),
         names: None,
     };
-    let mut estimates = vec![Vec::with_capacity(SAMPLES); 7];
+    let mut estimates: Vec<Vec<f64>> = vec![Vec::new(); 7];
     for s in 0..SAMPLES {
         let data = dgp
             .sample(4500, &mut stream_rng(20260002, s as u64))
