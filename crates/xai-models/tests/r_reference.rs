@@ -21,6 +21,10 @@
 //!   agree within Monte-Carlo error, and R's forest must be as close to ours as two of
 //!   ours are to each other.
 //! - lm: coefficients and their covariance (`vcov`) to 1e-9.
+//!
+//! Planted differences, each of which must fail: rpart with cp = 0.02 (R's default
+//! 0.01) grows another tree size; randomForest splitting nodes of exactly nodesize
+//! cases grows larger trees; lm's σ² with divisor n (not n − q) misses `vcov`.
 
 use ndarray::Array2;
 use rand::RngExt;
@@ -201,6 +205,19 @@ fn rpart_grows_the_tree_r_grows() {
             }
         }
     }
+    // Planted: cp = 0.02 instead of R's default 0.01 prunes some case's tree to
+    // another size.
+    let planted = RpartParams {
+        cp: 0.02,
+        ..Default::default()
+    };
+    assert!(
+        cases().iter().any(|c| {
+            let tree: Forest = RpartLearner(planted.clone()).fit_tree(c.x.view(), &c.y);
+            tree.trees()[0].nodes().len() as f64 != get(&r, c.name, "rpart_default", "nodes")[0]
+        }),
+        "cp = 0.02 went unseen"
+    );
 }
 
 fn mean_sd(v: &[f64]) -> (f64, f64) {
@@ -291,6 +308,10 @@ fn lm_matches_r_coefficients_and_vcov() {
                 assert!(close(a, b), "{} vcov[{i},{j}] {a} vs R {b}", c.name);
             }
         }
+        // Planted: σ² with divisor n (maximum likelihood) instead of R's n − q.
+        let n = c.x.nrows() as f64;
+        let ml = cov[[0, 0]] * (n - q as f64) / n;
+        assert!(!close(ml, theirs[0]), "{}: divisor n went unseen", c.name);
         let ours = points(&m, &c.test);
         for (a, b) in ours.iter().zip(get(&r, c.name, "lm", "test_prediction")) {
             assert!(close(*a, *b), "{} prediction {a} vs R {b}", c.name);

@@ -1,6 +1,8 @@
 //! The GP against scikit-learn on workload W3's dumped data (../shared/peers,
 //! seed 1): `GaussianProcessRegressor(C·RBF(ARD) + White, normalize_y=True)` on raw
-//! inputs. Reference values are the peer's `w3_gp.seed1.json`.
+//! inputs. Reference values are the peer's `w3_gp.seed1.json`. Planted: the target
+//! standardised with the sample sd instead of scikit-learn's population sd misses
+//! the log marginal likelihood at the initial hyperparameters.
 
 use ndarray::{Array1, Array2};
 use xai_models::gp::{GaussianProcess, GpParams, log_marginal_likelihood};
@@ -39,6 +41,11 @@ fn lml_at_the_initial_hyperparameters_matches_scikit_learn() {
     let ys = (&y - y.mean().unwrap()) / y.std(0.0);
     let (lml, _) = log_marginal_likelihood(x.view(), ys.view(), &[0.0; 7], 1e-10).unwrap();
     assert!((lml - PEER_LML_AT_INITIAL_THETA).abs() < 1e-6, "{lml}");
+    // Planted: the target standardised with the sample sd (n − 1) instead of
+    // scikit-learn's population sd.
+    let planted = (&y - y.mean().unwrap()) / y.std(1.0);
+    let (other, _) = log_marginal_likelihood(x.view(), planted.view(), &[0.0; 7], 1e-10).unwrap();
+    assert!((other - PEER_LML_AT_INITIAL_THETA).abs() > 1e-6, "{other}");
 }
 
 #[test]

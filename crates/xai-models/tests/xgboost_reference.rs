@@ -21,7 +21,7 @@
 //! Asserted, per model: the trees are XGBoost's node for node (split feature, default
 //! direction, threshold, cover, leaf value); the test rows' margins
 //! (`output_margin=True`) agree; TreeSHAP of our booster reproduces `pred_contribs`
-//! (its last column, the bias, is our `base`).
+//! (its last column, the bias, is our `base`). Planted: λ = 2 gives other trees.
 
 use ndarray::Array2;
 use std::collections::HashMap;
@@ -207,6 +207,24 @@ fn the_trees_are_xgboost_s() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Planted: λ = 2 instead of XGBoost's 1 gives other leaf values.
+    let planted = Booster::fit(
+        d.x.view(),
+        &d.y,
+        &BoostingParams {
+            lambda: 2.0,
+            ..params(Objective::SquaredError, 0.0)
+        },
+    )
+    .unwrap();
+    assert!(
+        planted
+            .trees()
+            .iter()
+            .zip(&theirs["squared_error"])
+            .any(|(tree, x)| first_difference(tree, x, 0.3).is_some()),
+        "λ = 2 went unseen"
+    );
 }
 
 /// f32's machine epsilon, 2⁻²³.
