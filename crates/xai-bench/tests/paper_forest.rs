@@ -5,7 +5,9 @@
 //! over trees), and its impurity
 //! importances, its permutation importances under the ten permutations scikit-learn
 //! applied (`pfi: {replay}`), and its mean TreeSHAP values equal scikit-learn's and
-//! shap's (`reference.csv`) to rounding. Skipped without the data.
+//! shap's (`reference.csv`) to rounding. Planted, and caught: thresholds compared in
+//! f64 (a probability moves by 0.004), the importances normalised once over the forest
+//! instead of tree by tree. Skipped without the data.
 
 use std::path::{Path, PathBuf};
 
@@ -76,21 +78,43 @@ fn the_paper_forest_replays_scikit_learns_numbers() {
         .map(|(a, b)| (a - b).abs())
         .fold(0.0, f64::max);
     assert!(worst < 1e-15, "predict_proba: largest difference {worst}");
+    // Planted: thresholds compared in f64 instead of scikit-learn's float32.
+    let f64_forest =
+        xai_models::fitted_forest::read_forest(&dir.join("forest.csv"), false).unwrap();
+    let Predictions::Probabilities(q) = f64_forest.predict(data.x()).unwrap() else {
+        panic!("a classification forest predicts probabilities")
+    };
+    let planted = q
+        .column(1)
+        .iter()
+        .zip(&theirs)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(planted > 1e-15, "f64 thresholds went unseen");
 
     let reference = dir.join("reference.csv");
-    let close = |ours: &[f64], name: &str| {
+    let worst = |ours: &[f64], name: &str| {
         let theirs = column(&reference, name);
-        let worst = ours
-            .iter()
+        ours.iter()
             .zip(&theirs)
             .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
+            .fold(0.0, f64::max)
+    };
+    let close = |ours: &[f64], name: &str| {
+        let worst = worst(ours, name);
         assert!(worst < 1e-12, "{name}: largest difference {worst}");
     };
     // Impurity importance (scikit-learn's feature_importances_).
     close(
         &xai_core::tree::impurity_importance(forest.trees(), data.n_features()).to_vec(),
         "impurity_importance",
+    );
+    // Planted: the forest's mean decrease normalised once, not tree by tree.
+    let pooled = xai_core::tree::impurity_decrease(forest.trees(), data.n_features());
+    let pooled = &pooled / pooled.sum();
+    assert!(
+        worst(&pooled.to_vec(), "impurity_importance") > 1e-12,
+        "normalising once went unseen"
     );
     // Mean signed path-dependent TreeSHAP of class 1 (shap's TreeExplainer).
     let phi = xai_core::shapley::tree::tree_shap(&forest, data.x(), 1).unwrap();

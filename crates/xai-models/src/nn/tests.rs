@@ -546,7 +546,8 @@ fn peer_network(t: &std::collections::HashMap<String, candle_core::Tensor>) -> n
 /// masks (`scripts/peers/cnn_expected_gradients.py`, PyTorch 2.15, f32 network, f64
 /// entropies) loaded into [`cnn::Weights`] give the peer's member log-odds, entropies
 /// and expected-gradients attributions of h_a and h_e for its explicit draws, to f32
-/// rounding (the peer's numpy replay in f64 matched its logits to 4e-7).
+/// rounding (the peer's numpy replay in f64 matched its logits to 4e-7). Planted: the
+/// aleatoric attributions compared with the peer's epistemic ones must differ.
 #[test]
 fn expected_gradients_of_the_cnn_match_the_pytorch_peer() {
     use xai_core::shapley::gradient::{Draw, ExpectedGradients, Pointwise};
@@ -604,6 +605,23 @@ fn expected_gradients_of_the_cnn_match_the_pytorch_peer() {
             );
         }
     }
+    // Planted: the aleatoric attributions against the peer's epistemic ones.
+    let eg = ExpectedGradients::new(&network, background.view(), Pointwise::Aleatoric).unwrap();
+    let phi = array2(&get("phi_epistemic_entropy"));
+    let top = phi.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let draws: Vec<Draw> = index[0]
+        .iter()
+        .zip(alpha.row(0))
+        .map(|(&b, &a)| Draw {
+            background: b as usize,
+            alpha: a,
+        })
+        .collect();
+    let a = eg.attribution(x.row(0), &draws).unwrap();
+    let worst = (&a.phi - &phi.row(0))
+        .mapv(f64::abs)
+        .fold(0.0f64, |w, &v| w.max(v));
+    assert!(worst >= 1e-3 * top, "the swapped entropy went unseen");
 }
 
 /// The v₀ game of h over superpixels of 7 × 7 pixels (16 players on 28 × 28 images):
