@@ -17,26 +17,12 @@ use xai_models::nn::mlp::{MlpParams, fit};
 
 const SEEDS: u64 = 20;
 
+mod common;
+
+use common::{matrix, vector};
+
 fn fixture() -> Value {
-    let path = format!(
-        "{}/tests/fixtures/sklearn_mlp.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap()
-}
-
-fn vector(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_f64().unwrap())
-        .collect()
-}
-
-fn matrix(v: &Value) -> Array2<f64> {
-    let rows: Vec<Vec<f64>> = v.as_array().unwrap().iter().map(vector).collect();
-    Array2::from_shape_fn((rows.len(), rows[0].len()), |(i, j)| rows[i][j])
+    common::fixture("sklearn_mlp.json")
 }
 
 /// P(y = 1) of `x`.

@@ -31,7 +31,7 @@
 //! SVC, the inputs standardised for the GP, Platt's targets replaced by the raw labels)
 //! and must then fail its bound.
 
-use ndarray::{Array1, Array2};
+use ndarray::Array1;
 use serde_json::Value;
 use xai_core::{Dataset, Target};
 use xai_models::calibration::{CalibrationMethod, Calibrator};
@@ -40,26 +40,12 @@ use xai_models::gp::{GaussianProcess, GpParams};
 use xai_models::logistic::{LogisticParams, LogisticRegression};
 use xai_models::svc::{Svc, SvcParams};
 
+mod common;
+
+use common::{matrix, vector};
+
 fn fixture() -> Value {
-    let path = format!(
-        "{}/tests/fixtures/sklearn_learners.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap()
-}
-
-fn vector(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_f64().unwrap())
-        .collect()
-}
-
-fn matrix(v: &Value) -> Array2<f64> {
-    let rows: Vec<Vec<f64>> = v.as_array().unwrap().iter().map(vector).collect();
-    Array2::from_shape_fn((rows.len(), rows[0].len()), |(i, j)| rows[i][j])
+    common::fixture("sklearn_learners.json")
 }
 
 /// The training rows with their binary labels.
