@@ -10,7 +10,7 @@
 //! a learning rate of 2e-3 instead of 1e-3 must.
 #![cfg(feature = "nn")]
 
-use ndarray::{Array1, Array2};
+use ndarray::Array2;
 use serde_json::Value;
 use xai_core::{Dataset, Model, Predictions, Target};
 use xai_models::nn::mlp::{MlpParams, fit};
@@ -19,7 +19,7 @@ const SEEDS: u64 = 20;
 
 mod common;
 
-use common::{matrix, vector};
+use common::{matrix, training, vector};
 
 fn fixture() -> Value {
     common::fixture("sklearn_mlp.json")
@@ -72,20 +72,12 @@ fn welch(a: &[Vec<f64>], b: &[Vec<f64>]) -> Vec<f64> {
 #[test]
 fn mlp_is_distributed_as_scikit_learns() {
     let f = fixture();
-    let x = matrix(&f["x"]);
     let test = matrix(&f["x_test"]);
-    let labels: Vec<usize> = f["y"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap() as usize)
-        .collect();
-    let names = (1..=x.ncols()).map(|j| format!("x{j}")).collect();
-    let y = Target::Classes {
-        labels: Array1::from(labels.clone()),
-        n_classes: 2,
+    let data = training(&f);
+    let Target::Classes { labels, .. } = data.y() else {
+        panic!("binary labels")
     };
-    let data = Dataset::new(x, y, names).unwrap();
+    let labels = labels.to_vec();
     let theirs: Vec<Vec<f64>> = f["fits"]
         .as_array()
         .unwrap()

@@ -33,7 +33,6 @@
 
 use ndarray::Array1;
 use serde_json::Value;
-use xai_core::{Dataset, Target};
 use xai_models::calibration::{CalibrationMethod, Calibrator};
 use xai_models::glasso::{GlassoParams, empirical_covariance, graphical_lasso};
 use xai_models::gp::{GaussianProcess, GpParams};
@@ -42,27 +41,10 @@ use xai_models::svc::{Svc, SvcParams};
 
 mod common;
 
-use common::{matrix, vector};
+use common::{matrix, training, vector};
 
 fn fixture() -> Value {
     common::fixture("sklearn_learners.json")
-}
-
-/// The training rows with their binary labels.
-fn training(f: &Value) -> Dataset {
-    let x = matrix(&f["x"]);
-    let labels: Array1<usize> = f["y"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap() as usize)
-        .collect();
-    let names = (1..=x.ncols()).map(|j| format!("x{j}")).collect();
-    let y = Target::Classes {
-        labels,
-        n_classes: 2,
-    };
-    Dataset::new(x, y, names).unwrap()
 }
 
 /// Largest absolute difference.

@@ -1,7 +1,8 @@
 //! What the JSON-fixture reference tests share: reading a fixture and its arrays.
 
-use ndarray::Array2;
+use ndarray::{Array1, Array2};
 use serde_json::Value;
+use xai_core::{Dataset, Target};
 
 /// `tests/fixtures/<name>`, parsed.
 pub fn fixture(name: &str) -> Value {
@@ -23,4 +24,21 @@ pub fn vector(v: &Value) -> Vec<f64> {
 pub fn matrix(v: &Value) -> Array2<f64> {
     let rows: Vec<Vec<f64>> = v.as_array().unwrap().iter().map(vector).collect();
     Array2::from_shape_fn((rows.len(), rows[0].len()), |(i, j)| rows[i][j])
+}
+
+/// The fixture's training rows `x` with their binary labels `y`.
+pub fn training(f: &Value) -> Dataset {
+    let x = matrix(&f["x"]);
+    let labels: Array1<usize> = f["y"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    let names = (1..=x.ncols()).map(|j| format!("x{j}")).collect();
+    let y = Target::Classes {
+        labels,
+        n_classes: 2,
+    };
+    Dataset::new(x, y, names).unwrap()
 }
