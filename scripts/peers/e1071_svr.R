@@ -5,8 +5,8 @@
 # 150 training and 50 test rows of U(-2, 2)^3 with y = sin(x1) + 0.5 x2^2 - x3 +
 # N(0, 0.3^2), drawn with set.seed(20261128); every number written with 17
 # significant digits, so Rust reads the same doubles. Two fits: shrinking = FALSE (the
-# plain SMO, as ours) and the default shrinking = TRUE; for each the test rows'
-# predictions and the number of support vectors.
+# plain SMO, as ours) and the default shrinking = TRUE; for each the predictions at
+# all 200 rows and the number of support vectors.
 #
 #   apt-get install r-base-core r-cran-e1071
 #   Rscript scripts/peers/e1071_svr.R crates/xai-models/tests/fixtures/e1071_svr.csv

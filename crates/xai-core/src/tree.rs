@@ -198,7 +198,7 @@ pub fn impurity_decrease(trees: &[Tree], n_features: usize) -> Array1<f64> {
 /// Impurity (MDI, "Gini") importance as scikit-learn reports it: each tree's
 /// decreases normalised to sum to 1 (a tree whose decreases sum to 0 gives zeros), the
 /// mean over the trees with a split, normalised again to sum to 1; zeros if no tree
-/// splits (scikit-learn 1.9.1 `sklearn/ensemble/_forest.py`, `feature_importances_`:
+/// splits or every decrease is 0 (where scikit-learn divides 0 by 0 and returns NaN) (scikit-learn 1.9.1 `sklearn/ensemble/_forest.py`, `feature_importances_`:
 /// the mean over estimators with `node_count > 1`, divided by its sum;
 /// `sklearn/tree/_tree.pyx`, `compute_feature_importances`).
 pub fn impurity_importance(trees: &[Tree], n_features: usize) -> Array1<f64> {

@@ -1,6 +1,8 @@
 //! Impurity ("Gini", MDI) importance of a tree ensemble: per tree the decrease
 //! Σ_{splits on j} [w·I(node) − w_l·I(left) − w_r·I(right)] normalised to sum 1,
-//! averaged over trees (scikit-learn's `feature_importances_`; cid2021 Fig. 2-3).
+//! averaged over the trees with a split and normalised again
+//! (`xai_core::tree::impurity_importance`, scikit-learn's `feature_importances_`;
+//! cid2021 Fig. 2-3).
 
 use serde::Deserialize;
 use xai_core::CoreError;

@@ -243,18 +243,25 @@ fn isotonic(p: &[f64], y: &[bool]) -> Calibrator {
 
 /// Fold (0..k) of every row as scikit-learn's `StratifiedKFold(k)` without shuffling
 /// assigns it (scikit-learn 1.9.1 `sklearn/model_selection/_split.py`,
-/// `_make_test_folds`): fold i holds, of class c, as many rows as there are positions
-/// p ≡ i (mod k) in class c's block of the labels sorted by class (a round robin over
-/// the sorted labels), and within each class the rows go to the folds in contiguous
-/// blocks in row order (fold 0 first).
-pub fn stratified_folds(labels: &[usize], n_classes: usize, k: usize) -> Vec<usize> {
+/// `_make_test_folds`): the classes are ranked by their first appearance in `labels`;
+/// fold i holds, of class c, as many rows as there are positions p ≡ i (mod k) in
+/// class c's block of the labels sorted by that rank (a round robin over the sorted
+/// labels), and within each class the rows go to the folds in contiguous blocks in row
+/// order (fold 0 first). `k` ≥ 1 (the learner validates `folds` ≥ 2).
+pub(crate) fn stratified_folds(labels: &[usize], n_classes: usize, k: usize) -> Vec<usize> {
     let mut counts = vec![0; n_classes];
-    labels.iter().for_each(|&c| counts[c] += 1);
-    let mut allocation = vec![vec![0; n_classes]; k];
+    let mut by_appearance = Vec::with_capacity(n_classes);
+    for &c in labels {
+        if counts[c] == 0 {
+            by_appearance.push(c);
+        }
+        counts[c] += 1;
+    }
+    let mut allocation = vec![vec![0; n_classes]; k.max(1)];
     let mut position = 0;
-    for (c, &count) in counts.iter().enumerate() {
-        for _ in 0..count {
-            allocation[position % k][c] += 1;
+    for &c in &by_appearance {
+        for _ in 0..counts[c] {
+            allocation[position % k.max(1)][c] += 1;
             position += 1;
         }
     }
@@ -436,6 +443,16 @@ mod tests {
         // scikit-learn 1.9.1's StratifiedKFold(3) on these labels.
         let labels = [0, 0, 1, 0, 1, 0, 1, 1, 2, 2, 2, 1, 0];
         let sklearn = vec![0, 0, 0, 1, 0, 1, 1, 2, 0, 1, 2, 2, 2];
+        assert_eq!(stratified_folds(&labels, 3, 3), sklearn);
+        // Classes are ranked by first appearance, not by index (the first row here is
+        // class 1; ranked by index, the folds would be 0, 0, 0, 1, 2, 1, 1, 2).
+        let labels = [1, 0, 0, 0, 0, 1, 1, 1];
+        assert_eq!(
+            stratified_folds(&labels, 2, 3),
+            vec![0, 0, 1, 1, 2, 0, 1, 2]
+        );
+        let labels = [2, 0, 1, 1, 2, 0, 0, 1, 2, 2, 1, 0, 0];
+        let sklearn = vec![0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2];
         assert_eq!(stratified_folds(&labels, 3, 3), sklearn);
         // 500 and 268 rows (pima's classes), 5 folds: scikit-learn gives class 1
         // 54, 54, 54, 53, 53 rows (a rule of equal blocks, ⌊5j/268⌋, gives 54, 54,

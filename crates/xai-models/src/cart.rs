@@ -149,7 +149,8 @@ pub struct TreeSettings {
     /// feature whose node values all lie within `tie` of the smallest is constant.
     /// scikit-learn: `FEATURE_THRESHOLD` = 1e-7 (`sklearn/tree/_partitioner.pyx`,
     /// `next_p`: `feature_values[p] <= feature_values[p - 1] + FEATURE_THRESHOLD`); R's
-    /// randomForest and rpart: 0 (exact ties only).
+    /// randomForest and rpart: 0 (exact ties only). Must be finite and ≥ 0 (the
+    /// learners set it; it is not a YAML setting).
     pub tie: f64,
     /// Regression splits scored as rpart's `anova` scores them (src/anova.c): with ȳ
     /// the node mean summed in the feature's sorted order, left and right sums of

@@ -3,12 +3,12 @@
 //! which says how the 200 rows were drawn; 17 significant digits, so both read the
 //! same doubles):
 //!
-//! - against e1071 with `shrinking = FALSE`, libsvm's plain SMO as ours (same
-//!   working-set rule, same single-precision Q, tolerance 0.001): the same steps, so
-//!   the predictions at all 200 rows differ by the order of floating-point sums only:
-//!   1e-9;
-//! - against e1071's default (`shrinking = TRUE`), whose path differs: ours lies as
-//!   close to it as e1071's own plain fit does, plus that rounding.
+//! against e1071 with `shrinking = FALSE`, libsvm's plain SMO as ours (same
+//! working-set rule, same single-precision Q, tolerance 0.001): the same steps, so the
+//! predictions at all 200 rows differ by the order of floating-point sums only: 1e-9.
+//! (e1071's default, `shrinking = TRUE`, takes another path to the same tolerance: the
+//! fixture holds its predictions too, which differ from the plain fit's by up to
+//! 1e-3.)
 //!
 //! Planted: ε = 0.2 instead of 0.1 must break the first bound.
 
@@ -74,11 +74,9 @@ fn svr_equals_e1071s_svm() {
     let plain = largest_gap(&p, &r.plain);
     eprintln!("against e1071 without shrinking: {plain:e}");
     assert!(plain < 1e-9, "largest difference {plain}");
-    let own = largest_gap(&r.plain, &r.shrinking);
-    let shrinking = largest_gap(&p, &r.shrinking);
-    assert!(
-        shrinking <= own + 1e-9,
-        "against e1071's default: {shrinking} (its own plain fit: {own})"
+    eprintln!(
+        "e1071's own plain and shrinking fits differ by {:e}",
+        largest_gap(&r.plain, &r.shrinking)
     );
     let planted = ours(
         &r,

@@ -10,8 +10,8 @@
 //!   tol=1e-12, enet_tol=1e-12)`: the precision to 1e-7 (both converge to the unique
 //!   optimum; the bound is the inner coordinate descent's stopping rule, 1e-10 on
 //!   each coefficient, carried through Λ = W⁻¹ on entries of order 1);
-//! - the linear SVC's decision function (SMO with tolerance 1e-12 on both sides,
-//!   libsvm's working-set rule on the same single-precision Q): the two solvers take
+//! - the linear SVC's decision function (SMO with tolerance 1e-12 on both sides, no
+//!   shrinking, libsvm's working-set rule on the same single-precision Q): the two solvers take
 //!   the same steps, so the decision values differ by the order of floating-point
 //!   sums only (of order 1e-16 per operation over about 1e3 steps of 200-term sums):
 //!   1e-9. Held in double precision instead, Q gives differences of 3e-6;
@@ -26,10 +26,11 @@
 //!   eigenvalue there is 27.7 (written by the script), so its (a, b) lie within
 //!   1e-6/27.7 ≈ 4e-8 of the optimum; ours (gradient 1e-9) within 1e-10: 1e-7.
 //!
-//! Each comparison is also run once with a setting changed (a planted difference:
-//! C = 2 for the logistic regression, α · 1.1 for the graphical lasso, cost 2 for the
-//! SVC, the inputs standardised for the GP, Platt's targets replaced by the raw labels)
-//! and must then fail its bound.
+//! Each learner is also fitted once with a setting changed (a planted difference: C = 2
+//! for the logistic regression, α · 1.1 for the graphical lasso, cost 2 for the SVC, the
+//! inputs standardised for the GP) and must then fail its bound; for Platt's sigmoid
+//! the test's own logistic fit on the raw 0/1 labels (not Platt's smoothed targets)
+//! must land outside the bound, so the bound tells the two targets apart.
 
 use ndarray::Array1;
 use serde_json::Value;
