@@ -1,5 +1,7 @@
 //! `cargo xtask`: list, run, check and bless experiments; run benchmarks.
 
+mod test_all;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -74,6 +76,17 @@ enum Command {
     },
     /// Run a benchmark workload of ../shared/BENCH.md on a peer dump; prints one JSON line.
     Bench(BenchArgs),
+    /// Every test: `cargo test --workspace --release`, then the Python package
+    /// installed into a fresh virtual environment (target/xaiws-venv) and its pytest
+    /// suite, examples included.
+    Test {
+        /// The Python interpreter that makes the virtual environment.
+        #[arg(long, default_value = "python3")]
+        python: String,
+        /// Only the Python package's tests (the Rust tests ran already).
+        #[arg(long)]
+        python_only: bool,
+    },
 }
 
 /// The arguments of `run`.
@@ -479,6 +492,10 @@ fn real_main() -> Result<bool, BenchError> {
             Ok(ok)
         }
         Command::Bench(args) => bench_workload(args),
+        Command::Test {
+            python,
+            python_only,
+        } => test_all::run(&root, &python, python_only),
     }
 }
 

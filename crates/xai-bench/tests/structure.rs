@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// The workspace's crates, each depending only on crates listed before it, with the
 /// directory holding it.
-const ORDER: [(&str, &str); 11] = [
+const ORDER: [(&str, &str); 12] = [
     ("xai-core", "crates/xai-core"),
     ("xai-synth", "crates/xai-synth"),
     ("xai-models", "crates/xai-models"),
@@ -22,6 +22,7 @@ const ORDER: [(&str, &str); 11] = [
     ("xai-plots", "crates/xai-plots"),
     ("xai-bench", "crates/xai-bench"),
     ("xai-peers", "crates/xai-peers"),
+    ("xai-python", "crates/xai-python"),
     ("xtask", "xtask"),
 ];
 

@@ -29,6 +29,7 @@
 //! - [`uncertainty`]: a model of another model's uncertainty (watson2023 §6);
 //! - [`fitted_forest`]: a classification forest fitted elsewhere, read from a table
 //!   of its nodes (icefi2022's own scikit-learn forest);
+//! - [`external`]: a learner a front end supplies at run time (a Python estimator);
 //! - [`kind`]: [`LearnerKind`], what a learner's settings declare and build;
 //! - [`capabilities`]: what each learner's fitted model offers beside predictions;
 //! - [`error`]: [`ParamError`], an invalid setting with its name and allowed range.
@@ -40,6 +41,7 @@ pub mod calibration;
 pub mod capabilities;
 pub mod cart;
 pub mod error;
+pub mod external;
 pub mod fitted_forest;
 pub mod flat;
 pub mod forest;

@@ -12,6 +12,7 @@ use crate::boosting::BoostingParams;
 use crate::calibration::CalibratedParams;
 use crate::capabilities::Capabilities;
 use crate::error::ParamError;
+use crate::external::ExternalParams;
 use crate::fitted_forest::FittedForestParams;
 use crate::forest::{ExtraTreesParams, ForestParams};
 use crate::gp::GpParams;
@@ -83,6 +84,9 @@ xai_core::registry! {
         /// A classification forest fitted elsewhere, read from a table of its nodes (e.g.
         /// the icefi2022 paper's scikit-learn forest; [`crate::fitted_forest`]).
         "fitted_forest" => FittedForest(FittedForestParams),
+        /// A learner supplied at run time by a front end under a name (a Python
+        /// estimator; [`crate::external`]).
+        "external" => External(ExternalParams),
     }
 }
 

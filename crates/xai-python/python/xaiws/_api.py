@@ -1,0 +1,266 @@
+"""The package's functions: one generic entry point over the engine's registry of
+methods, named functions for the common ones, and experiments run as the CLI runs
+them."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _native
+from ._data import Frame, Target
+from ._model import check_kind, fitter, name_of, predictor
+from ._tables import table
+
+Table = Any  # a pandas DataFrame, or a dict of numpy columns without pandas
+
+
+@dataclass
+class Explanation:
+    """What ``explain`` computed: ``tidy`` has exactly the columns of an experiment's
+    ``tidy.csv`` (replicate, model, quantity, feature, x, estimate, se, lower, upper,
+    n); ``curves`` those of ``ice.csv`` (replicate, model, quantity, feature, row, x,
+    value) for the ICE curves a method kept."""
+
+    tidy: Table
+    curves: Table
+
+
+def _classes(model: Any, kind: str, y: Any, classes: Optional[Sequence[Any]]) -> Optional[Sequence[Any]]:
+    if classes is not None:
+        return classes
+    fitted = getattr(model, "classes_", None)
+    if fitted is not None:
+        return list(fitted)
+    proba = kind == "probabilities" or (
+        kind == "members" and hasattr(model, "estimators_") and hasattr(model, "predict_proba")
+    )
+    if proba and y is not None:
+        return sorted(set(np.asarray(y).tolist()))
+    return None
+
+
+def explain(
+    model: Any = None,
+    X: Any = None,
+    y: Any = None,
+    methods: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]] = (),
+    *,
+    learner: Any = None,
+    X_test: Any = None,
+    y_test: Any = None,
+    kind: Optional[str] = None,
+    classes: Optional[Sequence[Any]] = None,
+    feature_names: Optional[Sequence[str]] = None,
+    name: Optional[str] = None,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Explanation:
+    """Runs methods of the engine's registry on a model of your own.
+
+    ``methods`` is one method node, or a list of them, exactly as an experiment's YAML
+    writes it under ``methods:`` (``{"pfi": {"perturbation": {"permutation":
+    {"repeats": 10}}, "statistics": ["squared_error"]}}``); every kind in
+    ``method_kinds()`` is accepted, with the settings its YAML node takes, and each
+    method sees the values of those before it (``cid`` after ``pfi``). Give a fitted
+    ``model`` or a ``learner`` (fitted on ``X``, ``y`` first; refitted by methods
+    that refit). The methods explain ``X_test``, ``y_test`` (default ``X``, ``y``);
+    their training rows are ``X``, ``y``. All random draws come from ``seed``: the
+    same seed gives the same numbers, on any thread count.
+
+    An exception raised by the model comes back as itself; predictions of the wrong
+    shape, not finite, or probabilities outside [0, 1] raise ``XaiError`` naming the
+    model and the first bad row; nothing is written.
+    """
+    if (model is None) == (learner is None):
+        raise TypeError("give either a fitted model or a learner")
+    if X is None:
+        raise TypeError("X is required")
+    obj = model if model is not None else learner
+    kind = check_kind(kind, obj)
+    frame = Frame.of(X, feature_names)
+    target = Target.of(y, _classes(obj, kind, y, classes))
+    if X_test is None:
+        X_test, y_test = X, y
+    n_train, n_test = len(X), len(X_test)
+    y = np.zeros(n_train) if y is None else y
+    y_test = np.zeros(n_test) if y_test is None else y_test
+    if isinstance(methods, Mapping):
+        methods = [methods]
+    name = name or name_of(obj)
+    call = fitter(obj, kind, frame, target) if learner is not None else predictor(obj, kind, frame, target)
+    foreign = {"call": call, "kind": kind, "name": name, "learner": learner is not None}
+    schema = {"names": frame.names, "levels": frame.levels, "n_classes": target.n_classes}
+    train = {"x": frame.matrix(X), "y": target.codes(y)}
+    test = {"x": frame.matrix(X_test), "y": target.codes(y_test)}
+    tidy, curves = _native.explain(
+        foreign, schema, train, test, json.dumps(list(methods)), int(seed), float(level)
+    )
+    return Explanation(table(tidy), table(curves))
+
+
+def _statistics(statistics: Union[str, Sequence[str]]) -> List[str]:
+    return [statistics] if isinstance(statistics, str) else list(statistics)
+
+
+def pfi(
+    model: Any,
+    X: Any,
+    y: Any = None,
+    *,
+    statistics: Union[str, Sequence[str]] = "squared_error",
+    perturbation: str = "permutation",
+    repeats: int = 10,
+    features: Optional[Sequence[str]] = None,
+    permutations: Optional[np.ndarray] = None,
+    **kw: Any,
+) -> Table:
+    """Permutation feature importance: PFI_j = (1/n)·Σ_i [s(q(·|x̃⁽ⁱ⁾), y⁽ⁱ⁾) − s(q(·|x⁽ⁱ⁾),
+    y⁽ⁱ⁾)] averaged over ``repeats`` perturbed copies of column j (Breiman 2001;
+    molnar2023 Eq. 3), with a t-interval over the rows.
+
+    ``statistics``: a loss (``squared_error``, ``r2_loss``, ``misclassification``,
+    ``brier``), ``nll`` (Likelihood-PFI, wood2024 Eq. 5) or ``entropy`` (Entropy-PFI,
+    wood2024 Eq. 8–10); ``perturbation``: ``permutation`` (marginal),
+    ``conditional_gaussian`` (X_j | X_−j from the rows' mean and covariance; wood2024
+    Prop. 3) or ``conditional_subgroups`` (permutation within the leaves of a tree of
+    X_j on X_−j; molnar2023 §2.7). ``permutations`` (repeats × n integers) replays
+    given row permutations: copy r sets row i's value to row perm_r[i]'s. Other
+    keyword arguments go to ``explain``. Returns the tidy rows.
+    """
+    node: Dict[str, Any] = {
+        "perturbation": {perturbation: {"repeats": int(repeats)}},
+        "statistics": _statistics(statistics),
+    }
+    if features is not None:
+        node["features"] = list(features)
+    if permutations is None:
+        return explain(model, X, y, {"pfi": node}, **kw).tidy
+    import tempfile
+
+    perms = np.asarray(permutations, dtype=np.int64)
+    node["perturbation"] = {"permutation": {"repeats": int(perms.shape[0])}}
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "permutations.csv")
+        np.savetxt(path, perms, fmt="%d", delimiter=",", header=",".join(f"i{i}" for i in range(perms.shape[1])), comments="")
+        node["replay"] = path
+        return explain(model, X, y, {"pfi": node}, **kw).tidy
+
+
+def _ice_node(statistics: Any, grid: Any, points: int, features: Any, band: str, curves: int) -> Dict[str, Any]:
+    node: Dict[str, Any] = {
+        "grid": {"points": int(points), "range": grid},
+        "statistics": _statistics(statistics),
+        "band": band,
+        "curves": int(curves),
+    }
+    if features is not None:
+        node["features"] = list(features)
+    return node
+
+
+def pd(
+    model: Any,
+    X: Any,
+    y: Any = None,
+    *,
+    statistics: Union[str, Sequence[str]] = "prediction",
+    grid: Any = "min_max",
+    points: int = 20,
+    features: Optional[Sequence[str]] = None,
+    band: Any = "rows",
+    **kw: Any,
+) -> Table:
+    """Partial dependence PD_j(v) = (1/n)·Σ_i s(q(·|x⁽ⁱ⁾ with x_j = v)) on a grid
+    (Friedman 2001; molnar2023 Eq. 1; with ``nll`` / ``entropy`` the Likelihood- and
+    Entropy-PD of wood2024 Eq. 3–5), with the t-interval over rows (molnar2023 Eq. 5,
+    7) or, with ``band={"conditional": {"nearest": r}}``, the conditional M-plot over
+    the r rows nearest each grid value. ``grid``: ``min_max``, ``quantiles``,
+    ``unique`` (the sorted distinct values) or ``{"fixed": [lo, hi]}``. Returns the
+    tidy rows (quantity ``<statistic>_pd``, one per feature and grid value ``x``)."""
+    node = _ice_node(statistics, grid, points, features, band, 0)
+    return explain(model, X, y, {"ice": node}, **kw).tidy
+
+
+def ice(
+    model: Any,
+    X: Any,
+    y: Any = None,
+    *,
+    statistics: Union[str, Sequence[str]] = "prediction",
+    grid: Any = "min_max",
+    points: int = 20,
+    features: Optional[Sequence[str]] = None,
+    curves: Optional[int] = None,
+    **kw: Any,
+) -> Explanation:
+    """ICE curves ICE⁽ⁱ⁾_j(v) = s(q(·|x⁽ⁱ⁾ with x_j = v)) (Goldstein et al. 2015; wood2024
+    Eq. 3–4) of ``curves`` rows drawn without replacement (default: every row), with
+    their mean, the PD: ``.curves`` has one row per curve and grid value, ``.tidy``
+    the PD."""
+    n = len(X)
+    node = _ice_node(statistics, grid, points, features, "rows", n if curves is None else curves)
+    return explain(model, X, y, {"ice": node}, **kw)
+
+
+@dataclass
+class Run:
+    """An experiment's run: the directory written (the CLI's outputs: ``summary.csv``,
+    ``tidy.csv`` where the experiment keeps one, ``checks.csv``, figures,
+    ``manifest.json``) and its tables (``tidy`` is ``None`` where the experiment
+    keeps no ``tidy.csv``)."""
+
+    id: str
+    dir: str
+    summary: Table
+    tidy: Optional[Table]
+    checks: Table
+
+
+def run(
+    experiment: str,
+    *,
+    scale: str = "ci",
+    threads: int = 0,
+    out: Optional[str] = None,
+    fresh: bool = False,
+    progress: bool = False,
+) -> Run:
+    """Runs an experiment YAML (a paper's id, e.g. ``"wood2024-fig4"``, or a path to a
+    ``.yaml``) exactly as ``cargo xtask run`` does: the same cells, the same outputs
+    byte for byte (``summary.csv``), into ``out`` (default ``runs/<id>/<scale>/`` of
+    the workspace); finished cells are resumed unless ``fresh``."""
+    d, ident = _native.run(experiment, scale, int(threads), out, bool(fresh), bool(progress))
+    d = str(d)
+    tidy = os.path.join(d, "tidy.csv")
+    return Run(
+        ident,
+        d,
+        _read(os.path.join(d, "summary.csv")),
+        _read(tidy) if os.path.exists(tidy) else None,
+        _read(os.path.join(d, "checks.csv")),
+    )
+
+
+def _read(path: str) -> Table:
+    import csv
+
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    cols: Dict[str, Any] = {h: [r[j] for r in body] for j, h in enumerate(header)}
+    for h, v in cols.items():
+        try:
+            cols[h] = np.array([float(s) if s != "" else np.nan for s in v])
+        except ValueError:
+            cols[h] = np.array(v, dtype=object)
+    return table(cols)
+
+
+def method_kinds() -> List[str]:
+    """Every method kind ``explain`` (and an experiment's ``methods:``) can name."""
+    return list(_native.method_kinds())
