@@ -1,10 +1,12 @@
 //! Finding the workspace and its experiments, and the kinds an experiment file can
 //! name.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::{BenchError, Result, io_err};
 use crate::plan::{Experiment, Scale};
+use xai_models::external::Supplied;
 
 /// The ids of the experiments under `<root>/experiments/`, sorted.
 pub fn experiment_ids(root: &Path) -> Result<Vec<String>> {
@@ -23,13 +25,27 @@ pub fn experiment_ids(root: &Path) -> Result<Vec<String>> {
 
 /// Loads an experiment by id (`experiments/<id>.yaml`) or by path to a `.yaml` file.
 pub fn resolve(root: &Path, id_or_path: &str) -> Result<Experiment> {
+    resolve_supplied(root, id_or_path, BTreeMap::new())
+}
+
+/// [`resolve`], with the learners of the experiment's `external` models supplied by a
+/// front end, by name ([`Experiment::from_text_supplied`]).
+pub fn resolve_supplied(
+    root: &Path,
+    id_or_path: &str,
+    supplied: BTreeMap<String, Supplied>,
+) -> Result<Experiment> {
+    let load = |path: &Path| {
+        let text = std::fs::read_to_string(path).map_err(io_err(path))?;
+        Experiment::from_text_supplied(path, text, supplied.clone())
+    };
     let as_path = Path::new(id_or_path);
     if id_or_path.ends_with(".yaml") || id_or_path.ends_with(".yml") {
-        return Experiment::load(as_path);
+        return load(as_path);
     }
     let path = experiment_path(root, id_or_path);
     if path.is_file() {
-        return Experiment::load(&path);
+        return load(&path);
     }
     Err(BenchError::UnknownExperiment {
         id: id_or_path.to_string(),

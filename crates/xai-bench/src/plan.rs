@@ -18,6 +18,7 @@ pub use crate::output::Scale;
 use crate::spec::{ExperimentSpec, ScaleSpec};
 use crate::table::format_number;
 use xai_models::LearnerKind;
+use xai_models::external::Supplied;
 
 /// One cell of the grid: its labels and its fully resolved spec.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,6 +120,8 @@ pub struct Experiment {
     /// The spec as written.
     pub spec: ExperimentSpec,
     tree: Value,
+    /// The learners a front end supplied for the `external` models, by name.
+    supplied: BTreeMap<String, Supplied>,
 }
 
 impl Experiment {
@@ -131,6 +134,17 @@ impl Experiment {
 
     /// Like [`Experiment::load`] for text already read (`path` is used in messages).
     pub fn from_text(path: &Path, text: String) -> Result<Experiment> {
+        Self::from_text_supplied(path, text, BTreeMap::new())
+    }
+
+    /// Like [`Experiment::from_text`], with the learners of its `external` models
+    /// supplied by a front end (a Python estimator), by name: every variant's models
+    /// get them before validation, which fails on an `external` model not supplied.
+    pub fn from_text_supplied(
+        path: &Path,
+        text: String,
+        supplied: BTreeMap<String, Supplied>,
+    ) -> Result<Experiment> {
         let spec_err = |message: String| BenchError::Spec {
             file: path.to_path_buf(),
             message,
@@ -149,6 +163,8 @@ impl Experiment {
             }
             None => read_yaml(&text).map_err(|e| spec_err(yaml_message(path, &text, e)))?,
         };
+        let mut spec = spec;
+        spec.models.values_mut().for_each(|m| m.supply(&supplied));
         let stem = path
             .file_stem()
             .and_then(|s| s.to_str())
@@ -165,6 +181,7 @@ impl Experiment {
             text,
             spec,
             tree,
+            supplied,
         };
         // The DGP as written, though a grid may replace it in every variant: a typo
         // there is an error too (and its formula's place is exact, read from the text).
@@ -413,6 +430,9 @@ impl Experiment {
                         .join(", ")
                 ))
             })?;
+            spec.models
+                .values_mut()
+                .for_each(|m| m.supply(&self.supplied));
             self.resolve_sizes(&mut spec)?;
             let own = |(k, _): &&(String, String)| !self.spec.shared_streams.contains(k);
             let stream = out

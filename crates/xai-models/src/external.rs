@@ -46,6 +46,14 @@ impl ExternalParams {
     }
 }
 
+impl std::fmt::Debug for Supplied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Supplied")
+            .field("capabilities", &self.capabilities)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Two external learners are equal when they carry the same name (the YAML's value).
 impl PartialEq for ExternalParams {
     fn eq(&self, other: &Self) -> bool {
@@ -57,7 +65,7 @@ impl std::fmt::Debug for ExternalParams {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ExternalParams")
             .field("name", &self.name)
-            .field("supplied", &self.supplied.is_some())
+            .field("supplied", &self.supplied)
             .finish()
     }
 }

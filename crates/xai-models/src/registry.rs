@@ -5,6 +5,8 @@
 //! memory estimates, the [`xai_core::Learner`] it builds), and one line below names
 //! it. A learner that reads a file is also named in [`LearnerSpec::data_files_mut`].
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 use xai_core::Learner;
 
@@ -12,7 +14,7 @@ use crate::boosting::BoostingParams;
 use crate::calibration::CalibratedParams;
 use crate::capabilities::Capabilities;
 use crate::error::ParamError;
-use crate::external::ExternalParams;
+use crate::external::{ExternalParams, Supplied};
 use crate::fitted_forest::FittedForestParams;
 use crate::forest::{ExtraTreesParams, ForestParams};
 use crate::gp::GpParams;
@@ -91,6 +93,23 @@ xai_core::registry! {
 }
 
 impl LearnerSpec {
+    /// Hands every `external` learner (nested ones too) its learner from `supplied`,
+    /// by name; a name not there stays unsupplied (validation then names it).
+    pub fn supply(&mut self, supplied: &BTreeMap<String, Supplied>) {
+        match self {
+            LearnerSpec::External(p) => {
+                if let Some(s) = supplied.get(&p.name) {
+                    p.supplied = Some(s.clone());
+                }
+            }
+            LearnerSpec::Uncertainty(p) => {
+                p.base.supply(supplied);
+                p.model.supply(supplied);
+            }
+            _ => {}
+        }
+    }
+
     /// The files the learner reads (a fitted forest's node table), mutable so that a
     /// runner can resolve relative paths against its data directories; nested
     /// learners' too.

@@ -337,9 +337,10 @@ fn describe(out: &Bound<'_, PyAny>) -> String {
     }
 }
 
-/// A learner in Python: a callable `fit(X, y, seed)` returning the fitted model's
-/// callable (the pure-Python layer clones a scikit-learn estimator and passes `seed`
-/// as its `random_state`).
+/// A learner in Python: a callable `fit(X, y, seed, n_classes)` returning the fitted
+/// model's callable (the pure-Python layer clones a scikit-learn estimator and passes
+/// `seed` as its `random_state`); `y` holds class codes 0..n_classes when the data
+/// has classes (`n_classes` is then a number, else `None`).
 pub struct ForeignLearner {
     fit: Py<PyAny>,
     kind: Kind,
@@ -376,7 +377,7 @@ impl Learner for ForeignLearner {
                     PyArray1::from_iter(py, labels.iter().map(|&c| c as i64)).into_any()
                 }
             };
-            self.fit.call1(py, (x, y, seed)).map_err(|e| {
+            self.fit.call1(py, (x, y, seed, n_classes)).map_err(|e| {
                 CoreError::Fit(format!(
                     "learner `{}` raised {}",
                     self.name,

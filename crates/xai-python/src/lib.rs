@@ -6,6 +6,8 @@
 //! into DataFrames. Nothing here implements a method: [`explain`] runs any method of
 //! the registry by its YAML node, [`run`] any experiment.
 
+mod datasets;
+mod dgp;
 mod explain;
 mod foreign;
 mod run;
@@ -33,5 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(explain::explain, m)?)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
     m.add_function(wrap_pyfunction!(method_kinds, m)?)?;
+    m.add_class::<dgp::Dgp>()?;
+    m.add_function(wrap_pyfunction!(datasets::dataset, m)?)?;
     Ok(())
 }

@@ -1,22 +1,35 @@
 //! `run(experiment)`: an experiment YAML (a paper's id or a path) run by the engine
 //! exactly as `cargo xtask run` runs it, writing the same outputs.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use pyo3::prelude::*;
-use xai_bench::catalog::resolve;
+use xai_bench::catalog::resolve_supplied;
 use xai_bench::commands::{Place, run_experiment};
 use xai_bench::plan::{Job, Scale};
 use xai_bench::workspace::workspace_root;
 
+use xai_models::capabilities::Capabilities;
+use xai_models::external::Supplied;
+
 use crate::XaiError;
+use crate::foreign::{ForeignLearner, Kind, Sink};
 
 /// Runs `experiment` at `scale` on `threads` threads (0: every core) into `out`
 /// (default `runs/<id>/<scale>/` of the workspace), resuming finished cells unless
-/// `fresh`; returns the directory written and the paper checks as
-/// (claim, status, measured) triples.
+/// `fresh`; returns the directory written and the experiment's id.
+///
+/// `models` supplies the learners of the YAML's `external` models by name: a
+/// `fit(X, y, seed, n_classes)` callable and the kind of its models each. Such a run
+/// is fresh (a Python learner has no hash its cells and truths could be keyed on:
+/// the run directory's `cells/` and `truths/` are discarded before it and after a
+/// failure) and on one thread (the calls into Python come from one thread). A Python
+/// exception comes back as itself; nothing is written.
 #[pyfunction]
-#[pyo3(signature = (experiment, scale, threads, out, fresh, progress))]
+#[pyo3(signature = (experiment, scale, threads, out, fresh, progress, models))]
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     py: Python<'_>,
     experiment: &str,
@@ -25,18 +38,71 @@ pub fn run(
     out: Option<PathBuf>,
     fresh: bool,
     progress: bool,
+    models: BTreeMap<String, (Py<PyAny>, String)>,
 ) -> PyResult<(PathBuf, String)> {
     let err = |e: xai_bench::BenchError| XaiError::new_err(e.to_string());
     let root = workspace_root();
     let scale = Scale::parse(scale).map_err(err)?;
-    let exp = resolve(&root, experiment).map_err(err)?;
+    let sink = Sink::default();
+    let mut supplied = BTreeMap::new();
+    for (name, (fit, kind)) in models {
+        let kind = Kind::parse(&kind)?;
+        let learner = ForeignLearner::new(fit, kind, name.clone(), sink.clone());
+        let capabilities = Capabilities {
+            members: kind == Kind::Members,
+            ..Capabilities::PREDICTIONS_ONLY
+        };
+        supplied.insert(
+            name,
+            Supplied {
+                learner: Arc::new(learner),
+                capabilities,
+            },
+        );
+    }
+    let foreign = !supplied.is_empty();
+    let exp = resolve_supplied(&root, experiment, supplied).map_err(err)?;
     let place = Place {
         out,
-        fresh,
+        fresh: fresh || foreign,
         shard: None,
     };
-    let report = py
-        .detach(|| run_experiment(&root, Job::new(&exp, scale, threads, progress), &place))
-        .map_err(err)?;
-    Ok((report.dir, exp.id().to_string()))
+    let stored = place.cells_base(&root, &exp, scale);
+    let existed = stored.exists();
+    // A run with Python learners keeps no cells or truths (their lock files neither),
+    // before or after it.
+    let clear = || -> PyResult<()> {
+        if !foreign {
+            return Ok(());
+        }
+        for d in ["cells", "truths"] {
+            let dir = stored.join(d);
+            let lock = stored.join(format!("{d}.lock"));
+            let gone = |p: &std::path::Path, e: std::io::Error| {
+                XaiError::new_err(format!("{}: could not remove it: {e}", p.display()))
+            };
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir).map_err(|e| gone(&dir, e))?;
+            }
+            if lock.exists() {
+                std::fs::remove_file(&lock).map_err(|e| gone(&lock, e))?;
+            }
+        }
+        Ok(())
+    };
+    clear()?;
+    let threads = if foreign { 1 } else { threads };
+    let report =
+        py.detach(|| run_experiment(&root, Job::new(&exp, scale, threads, progress), &place));
+    match report {
+        Ok(report) => Ok((report.dir, exp.id().to_string())),
+        Err(e) => {
+            clear()?;
+            if !existed {
+                // Empty now unless the run wrote elsewhere in it; then it stays.
+                let _ = std::fs::remove_dir(&stored);
+            }
+            Err(sink.take().unwrap_or_else(|| err(e)))
+        }
+    }
 }

@@ -9,15 +9,29 @@ run any experiment as ``cargo xtask run`` does with ``run``. The same seed gives
 same numbers on any thread count and from either front end.
 """
 
-from ._api import Explanation, Run, explain, ice, method_kinds, pd, pfi, run
-from ._native import XaiError, __version__
+import os as _os
+
+# As `cargo xtask` does: candle sizes its matrix products' parallelism from this
+# variable (the networks' products are small; a second thread only adds hand-offs);
+# the engine's own pools are sized per call. A value the user set is kept.
+_os.environ.setdefault("RAYON_NUM_THREADS", "1")
+
+from ._api import Explanation, Run, explain, ice, method_kinds, pd, pfi, run  # noqa: E402
+from ._datasets import dataset  # noqa: E402
+from ._dgp import DGP, coverage_study, dgp, formula_dgp  # noqa: E402
+from ._native import XaiError, __version__  # noqa: E402
 
 __all__ = [
+    "DGP",
     "Explanation",
     "Run",
     "XaiError",
     "__version__",
+    "coverage_study",
+    "dataset",
+    "dgp",
     "explain",
+    "formula_dgp",
     "ice",
     "method_kinds",
     "pd",

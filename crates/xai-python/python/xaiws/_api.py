@@ -225,6 +225,7 @@ def run(
     experiment: str,
     *,
     scale: str = "ci",
+    models: Optional[Mapping[str, Any]] = None,
     threads: int = 0,
     out: Optional[str] = None,
     fresh: bool = False,
@@ -233,8 +234,23 @@ def run(
     """Runs an experiment YAML (a paper's id, e.g. ``"wood2024-fig4"``, or a path to a
     ``.yaml``) exactly as ``cargo xtask run`` does: the same cells, the same outputs
     byte for byte (``summary.csv``), into ``out`` (default ``runs/<id>/<scale>/`` of
-    the workspace); finished cells are resumed unless ``fresh``."""
-    d, ident = _native.run(experiment, scale, int(threads), out, bool(fresh), bool(progress))
+    the workspace); finished cells are resumed unless ``fresh``.
+
+    ``models`` supplies the learners of the YAML's ``external`` models by name
+    (``models: {gbr: {external: {name: gbr}}}`` in the YAML, ``models={"gbr":
+    GradientBoostingRegressor()}`` here): a scikit-learn estimator or a ``fit(X, y)``
+    callable, or a pair ``(learner, kind)`` to say its kind. The engine refits it on
+    every replicate's rows (numpy arrays; class labels as codes 0..k−1), seeding it
+    from the replicate's stream, so a run is reproducible. Such a run is fresh (its
+    cells are not resumed: a Python learner has no hash to key them on) and calls
+    Python from one thread."""
+    supplied = {}
+    for key, value in (models or {}).items():
+        learner, kind = value if isinstance(value, tuple) else (value, None)
+        if kind is None:
+            kind = check_kind(None, learner) if not _plain_callable(learner) else "point"
+        supplied[key] = (fitter(learner, check_kind(kind, learner), None, None), kind)
+    d, ident = _native.run(experiment, scale, int(threads), out, bool(fresh), bool(progress), supplied)
     d = str(d)
     tidy = os.path.join(d, "tidy.csv")
     return Run(
@@ -244,6 +260,10 @@ def run(
         _read(tidy) if os.path.exists(tidy) else None,
         _read(os.path.join(d, "checks.csv")),
     )
+
+
+def _plain_callable(obj: Any) -> bool:
+    return callable(obj) and not hasattr(obj, "fit")
 
 
 def _read(path: str) -> Table:

@@ -141,15 +141,24 @@ def predictor(model: Any, kind: str, frame: Frame, target: Target) -> Callable[[
     return lambda m: _point(f(rows(m)))
 
 
-def fitter(learner: Any, kind: str, frame: Frame, target: Target) -> Callable[..., Any]:
-    """``fit(X, y, seed)`` as the engine calls it: a fresh clone of a scikit-learn
-    estimator (``random_state=seed`` when it has that parameter) or the caller's
-    ``fit(X, y)`` (given ``random_state=seed`` when it takes it), fitted on the
-    caller's rows and labels; returns the fitted model's predictor."""
+def fitter(learner: Any, kind: str, frame: Optional[Frame], target: Optional[Target]) -> Callable[..., Any]:
+    """``fit(X, y, seed, n_classes)`` as the engine calls it: a fresh clone of a
+    scikit-learn estimator (``random_state=seed`` when it has that parameter) or the
+    caller's ``fit(X, y)`` (given ``random_state=seed`` when it takes it), fitted on
+    the caller's rows and labels; returns the fitted model's predictor. Without a
+    ``frame`` and ``target`` (an experiment's data, which the engine loads), the
+    rows are arrays and the labels the class codes 0..n_classes−1."""
+
+    def context(n_classes: Optional[int]) -> Any:
+        if frame is not None and target is not None:
+            return frame, target
+        return Frame([], [], False), Target(None if n_classes is None else np.arange(n_classes))
+
     if hasattr(learner, "fit") and hasattr(learner, "get_params"):
         from sklearn.base import clone
 
-        def fit(m: np.ndarray, codes: np.ndarray, seed: int) -> Any:
+        def fit(m: np.ndarray, codes: np.ndarray, seed: int, n_classes: Optional[int]) -> Any:
+            frame, target = context(n_classes)
             est = clone(learner)
             if "random_state" in est.get_params():
                 est.set_params(random_state=int(seed))
@@ -161,7 +170,8 @@ def fitter(learner: Any, kind: str, frame: Frame, target: Target) -> Callable[..
         raise TypeError(f"learner {name_of(learner)} is neither a scikit-learn estimator nor a fit(X, y) callable")
     seeded = _takes(learner, "random_state")
 
-    def fit_callable(m: np.ndarray, codes: np.ndarray, seed: int) -> Any:
+    def fit_callable(m: np.ndarray, codes: np.ndarray, seed: int, n_classes: Optional[int]) -> Any:
+        frame, target = context(n_classes)
         extra = {"random_state": int(seed)} if seeded else {}
         model = learner(frame.rebuild(m), target.labels(codes), **extra)
         return predictor(model, kind, frame, target)

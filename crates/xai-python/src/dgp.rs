@@ -1,0 +1,164 @@
+//! A data generating process from Python, as a YAML `dgp:` node writes it (a formula
+//! DGP, or any registered one): rows drawn with a seed, and its truths.
+
+use ndarray::{Array1, Array2};
+use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+use xai_core::Target;
+use xai_core::rng::stream_rng;
+use xai_synth::DgpSpec;
+
+use crate::XaiError;
+
+/// A DGP and its truths: E[Y | X], Var(Y | X), the partial dependence, and the
+/// squared-error PFI of E[Y | X] itself.
+#[pyclass(module = "xaiws._native", frozen)]
+pub struct Dgp {
+    spec: DgpSpec,
+}
+
+fn bad(e: impl std::fmt::Display) -> PyErr {
+    XaiError::new_err(e.to_string())
+}
+
+#[pymethods]
+impl Dgp {
+    /// The DGP of `yaml`, a `dgp:` node's value (`{formula: {features: [...], target:
+    /// ...}}` or `{correlated_gaussian: {rho: 0.8}}`); JSON is YAML too. Checked now:
+    /// an error names the formula's line and column, or the parameter.
+    #[new]
+    fn new(yaml: &str) -> PyResult<Self> {
+        let spec: DgpSpec = serde_saphyr::from_str(yaml).map_err(bad)?;
+        spec.dgp().validate().map_err(bad)?;
+        Ok(Dgp { spec })
+    }
+
+    /// The feature names, in column order.
+    fn feature_names(&self) -> Vec<String> {
+        self.spec.dgp().feature_names()
+    }
+
+    /// Draws `n` rows from stream `seed` (`stream_rng(seed, 0)`): the features
+    /// (n × d), the target (values, or class codes), and the classes (`None` for a
+    /// continuous target).
+    fn sample<'py>(
+        &self,
+        py: Python<'py>,
+        n: usize,
+        seed: u64,
+    ) -> PyResult<(
+        Bound<'py, PyArray2<f64>>,
+        Bound<'py, PyArray1<f64>>,
+        Option<usize>,
+    )> {
+        let data = py
+            .detach(|| self.spec.dgp().sample(n, &mut stream_rng(seed, 0)))
+            .map_err(bad)?;
+        let (y, k) = match data.y() {
+            Target::Continuous(v) => (v.clone(), None),
+            Target::Classes { labels, n_classes } => (labels.mapv(|c| c as f64), Some(*n_classes)),
+        };
+        Ok((
+            PyArray2::from_array(py, &data.x()),
+            PyArray1::from_owned_array(py, y),
+            k,
+        ))
+    }
+
+    /// E[Y | X = x] per row of `x` (n × d); for a binary target, P(Y = 1 | x).
+    fn conditional_mean<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let x = self.columns(x)?;
+        Ok(PyArray1::from_owned_array(
+            py,
+            self.spec.dgp().conditional_mean(x.view()),
+        ))
+    }
+
+    /// Var(Y | X = x) per row of `x` (n × d).
+    fn conditional_variance<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let x = self.columns(x)?;
+        Ok(PyArray1::from_owned_array(
+            py,
+            self.spec.dgp().conditional_variance(x.view()),
+        ))
+    }
+
+    /// The true partial dependence PD_j(v) = E_{X_−j}[E[Y | X_j = v, X_−j]]
+    /// (molnar2023 Eq. 1) at each value of `grid`: the DGP's closed form where it has
+    /// one, else the mean of E[Y | X] over `n` rows drawn from stream `seed` with
+    /// column j set to v (Monte-Carlo error sd_i(E[Y | x⁽ⁱ⁾ with x_j = v])/√n).
+    fn partial_dependence<'py>(
+        &self,
+        py: Python<'py>,
+        feature: usize,
+        grid: PyReadonlyArray1<'py, f64>,
+        n: usize,
+        seed: u64,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let grid = grid.as_array().to_vec();
+        let dgp = self.spec.dgp();
+        if feature >= dgp.feature_names().len() {
+            return Err(bad(format!("feature {feature} is not a column of the DGP")));
+        }
+        if let Some(pd) = dgp.partial_dependence(feature, &grid) {
+            return Ok(PyArray1::from_vec(py, pd));
+        }
+        let data = dgp.sample(n, &mut stream_rng(seed, 0)).map_err(bad)?;
+        let mut x = data.x().to_owned();
+        let pd = grid
+            .iter()
+            .map(|&v| {
+                x.column_mut(feature).fill(v);
+                dgp.conditional_mean(x.view()).mean().unwrap_or(f64::NAN)
+            })
+            .collect();
+        Ok(PyArray1::from_vec(py, pd))
+    }
+
+    /// The squared-error PFI of the true mean m(x) = E[Y | X = x] per feature,
+    /// E[(Y − m(X̃ʲ))²] − E[(Y − m(X))²] = E[(m(X̃ʲ) − m(X))²], X̃ʲ the row with x_j
+    /// replaced by an independent draw from P(X_j) (molnar2023's PFI with fresh draws,
+    /// of the oracle): the mean over `n` rows drawn from stream `seed`, and its
+    /// Monte-Carlo se (sd/√n).
+    fn oracle_pfi(&self, n: usize, seed: u64) -> PyResult<(Vec<f64>, Vec<f64>)> {
+        let dgp = self.spec.dgp();
+        let marginals = self.spec.marginals();
+        let mut rng = stream_rng(seed, 0);
+        let data = dgp.sample(n, &mut rng).map_err(bad)?;
+        let m = dgp.conditional_mean(data.x());
+        let (mut means, mut ses) = (Vec::new(), Vec::new());
+        for j in 0..data.n_features() {
+            let mut x = data.x().to_owned();
+            for i in 0..n {
+                x[[i, j]] = marginals.0.draw(j, &mut rng);
+            }
+            let d: Array1<f64> = (&dgp.conditional_mean(x.view()) - &m).mapv(|v| v * v);
+            let mean = d.mean().unwrap_or(f64::NAN);
+            means.push(mean);
+            ses.push(d.std(1.0) / (n as f64).sqrt());
+        }
+        Ok((means, ses))
+    }
+}
+
+impl Dgp {
+    /// `x` with the DGP's number of columns.
+    fn columns(&self, x: PyReadonlyArray2<'_, f64>) -> PyResult<Array2<f64>> {
+        let d = self.spec.dgp().feature_names().len();
+        if x.as_array().ncols() != d {
+            return Err(bad(format!(
+                "{} columns given, the DGP has {d}",
+                x.as_array().ncols()
+            )));
+        }
+        Ok(x.as_array().to_owned())
+    }
+}
