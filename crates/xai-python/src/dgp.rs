@@ -10,6 +10,14 @@ use xai_synth::DgpSpec;
 
 use crate::XaiError;
 
+/// Rows drawn: the features (n × d), the target (values or class codes) and the
+/// number of classes (`None`: continuous).
+type Drawn<'py> = (
+    Bound<'py, PyArray2<f64>>,
+    Bound<'py, PyArray1<f64>>,
+    Option<usize>,
+);
+
 /// A DGP and its truths: E[Y | X], Var(Y | X), the partial dependence, and the
 /// squared-error PFI of E[Y | X] itself.
 #[pyclass(module = "xaiws._native", frozen)]
@@ -41,16 +49,7 @@ impl Dgp {
     /// Draws `n` rows from stream `seed` (`stream_rng(seed, 0)`): the features
     /// (n × d), the target (values, or class codes), and the classes (`None` for a
     /// continuous target).
-    fn sample<'py>(
-        &self,
-        py: Python<'py>,
-        n: usize,
-        seed: u64,
-    ) -> PyResult<(
-        Bound<'py, PyArray2<f64>>,
-        Bound<'py, PyArray1<f64>>,
-        Option<usize>,
-    )> {
+    fn sample<'py>(&self, py: Python<'py>, n: usize, seed: u64) -> PyResult<Drawn<'py>> {
         let data = py
             .detach(|| self.spec.dgp().sample(n, &mut stream_rng(seed, 0)))
             .map_err(bad)?;

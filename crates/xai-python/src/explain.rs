@@ -88,8 +88,11 @@ impl Schema {
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct Foreign {
-    /// `predict(X)` of a fitted model, or `fit(X, y, seed)` of a learner.
-    call: Py<PyAny>,
+    /// `predict(X)` of a fitted model, or `fit(X, y, seed, n_classes)` of a learner;
+    /// `None` for a built-in learner.
+    call: Option<Py<PyAny>>,
+    /// A built-in learner's YAML node as JSON (`{"random_forest": {"n_trees": 100}}`).
+    builtin: Option<String>,
     /// The form of its predictions ([`Kind`]).
     kind: String,
     name: String,
@@ -118,33 +121,10 @@ pub fn explain<'py>(
     let test = schema.dataset(&test, "test rows")?;
     let specs: Vec<MethodSpec> = serde_json::from_str(methods)
         .map_err(|e| PyValueError::new_err(format!("methods: {e}")))?;
-    let kind = Kind::parse(&foreign.kind)?;
     let sink = Sink::default();
-    let capabilities = Capabilities {
-        members: kind == Kind::Members,
-        ..Capabilities::PREDICTIONS_ONLY
-    };
-    let (learner, model): (Arc<dyn Learner>, Option<ForeignModel>) = if foreign.learner {
-        let l = ForeignLearner::new(foreign.call, kind, foreign.name.clone(), sink.clone());
-        (Arc::new(l), None)
-    } else {
-        let m = ForeignModel::new(
-            foreign.call,
-            kind,
-            foreign.name.clone(),
-            schema.n_classes,
-            sink.clone(),
-        );
-        (Arc::new(FittedOnly(foreign.name.clone())), Some(m))
-    };
-    let spec = LearnerSpec::External(ExternalParams::supplied(
-        foreign.name.clone(),
-        Supplied {
-            learner,
-            capabilities,
-        },
-    ));
-    let models = BTreeMap::from([(foreign.name.clone(), spec.clone())]);
+    let name = foreign.name.clone();
+    let (spec, model) = learner_of(foreign, schema.n_classes, &sink)?;
+    let models = BTreeMap::from([(name.clone(), spec.clone())]);
     let mut earlier_names = Vec::new();
     for (i, s) in specs.iter().enumerate() {
         let plan = Plan {
@@ -211,7 +191,7 @@ pub fn explain<'py>(
         }
     };
     let tidy = PyDict::new(py);
-    let name = &foreign.name;
+    let name = &name;
     tidy.set_item("replicate", vec![0usize; values.len()])?;
     tidy.set_item("model", vec![name; values.len()])?;
     tidy.set_item(
@@ -269,6 +249,50 @@ pub fn explain<'py>(
     ice.set_item("x", x)?;
     ice.set_item("value", value)?;
     Ok((tidy, ice))
+}
+
+/// The learner (a built-in one by its node, or Python's) and, for a model handed over
+/// fitted, the model.
+fn learner_of(
+    foreign: Foreign,
+    n_classes: Option<usize>,
+    sink: &Sink,
+) -> PyResult<(LearnerSpec, Option<ForeignModel>)> {
+    if let Some(node) = foreign.builtin.as_deref() {
+        let spec: LearnerSpec = serde_json::from_str(node).map_err(|e| {
+            XaiError::new_err(format!(
+                "learner {node}: {e} (the learners: {})",
+                LearnerSpec::NAMES.join(", ")
+            ))
+        })?;
+        spec.validate()
+            .map_err(|e| XaiError::new_err(format!("learner {node}: {e}")))?;
+        return Ok((spec, None));
+    }
+    let call = foreign
+        .call
+        .ok_or_else(|| PyValueError::new_err("a model, a learner or a built-in learner's node"))?;
+    let kind = Kind::parse(&foreign.kind)?;
+    let name = foreign.name.clone();
+    let (learner, model): (Arc<dyn Learner>, Option<ForeignModel>) = if foreign.learner {
+        let l = ForeignLearner::new(call, kind, name.clone(), sink.clone());
+        (Arc::new(l), None)
+    } else {
+        let m = ForeignModel::new(call, kind, name.clone(), n_classes, sink.clone());
+        (Arc::new(FittedOnly(name.clone())), Some(m))
+    };
+    let capabilities = Capabilities {
+        members: kind == Kind::Members,
+        ..Capabilities::PREDICTIONS_ONLY
+    };
+    let spec = LearnerSpec::External(ExternalParams::supplied(
+        name,
+        Supplied {
+            learner,
+            capabilities,
+        },
+    ));
+    Ok((spec, model))
 }
 
 /// The learner of a model handed over fitted: it cannot refit.

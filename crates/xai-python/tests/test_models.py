@@ -155,3 +155,17 @@ def test_a_dataframe_keeps_names_and_categorical_columns():
     assert isinstance(seen[0], pd.DataFrame)
     assert str(seen[0]["colour"].dtype) == "category"
     assert set(seen[0]["colour"]) == {"red", "blue"}
+
+
+def test_a_built_in_learner_is_reachable_by_its_yaml_node():
+    X, y = regression()
+    node = {"random_forest": {"n_trees": 30}}
+    a = xaiws.pfi(learner=node, X=X, y=y, repeats=2, seed=4)
+    b = xaiws.pfi(learner=node, X=X, y=y, repeats=2, seed=4)
+    np.testing.assert_array_equal(a["estimate"], b["estimate"])
+    assert a["estimate"][0] > 10 * abs(a["estimate"][2])  # X1 drives y, X3 does not
+    labels = np.where(y > 0, "up", "down")
+    c = xaiws.pfi(learner=node, X=X, y=labels, statistics="brier", repeats=2)
+    assert c["estimate"][0] > 0
+    with pytest.raises(xaiws.XaiError, match="random_forest"):
+        xaiws.pfi(learner={"random_forests": {}}, X=X, y=y)

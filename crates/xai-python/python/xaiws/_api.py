@@ -30,6 +30,15 @@ class Explanation:
     curves: Table
 
 
+def _labels(y: Any) -> bool:
+    """Whether ``y`` holds class labels by its type: strings, booleans or a
+    categorical (integer labels need ``classes=``)."""
+    dtype = getattr(y, "dtype", None)
+    if dtype is not None and str(dtype) == "category":
+        return True
+    return np.asarray(y).dtype.kind in "OUSb"
+
+
 def _classes(model: Any, kind: str, y: Any, classes: Optional[Sequence[Any]]) -> Optional[Sequence[Any]]:
     if classes is not None:
         return classes
@@ -68,7 +77,10 @@ def explain(
     ``method_kinds()`` is accepted, with the settings its YAML node takes, and each
     method sees the values of those before it (``cid`` after ``pfi``). Give a fitted
     ``model`` or a ``learner`` (fitted on ``X``, ``y`` first; refitted by methods
-    that refit). The methods explain ``X_test``, ``y_test`` (default ``X``, ``y``);
+    that refit): a scikit-learn estimator, a ``fit(X, y)`` callable, or a built-in
+    learner by its YAML node (``{"random_forest": {"n_trees": 100}}``; the names:
+    ``cargo xtask kinds``), which is fitted in Rust; a built-in learner classifies
+    when ``y`` holds strings, booleans or a categorical, or ``classes`` is given. The methods explain ``X_test``, ``y_test`` (default ``X``, ``y``);
     their training rows are ``X``, ``y``. All random draws come from ``seed``: the
     same seed gives the same numbers, on any thread count.
 
@@ -81,9 +93,15 @@ def explain(
     if X is None:
         raise TypeError("X is required")
     obj = model if model is not None else learner
-    kind = check_kind(kind, obj)
+    builtin = isinstance(learner, Mapping)
+    if builtin:
+        kind = "point"
+        if classes is None and y is not None and _labels(y):
+            classes = sorted(set(np.asarray(y).tolist()), key=str)
+    else:
+        kind = check_kind(kind, obj)
     frame = Frame.of(X, feature_names)
-    target = Target.of(y, _classes(obj, kind, y, classes))
+    target = Target.of(y, _classes(obj, kind, y, classes) if not builtin else classes)
     if X_test is None:
         X_test, y_test = X, y
     n_train, n_test = len(X), len(X_test)
@@ -91,9 +109,14 @@ def explain(
     y_test = np.zeros(n_test) if y_test is None else y_test
     if isinstance(methods, Mapping):
         methods = [methods]
-    name = name or name_of(obj)
-    call = fitter(obj, kind, frame, target) if learner is not None else predictor(obj, kind, frame, target)
-    foreign = {"call": call, "kind": kind, "name": name, "learner": learner is not None}
+    if builtin:
+        name = name or next(iter(learner))
+        call, node = None, json.dumps(dict(learner))
+    else:
+        name = name or name_of(obj)
+        call = fitter(obj, kind, frame, target) if learner is not None else predictor(obj, kind, frame, target)
+        node = None
+    foreign = {"call": call, "builtin": node, "kind": kind, "name": name, "learner": learner is not None}
     schema = {"names": frame.names, "levels": frame.levels, "n_classes": target.n_classes}
     train = {"x": frame.matrix(X), "y": target.codes(y)}
     test = {"x": frame.matrix(X_test), "y": target.codes(y_test)}
@@ -108,8 +131,8 @@ def _statistics(statistics: Union[str, Sequence[str]]) -> List[str]:
 
 
 def pfi(
-    model: Any,
-    X: Any,
+    model: Any = None,
+    X: Any = None,
     y: Any = None,
     *,
     statistics: Union[str, Sequence[str]] = "squared_error",
@@ -164,8 +187,8 @@ def _ice_node(statistics: Any, grid: Any, points: int, features: Any, band: str,
 
 
 def pd(
-    model: Any,
-    X: Any,
+    model: Any = None,
+    X: Any = None,
     y: Any = None,
     *,
     statistics: Union[str, Sequence[str]] = "prediction",
@@ -187,8 +210,8 @@ def pd(
 
 
 def ice(
-    model: Any,
-    X: Any,
+    model: Any = None,
+    X: Any = None,
     y: Any = None,
     *,
     statistics: Union[str, Sequence[str]] = "prediction",
