@@ -121,14 +121,16 @@ impl DataSpec {
                 ),
             );
         }
-        let registry = crate::datasets::Registry::load(
-            &crate::workspace::workspace_root()
-                .join("data")
-                .join("datasets.yaml"),
-        )
-        .map_err(DataRefusal::Registry)?;
-        if let Err(e) = registry.get(&d.name) {
-            return refuse("dataset", e.to_string());
+        if d.table.is_none() {
+            let registry = crate::datasets::Registry::load(
+                &crate::workspace::workspace_root()
+                    .join("data")
+                    .join("datasets.yaml"),
+            )
+            .map_err(DataRefusal::Registry)?;
+            if let Err(e) = registry.get(&d.name) {
+                return refuse("dataset", e.to_string());
+            }
         }
         let Some(rows) = loaded.map(Dataset::n_rows) else {
             return Ok(());

@@ -39,7 +39,13 @@ pub fn names(spec: &ExperimentSpec) -> Result<Names> {
         .collect();
     // The datasets named by `data.dataset` and by the grid's `dataset.name` sets
     // (one dataset per panel, watson2023 Fig. 2).
-    let mut datasets: Vec<&str> = spec.data.dataset.iter().map(|d| d.name.as_str()).collect();
+    let mut datasets: Vec<&str> = spec
+        .data
+        .dataset
+        .iter()
+        .filter(|d| d.table.is_none())
+        .map(|d| d.name.as_str())
+        .collect();
     datasets.extend(
         spec.grid
             .values()

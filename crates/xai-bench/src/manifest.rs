@@ -72,6 +72,22 @@ pub fn write(exp: &Experiment, out: &RunOutput, path: &Path) -> Result<()> {
             "unusable_recomputed": out.cells.unusable,
         },
     });
+    if !exp.tables().is_empty() {
+        // A table outside the workspace keeps only its file name, as the YAML's path.
+        let root = crate::workspace::workspace_root();
+        let tables: serde_json::Map<String, serde_json::Value> = exp
+            .tables()
+            .iter()
+            .map(|(file, sha)| {
+                let shown = match Path::new(file).is_absolute() {
+                    true => crate::workspace::relative_to(&root, Path::new(file)),
+                    false => file.clone(),
+                };
+                (shown, sha.as_str().into())
+            })
+            .collect();
+        manifest["tables"] = tables.into();
+    }
     if let Some(source) = &exp.spec.runs_of {
         manifest["runs_of"] = source.as_str().into();
     }

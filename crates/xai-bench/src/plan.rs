@@ -122,6 +122,9 @@ pub struct Experiment {
     tree: Value,
     /// The learners a front end supplied for the `external` models, by name.
     supplied: BTreeMap<String, Supplied>,
+    /// The sha256 of each table of one's own its variants read (`data: dataset:
+    /// table:`), by the file as written.
+    tables: BTreeMap<String, String>,
 }
 
 impl Experiment {
@@ -182,6 +185,7 @@ impl Experiment {
             spec,
             tree,
             supplied,
+            tables: BTreeMap::new(),
         };
         // The DGP as written, though a grid may replace it in every variant: a typo
         // there is an error too (and its formula's place is exact, read from the text).
@@ -191,10 +195,34 @@ impl Experiment {
                 _ => format!("{}{e}", at_line(&exp.text, e.param())),
             }));
         }
+        let mut tables = BTreeMap::new();
         for scale in [Scale::Smoke, Scale::Ci, Scale::Paper] {
-            exp.variants(scale)?;
+            for v in exp.variants(scale)? {
+                let table = v.spec.data.dataset.as_ref().and_then(|d| d.table.as_ref());
+                if let Some(t) = table
+                    && let std::collections::btree_map::Entry::Vacant(slot) =
+                        tables.entry(t.file.display().to_string())
+                {
+                    let sha = crate::datasets::OwnTable::sha256(&t.path(exp.dir()))
+                        .map_err(|e| exp.err(format!("{}{e}", at_line(&exp.text, "table"))))?;
+                    slot.insert(sha);
+                }
+            }
         }
-        Ok(exp)
+        Ok(Experiment { tables, ..exp })
+    }
+
+    /// The directory of the experiment file, against which a table of one's own is
+    /// found.
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// The sha256 of each table of one's own the experiment reads, by its file as
+    /// written (recorded in the manifest; part of [`Experiment::computation`], so a
+    /// changed table is never resumed from another's cells).
+    pub fn tables(&self) -> &BTreeMap<String, String> {
+        &self.tables
     }
 
     /// The experiment's id.
@@ -219,10 +247,17 @@ impl Experiment {
     /// The fields that determine the numbers ([`COMPUTATION_KEYS`]), as resolved
     /// (with `runs_of`, the source experiment's).
     pub fn computation_fields(&self) -> serde_json::Map<String, Value> {
-        COMPUTATION_KEYS
+        let mut fields: serde_json::Map<String, Value> = COMPUTATION_KEYS
             .iter()
             .filter_map(|&k| Some((k.to_string(), self.tree.get(k)?.clone())))
-            .collect()
+            .collect();
+        if !self.tables.is_empty() {
+            fields.insert(
+                "tables".into(),
+                serde_json::to_value(&self.tables).unwrap_or_default(),
+            );
+        }
+        fields
     }
 
     /// The replicates and overrides of `scale`.

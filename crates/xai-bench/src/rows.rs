@@ -43,12 +43,17 @@ pub(crate) fn load_data(
             continue;
         };
         let data = match cache.iter().find(|(c, _)| {
-            (&c.name, c.missing, &c.drop, &c.classes) == (&d.name, d.missing, &d.drop, &d.classes)
+            (&c.name, &c.table, c.missing, &c.drop, &c.classes)
+                == (&d.name, &d.table, d.missing, &d.drop, &d.classes)
         }) {
             Some((_, data)) => data.clone(),
             None => {
-                let registry = Registry::load(&root.join("data").join("datasets.yaml"))?;
-                let mut entry = registry.get(&d.name)?.clone();
+                let mut entry = match &d.table {
+                    Some(t) => t.entry(&t.path(exp.dir()))?,
+                    None => Registry::load(&root.join("data").join("datasets.yaml"))?
+                        .get(&d.name)?
+                        .clone(),
+                };
                 entry.drop.extend(d.drop.iter().cloned());
                 let loaded = load(&d.name, &entry, &search_dirs(&root), d.missing)?;
                 let data = match d.classes.is_empty() {
@@ -257,6 +262,7 @@ pub(crate) mod tests {
         .unwrap();
         let d = DatasetRef {
             name: "x".into(),
+            table: None,
             test_fraction: 0.25,
             stratify: true,
             missing: Default::default(),

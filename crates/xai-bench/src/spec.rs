@@ -270,8 +270,13 @@ pub enum Sampling {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DatasetRef {
-    /// Name in `data/datasets.yaml`.
+    /// Name in `data/datasets.yaml`; with `table`, the name the outputs give it.
     pub name: String,
+    /// A table of one's own instead of a registered dataset (`table: {file: my.csv,
+    /// target: {column: y, task: regression}}`), its sha256 computed when the run
+    /// starts and recorded in the manifest.
+    #[serde(default)]
+    pub table: Option<crate::datasets::OwnTable>,
     /// Share of rows in the test set (wood2024: 0.25); 0: no split, every row is both
     /// fitted and explained, and replicates differ only in their models' streams
     /// (icefi2022: one forest per seed on all 858 rows).

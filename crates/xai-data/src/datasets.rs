@@ -115,6 +115,71 @@ pub struct FeatureName {
     pub unit: Option<String>,
 }
 
+/// A table of one's own, named by its path in an experiment's `data: dataset:`
+/// instead of a registered dataset: its columns encoded as a registry entry's are
+/// (`categorical`, `missing`, `target`), every other column a continuous feature. Its
+/// sha256 is not required beforehand: it is computed when the run starts and recorded
+/// in the run's manifest and key.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OwnTable {
+    /// The CSV file (a header row, then one row per example), relative to the
+    /// experiment file's directory unless absolute.
+    pub file: PathBuf,
+    /// The target column and its encoding (`{column: y, task: regression}`, or
+    /// `task: classification` with its `classes` as written in the file).
+    pub target: TargetSpec,
+    /// Categorical columns with their levels (code = position).
+    #[serde(default)]
+    pub categorical: BTreeMap<String, Vec<String>>,
+    /// Cell values that mean "missing" in every column.
+    #[serde(default)]
+    pub missing: Vec<String>,
+}
+
+impl OwnTable {
+    /// The file, resolved against `base` (the experiment file's directory).
+    pub fn path(&self, base: &Path) -> PathBuf {
+        base.join(&self.file)
+    }
+
+    /// The file's sha256 (hex), read from `path`.
+    pub fn sha256(path: &Path) -> Result<String> {
+        let bytes = std::fs::read(path).map_err(io_err(path))?;
+        Ok(format!("{:x}", Sha256::digest(&bytes)))
+    }
+
+    /// A registry entry for the file at `path`, with its sha256 and row count as found
+    /// (so [`load`] verifies the file against itself and reads it as any dataset).
+    pub fn entry(&self, path: &Path) -> Result<DatasetEntry> {
+        let sha256 = Self::sha256(path)?;
+        let mut reader = csv::Reader::from_path(path).map_err(|source| BenchError::Csv {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let rows = reader.records().count();
+        Ok(DatasetEntry {
+            file: path.display().to_string(),
+            sha256,
+            rows,
+            categorical: self.categorical.clone(),
+            drop: Vec::new(),
+            missing: self.missing.clone(),
+            missing_in: BTreeMap::new(),
+            target: self.target.clone(),
+            expected: Expected {
+                class_counts: Vec::new(),
+                missing_cells: 0,
+            },
+            source: format!("a table of one's own: {}", path.display()),
+            fetch: None,
+            features: BTreeMap::new(),
+            citation: String::new(),
+            license: String::new(),
+        })
+    }
+}
+
 /// The registry: dataset name → entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Registry {

@@ -19,6 +19,7 @@ _os.environ.setdefault("RAYON_NUM_THREADS", "1")
 from ._api import Explanation, Run, explain, ice, method_kinds, pd, pfi, run  # noqa: E402
 from ._datasets import dataset  # noqa: E402
 from ._dgp import DGP, coverage_study, dgp, formula_dgp  # noqa: E402
+from ._named import cid, ice_impact, learner_pd, learner_pfi, shapley  # noqa: E402
 from ._native import XaiError, __version__  # noqa: E402
 
 __all__ = [
@@ -27,14 +28,19 @@ __all__ = [
     "Run",
     "XaiError",
     "__version__",
+    "cid",
     "coverage_study",
     "dataset",
     "dgp",
     "explain",
     "formula_dgp",
     "ice",
+    "ice_impact",
+    "learner_pd",
+    "learner_pfi",
     "method_kinds",
     "pd",
     "pfi",
     "run",
+    "shapley",
 ]

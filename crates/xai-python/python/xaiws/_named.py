@@ -1,0 +1,156 @@
+"""Named functions for the methods users reach for most, each a method node of the
+engine's registry passed to ``explain`` (so each is what its YAML node computes)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Sequence, Union
+
+from ._api import Table, _ice_node, _statistics, explain
+
+
+def _pfi_node(statistics: Any, perturbation: str, repeats: int, features: Any) -> Dict[str, Any]:
+    node: Dict[str, Any] = {
+        "perturbation": {perturbation: {"repeats": int(repeats)}},
+        "statistics": _statistics(statistics),
+    }
+    if features is not None:
+        node["features"] = list(features)
+    return node
+
+
+def _learner_node(resampling: str, refits: int, m: Optional[Sequence[int]], explained: Dict[str, Any]) -> Dict[str, Any]:
+    node: Dict[str, Any] = {"resampling": resampling, "refits": int(refits), "explain": [explained]}
+    if m is not None:
+        node["m"] = [int(v) for v in m]
+    return {"learner_inference": node}
+
+
+def learner_pfi(
+    learner: Any,
+    X: Any,
+    y: Any,
+    *,
+    resampling: str = "boot",
+    refits: int = 15,
+    m: Optional[Sequence[int]] = None,
+    statistics: Union[str, Sequence[str]] = "squared_error",
+    perturbation: str = "permutation",
+    repeats: int = 5,
+    features: Optional[Sequence[str]] = None,
+    **kw: Any,
+) -> Table:
+    """Learner-PFI (molnar2023 §4): the PFI averaged over ``refits`` refits of
+    ``learner`` by ``resampling`` (``boot``, ``subs``: 0.632n without replacement), each
+    explained on the rows it left out, with the t-interval over refits (Eq. 8) and the
+    Nadeau–Bengio corrected interval, variance × (1/m + 0.632/0.368) (Eq. 9):
+    quantities ``learner_<prefix>_pfi`` and ``learner_<prefix>_pfi_corrected``; ``m``
+    also reports the first m refits."""
+    node = _learner_node(resampling, refits, m, {"pfi": _pfi_node(statistics, perturbation, repeats, features)})
+    return explain(learner=learner, X=X, y=y, methods=node, **kw).tidy
+
+
+def learner_pd(
+    learner: Any,
+    X: Any,
+    y: Any,
+    *,
+    resampling: str = "boot",
+    refits: int = 15,
+    m: Optional[Sequence[int]] = None,
+    statistics: Union[str, Sequence[str]] = "prediction",
+    grid: Any = "min_max",
+    points: int = 20,
+    features: Optional[Sequence[str]] = None,
+    **kw: Any,
+) -> Table:
+    """Learner-PD (molnar2023 §4): the PD averaged over ``refits`` refits, with the
+    t-interval over refits and the Nadeau–Bengio corrected one (see ``learner_pfi``;
+    quantities ``learner_<prefix>_pd`` and ``learner_<prefix>_pd_corrected``).
+    Use a ``{"fixed": [lo, hi]}`` grid so that every refit's PD has the same grid."""
+    explained = {"ice": _ice_node(statistics, grid, points, features, "rows", 0)}
+    return explain(learner=learner, X=X, y=y, methods=_learner_node(resampling, refits, m, explained), **kw).tidy
+
+
+def shapley(
+    model: Any,
+    X: Any,
+    y: Any = None,
+    *,
+    estimator: str = "kernel",
+    value: str = "prediction",
+    background: int = 100,
+    samples: int = 2048,
+    rows: Optional[int] = None,
+    conformal: Optional[float] = None,
+    calibrate: float = 0.5,
+    **kw: Any,
+) -> Table:
+    """Shapley values φ_j(x) of a value function v(S, x) over the features, the
+    features outside S drawn from ``background`` training rows (watson2023 §4):
+    ``value`` ``prediction``, ``entropy``, ``aleatoric_entropy`` and
+    ``epistemic_entropy`` (a members model, watson2023 §5), ``neg_kl``,
+    ``neg_log_loss`` …; ``estimator`` ``exact`` (all 2^d coalitions) or ``kernel``
+    (KernelSHAP, ``samples`` coalitions per row). With ``conformal=α``, the
+    split-conformal interval μ_j ± τ_j of each feature's values (watson2023 Eq. 10),
+    calibrated on the first ``calibrate`` share of the explained rows, and its coverage
+    of the rest. Quantities ``<value>_shap`` (mean over rows), ``_shap_abs``, and with
+    ``conformal`` ``_shap_mu``, ``_shap_tau``, ``_shap_coverage``."""
+    node: Dict[str, Any] = {
+        "estimator": estimator,
+        "value": value,
+        "background": int(background),
+        "samples": int(samples),
+    }
+    if rows is not None:
+        node["rows"] = int(rows)
+    if conformal is not None:
+        node["conformal"] = {"alpha": float(conformal), "calibrate": float(calibrate)}
+    return explain(model, X, y, {"shapley": node}, **kw).tidy
+
+
+def ice_impact(
+    model: Any,
+    X: Any,
+    y: Any = None,
+    *,
+    lam: float = 0.75,
+    statistics: Union[str, Sequence[str]] = "prediction",
+    features: Optional[Sequence[str]] = None,
+    **kw: Any,
+) -> Table:
+    """ICE feature impact (icefi2022 Eq. 1–5) on each feature's sorted unique values:
+    ``<prefix>_fi`` (mean absolute slope of the ICE curves, in the feature's units),
+    ``_signed_fi``, ``_idfi`` (in-distribution, each step weighted by ``lam``^{|v − x|/σ},
+    Eq. 3), ``_he`` (heterogeneity, Eq. 4) and ``_nl`` (non-linearity, Eq. 5), with the
+    authors' code conventions."""
+    node = _ice_node(statistics, "unique", 0, features, "rows", 0)
+    del node["grid"]["points"]
+    node["impact"] = {"lambda": float(lam)}
+    return explain(model, X, y, {"ice": node}, **kw).tidy
+
+
+def cid(
+    model: Any,
+    X: Any,
+    y: Any,
+    *,
+    statistics: Union[str, Sequence[str]] = "r2_loss",
+    repeats: int = 5,
+    alpha: float = 0.01,
+    bins: int = 20,
+    k: int = 3,
+    **kw: Any,
+) -> Table:
+    """PFI and its covered-information correction (cid2021): CID_j = PFI_j/(1 − Ĉ_j)
+    (Eq. 8), Ĉ_j = 1 − I(X_j; Y | rest)/I(X_j; Y) the share of X_j's information about
+    Y that the other features cover (Def. 3), from a graphical lasso (penalty
+    ``alpha``) and KSG mutual information (k neighbours) on the training rows. Returns the PFI rows (``<prefix>_pfi``), the CID rows (``<prefix>_cid``) and
+    the information terms."""
+    stats = _statistics(statistics)
+    prefixes = {"r2_loss": "r2", "misclassification": "accuracy"}
+    corrects = [f"{prefixes.get(s, s)}_pfi" for s in stats]
+    methods = [
+        {"pfi": _pfi_node(stats, "permutation", repeats, None)},
+        {"cid": {"corrects": corrects, "alpha": float(alpha), "bins": int(bins), "mi": {"ksg": {"k": int(k)}}}},
+    ]
+    return explain(model, X, y, methods, **kw).tidy
