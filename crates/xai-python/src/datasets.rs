@@ -5,7 +5,7 @@ use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
 use xai_bench::datasets::{MissingPolicy, Registry, load, search_dirs};
 use xai_bench::workspace::workspace_root;
-use xai_core::{FeatureKind, Target};
+use xai_core::FeatureKind;
 
 use crate::XaiError;
 
@@ -48,10 +48,7 @@ pub fn dataset<'py>(
             FeatureKind::Categorical { levels } => Some(levels.clone()),
         })
         .collect();
-    let (y, k) = match data.y() {
-        Target::Continuous(v) => (v.clone(), None),
-        Target::Classes { labels, n_classes } => (labels.mapv(|c| c as f64), Some(*n_classes)),
-    };
+    let (y, k) = crate::target_columns(data.y());
     Ok((
         PyArray2::from_array(py, &data.x()),
         PyArray1::from_owned_array(py, y),

@@ -1,10 +1,9 @@
 //! A data generating process from Python, as a YAML `dgp:` node writes it (a formula
 //! DGP, or any registered one): rows drawn with a seed, and its truths.
 
-use ndarray::{Array1, Array2};
+use ndarray::Array1;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use xai_core::Target;
 use xai_core::rng::stream_rng;
 use xai_synth::DgpSpec;
 
@@ -53,10 +52,7 @@ impl Dgp {
         let data = py
             .detach(|| self.spec.dgp().sample(n, &mut stream_rng(seed, 0)))
             .map_err(bad)?;
-        let (y, k) = match data.y() {
-            Target::Continuous(v) => (v.clone(), None),
-            Target::Classes { labels, n_classes } => (labels.mapv(|c| c as f64), Some(*n_classes)),
-        };
+        let (y, k) = crate::target_columns(data.y());
         Ok((
             PyArray2::from_array(py, &data.x()),
             PyArray1::from_owned_array(py, y),
@@ -70,11 +66,7 @@ impl Dgp {
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let x = self.columns(x)?;
-        Ok(PyArray1::from_owned_array(
-            py,
-            self.spec.dgp().conditional_mean(x.view()),
-        ))
+        self.per_row(py, x, |d, x| d.conditional_mean(x))
     }
 
     /// Var(Y | X = x) per row of `x` (n × d).
@@ -83,11 +75,7 @@ impl Dgp {
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let x = self.columns(x)?;
-        Ok(PyArray1::from_owned_array(
-            py,
-            self.spec.dgp().conditional_variance(x.view()),
-        ))
+        self.per_row(py, x, |d, x| d.conditional_variance(x))
     }
 
     /// The true partial dependence PD_j(v) = E_{X_−j}[E[Y | X_j = v, X_−j]]
@@ -149,15 +137,19 @@ impl Dgp {
 }
 
 impl Dgp {
-    /// `x` with the DGP's number of columns.
-    fn columns(&self, x: PyReadonlyArray2<'_, f64>) -> PyResult<Array2<f64>> {
-        let d = self.spec.dgp().feature_names().len();
-        if x.as_array().ncols() != d {
-            return Err(bad(format!(
-                "{} columns given, the DGP has {d}",
-                x.as_array().ncols()
-            )));
+    /// A truth per row of `x`, which must have the DGP's columns.
+    fn per_row<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        truth: impl Fn(&dyn xai_synth::Dgp, ndarray::ArrayView2<'_, f64>) -> Array1<f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let dgp = self.spec.dgp();
+        let d = dgp.feature_names().len();
+        let x = x.as_array();
+        if x.ncols() != d {
+            return Err(bad(format!("{} columns given, the DGP has {d}", x.ncols())));
         }
-        Ok(x.as_array().to_owned())
+        Ok(PyArray1::from_owned_array(py, truth(dgp, x)))
     }
 }

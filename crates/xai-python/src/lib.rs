@@ -22,6 +22,17 @@ pyo3::create_exception!(
      model whose predictions are not what its kind promises."
 );
 
+/// A target as numpy columns: the values (continuous) or the class codes as floats,
+/// and the number of classes (`None`: continuous).
+fn target_columns(y: &xai_core::Target) -> (ndarray::Array1<f64>, Option<usize>) {
+    match y {
+        xai_core::Target::Continuous(v) => (v.clone(), None),
+        xai_core::Target::Classes { labels, n_classes } => {
+            (labels.mapv(|c| c as f64), Some(*n_classes))
+        }
+    }
+}
+
 /// The method kinds an experiment (and [`explain::explain`]) can name.
 #[pyfunction]
 fn method_kinds() -> Vec<&'static str> {

@@ -155,12 +155,7 @@ def pfi(
     given row permutations: copy r sets row i's value to row perm_r[i]'s. Other
     keyword arguments go to ``explain``. Returns the tidy rows.
     """
-    node: Dict[str, Any] = {
-        "perturbation": {perturbation: {"repeats": int(repeats)}},
-        "statistics": _statistics(statistics),
-    }
-    if features is not None:
-        node["features"] = list(features)
+    node = _pfi_node(statistics, perturbation, repeats, features)
     if permutations is None:
         return explain(model, X, y, {"pfi": node}, **kw).tidy
     import tempfile
@@ -172,6 +167,17 @@ def pfi(
         np.savetxt(path, perms, fmt="%d", delimiter=",", header=",".join(f"i{i}" for i in range(perms.shape[1])), comments="")
         node["replay"] = path
         return explain(model, X, y, {"pfi": node}, **kw).tidy
+
+
+def _pfi_node(statistics: Any, perturbation: str, repeats: int, features: Any) -> Dict[str, Any]:
+    """A ``pfi`` method node (``xai-methods/src/pfi.rs``)."""
+    node: Dict[str, Any] = {
+        "perturbation": {perturbation: {"repeats": int(repeats)}},
+        "statistics": _statistics(statistics),
+    }
+    if features is not None:
+        node["features"] = list(features)
+    return node
 
 
 def _ice_node(statistics: Any, grid: Any, points: int, features: Any, band: str, curves: int) -> Dict[str, Any]:

@@ -5,17 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Sequence, Union
 
-from ._api import Table, _ice_node, _statistics, explain
-
-
-def _pfi_node(statistics: Any, perturbation: str, repeats: int, features: Any) -> Dict[str, Any]:
-    node: Dict[str, Any] = {
-        "perturbation": {perturbation: {"repeats": int(repeats)}},
-        "statistics": _statistics(statistics),
-    }
-    if features is not None:
-        node["features"] = list(features)
-    return node
+from ._api import Table, _ice_node, _pfi_node, _statistics, explain
 
 
 def _learner_node(resampling: str, refits: int, m: Optional[Sequence[int]], explained: Dict[str, Any]) -> Dict[str, Any]:
