@@ -137,6 +137,11 @@ impl Dgp {
 }
 
 impl Dgp {
+    /// The DGP's spec (for the methods that read the DGP the rows came from).
+    pub fn spec(&self) -> &DgpSpec {
+        &self.spec
+    }
+
     /// A truth per row of `x`, which must have the DGP's columns.
     fn per_row<'py>(
         &self,

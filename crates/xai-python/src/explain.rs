@@ -106,7 +106,7 @@ pub struct Foreign {
 /// (`tidy.csv`'s columns) and the kept ICE curves, as dicts of lists.
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (foreign, schema, train, test, methods, seed, level))]
+#[pyo3(signature = (foreign, schema, train, test, methods, seed, level, dgp))]
 pub fn explain<'py>(
     py: Python<'py>,
     foreign: Foreign,
@@ -116,11 +116,20 @@ pub fn explain<'py>(
     methods: &str,
     seed: u64,
     level: f64,
+    dgp: Option<PyRef<'py, crate::dgp::Dgp>>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let train = schema.dataset(&train, "training rows")?;
     let test = schema.dataset(&test, "test rows")?;
-    let specs: Vec<MethodSpec> = serde_json::from_str(methods)
+    let nodes: Vec<serde_json::Value> = serde_json::from_str(methods)
         .map_err(|e| PyValueError::new_err(format!("methods: {e}")))?;
+    let specs = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            serde_json::from_value::<MethodSpec>(n.clone())
+                .map_err(|e| XaiError::new_err(format!("methods[{i}]: {e}")))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
     let sink = Sink::default();
     let name = foreign.name.clone();
     let (spec, model) = learner_of(foreign, schema.n_classes, &sink)?;
@@ -133,7 +142,7 @@ pub fn explain<'py>(
             n_test: Some(test.n_rows()),
             models: &models,
             earlier: &earlier_names,
-            dgp: None,
+            dgp: dgp.as_deref().map(crate::dgp::Dgp::spec),
             loaded: Some(&train),
         };
         s.method()
@@ -141,6 +150,7 @@ pub fn explain<'py>(
             .map_err(|e| XaiError::new_err(format!("methods[{i}].{}: {}", e.field, e.message)))?;
         earlier_names.extend(s.method().quantities());
     }
+    let dgp_spec = dgp.as_deref().map(crate::dgp::Dgp::spec);
     let computed = py.detach(|| -> xai_core::error::Result<_> {
         // One thread calls into Python: the methods' own parallel loops run on a
         // pool of one.
@@ -160,20 +170,29 @@ pub fn explain<'py>(
             };
             let mut values = Vec::new();
             let mut curves = Vec::new();
-            for s in &specs {
+            for (s, node) in specs.iter().zip(&nodes) {
                 let method = s.method();
+                // A method's Monte-Carlo truth (a learner's expected explanation over
+                // fresh data), where it has one and the rows' DGP is given.
+                let inner = node.as_object().and_then(|o| o.values().next());
+                let truth = match (dgp_spec, inner.and_then(|n| method.truth_key(n))) {
+                    (Some(d), Some(_)) => {
+                        method.truth(d, &spec, train.n_rows(), level, seed, None)?
+                    }
+                    _ => Vec::new(),
+                };
                 let input = Input {
                     train: &train,
                     test: &test,
                     all: &train,
                     learner: &spec,
-                    dgp: None,
+                    dgp: dgp_spec,
                     model: method.needs_fit().then_some(model),
                     earlier: &values,
                     level,
                     seed,
                     first: true,
-                    truth: &[],
+                    truth: &truth,
                 };
                 let out = method.compute(&input, &mut rng)?;
                 values.extend(out.values);

@@ -69,3 +69,22 @@ def test_cid_corrects_the_pfi_of_a_copied_feature():
     assert t["r2_cid", "X3"] == pytest.approx(t["r2_pfi", "X3"], rel=0.05)
     for f in ("X1", "X2"):
         assert t["r2_cid", f] > 5 * t["r2_pfi", f]
+
+
+def test_fresh_draw_pfi_reads_the_dgp_and_matches_the_oracle():
+    """PFI with x_j drawn afresh from P(X_j) (molnar2023's ideal PFI) of a model close
+    to E[Y | X] is the oracle's E[(m(X̃ʲ) − m(X))²]; for Y = 2·X1 − X2 + ε with
+    uniform features it is 2·β²·Var(U) = β²/6: 2/3 for X1, 1/6 for X2. Within 4 se of
+    the estimate's own interval (the rows' spread) plus the oracle's Monte-Carlo se."""
+    d = xaiws.formula_dgp({"features": ["X1: uniform(0, 1)", "X2: uniform(0, 1)"], "target": "2 * X1 - X2 + normal(0, 0.1)"})
+    X, y = d.sample(2000, seed=1)
+    lm = LinearRegression().fit(X, y)
+    node = {"pfi": {"perturbation": {"fresh_draws": {"repeats": 5}}, "statistics": ["squared_error"]}}
+    t = xaiws.explain(lm, X, y, node, dgp=d).tidy.set_index("feature")
+    oracle = d.oracle_pfi(n=20000).set_index("feature")
+    for f, exact in (("X1", 2 / 3), ("X2", 1 / 6)):
+        assert oracle.estimate[f] == pytest.approx(exact, abs=4 * oracle.se[f])
+        se = np.hypot(t.se[f], oracle.se[f])
+        assert abs(t.estimate[f] - oracle.estimate[f]) < 4 * se, (f, t.estimate[f], oracle.estimate[f], se)
+    with pytest.raises(xaiws.XaiError, match="fresh_draws|DGP"):
+        xaiws.explain(lm, X, y, node)

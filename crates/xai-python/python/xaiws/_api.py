@@ -68,6 +68,7 @@ def explain(
     name: Optional[str] = None,
     seed: int = 0,
     level: float = 0.95,
+    dgp: Any = None,
 ) -> Explanation:
     """Runs methods of the engine's registry on a model of your own.
 
@@ -82,7 +83,9 @@ def explain(
     ``cargo xtask kinds``), which is fitted in Rust; a built-in learner classifies
     when ``y`` holds strings, booleans or a categorical, or ``classes`` is given. The methods explain ``X_test``, ``y_test`` (default ``X``, ``y``);
     their training rows are ``X``, ``y``. All random draws come from ``seed``: the
-    same seed gives the same numbers, on any thread count.
+    same seed gives the same numbers, on any thread count. ``dgp`` (a ``DGP``) names
+    the process the rows came from, for the methods that read it: PFI by fresh draws
+    (``fresh_draws``), an ICE's ``coverage`` of the true PD, a learner's truth.
 
     An exception raised by the model comes back as itself; predictions of the wrong
     shape, not finite, or probabilities outside [0, 1] raise ``XaiError`` naming the
@@ -121,7 +124,14 @@ def explain(
     train = {"x": frame.matrix(X), "y": target.codes(y)}
     test = {"x": frame.matrix(X_test), "y": target.codes(y_test)}
     tidy, curves = _native.explain(
-        foreign, schema, train, test, json.dumps(list(methods)), int(seed), float(level)
+        foreign,
+        schema,
+        train,
+        test,
+        json.dumps(list(methods)),
+        int(seed),
+        float(level),
+        None if dgp is None else dgp._dgp,
     )
     return Explanation(table(tidy), table(curves))
 

@@ -21,6 +21,7 @@ def explain(
     methods: str,
     seed: int,
     level: float,
+    dgp: Optional["Dgp"],
 ) -> Tuple[Dict[str, List[Any]], Dict[str, List[Any]]]:
     """Runs the methods (a JSON list of YAML method nodes) on one model or learner;
     returns the tidy rows and the kept ICE curves as dicts of columns."""
