@@ -4,9 +4,9 @@ on a DGP written as a formula (molnar2023 §4, Table 1).
 The learner-PD is the PD expected over fits of the learner to fresh training sets.
 Each replicate draws 150 training rows, refits the learner m = 10 times by bootstrap
 (boot), subsampling 0.632n (subs) or on fresh rows each time (ideal), and takes the
-t-interval over the m PDs (molnar2023 Eq. 8); boot and subs refits share rows, so
+t-interval over the m PDs (molnar2023 Eq. 6–8); boot and subs refits share rows, so
 their intervals are too narrow, and the Nadeau–Bengio correction widens them
-(variance × (1/m + 0.632/0.368); Eq. 9). Coverage is the share of replicates whose
+(variance × (1/m + c), c = n_test/n_train = 0.368/0.632; §2.3). Coverage is the share of replicates whose
 interval holds the learner-PD truth, the mean PD over 200 fits on fresh data.
 """
 

@@ -154,7 +154,7 @@ def pfi(
 ) -> Table:
     """Permutation feature importance: PFI_j = (1/n)·Σ_i [s(q(·|x̃⁽ⁱ⁾), y⁽ⁱ⁾) − s(q(·|x⁽ⁱ⁾),
     y⁽ⁱ⁾)] averaged over ``repeats`` perturbed copies of column j (Breiman 2001;
-    molnar2023 Eq. 3), with a t-interval over the rows.
+    molnar2023 Eq. 4), with a t-interval over the rows (Eq. 6–8).
 
     ``statistics``: a loss (``squared_error``, ``r2_loss``, ``misclassification``,
     ``brier``), ``nll`` (Likelihood-PFI, wood2024 Eq. 5) or ``entropy`` (Entropy-PFI,
@@ -215,7 +215,7 @@ def pd(
     **kw: Any,
 ) -> Table:
     """Partial dependence PD_j(v) = (1/n)·Σ_i s(q(·|x⁽ⁱ⁾ with x_j = v)) on a grid
-    (Friedman 2001; molnar2023 Eq. 1; with ``nll`` / ``entropy`` the Likelihood- and
+    (Friedman 2001; molnar2023 Eq. 2; with ``nll`` / ``entropy`` the Likelihood- and
     Entropy-PD of wood2024 Eq. 3–5), with the t-interval over rows (molnar2023 Eq. 5,
     7) or, with ``band={"conditional": {"nearest": r}}``, the conditional M-plot over
     the r rows nearest each grid value. ``grid``: ``min_max``, ``quantiles``,

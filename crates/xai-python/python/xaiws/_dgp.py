@@ -120,8 +120,9 @@ def coverage_study(
     """The coverage of learner-PD or learner-PFI intervals of ``learner`` on ``dgp``
     (molnar2023 Table 1, §4): per replicate, fresh training rows, ``refits`` refits by
     ``resampling`` (``boot``: bootstrap; ``subs``: subsampling 0.632n; ``ideal``:
-    fresh rows per refit), the t-interval over refits (Eq. 8) and for ``boot``/``subs``
-    also the Nadeau–Bengio corrected interval (variance × (1/m + 0.632/(1 − 0.632))),
+    fresh rows per refit), the t-interval over refits (Eq. 6–8) and for ``boot``/``subs``
+    also the Nadeau–Bengio corrected interval (variance × (1/m + c), c = n_test/n_train
+    = 0.368/0.632; §2.3),
     against the learner-level truth, the mean over ``truth_runs`` fits on fresh data.
     ``explain``: ``"pd"`` (prediction PD on a fixed ``grid`` of ``points`` values from
     grid[0] to grid[1]), ``"pfi"`` (squared-error PFI, 5 permutations) or a method

@@ -31,8 +31,9 @@ def learner_pfi(
 ) -> Table:
     """Learner-PFI (molnar2023 §4): the PFI averaged over ``refits`` refits of
     ``learner`` by ``resampling`` (``boot``, ``subs``: 0.632n without replacement), each
-    explained on the rows it left out, with the t-interval over refits (Eq. 8) and the
-    Nadeau–Bengio corrected interval, variance × (1/m + 0.632/0.368) (Eq. 9):
+    explained on the rows it left out (the learner-PFI of Eq. 10), with the t-interval
+    over refits (Eq. 6–8) and the Nadeau–Bengio corrected interval, variance ×
+    (1/m + c), c = n_test/n_train = 0.368/0.632 (§2.3, unnumbered there):
     quantities ``learner_<prefix>_pfi`` and ``learner_<prefix>_pfi_corrected``; ``m``
     also reports the first m refits."""
     node = _learner_node(resampling, refits, m, {"pfi": _pfi_node(statistics, perturbation, repeats, features)})
@@ -53,7 +54,7 @@ def learner_pd(
     features: Optional[Sequence[str]] = None,
     **kw: Any,
 ) -> Table:
-    """Learner-PD (molnar2023 §4): the PD averaged over ``refits`` refits, with the
+    """Learner-PD (molnar2023 Eq. 9, §4): the PD averaged over ``refits`` refits, with the
     t-interval over refits and the Nadeau–Bengio corrected one (see ``learner_pfi``;
     quantities ``learner_<prefix>_pd`` and ``learner_<prefix>_pd_corrected``).
     Use a ``{"fixed": [lo, hi]}`` grid so that every refit's PD has the same grid."""
