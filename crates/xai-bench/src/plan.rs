@@ -844,7 +844,7 @@ impl Experiment {
                     known(q, q)?;
                 }
             }
-            if let Err(e) = c.assert.kind().validate(&s.tables) {
+            if let Err(e) = c.validate(&s.tables) {
                 return fail(&e.field, e.message);
             }
             if let Some(crate::checks::Deviation::PerScale(by)) = &c.expected_to_differ

@@ -152,13 +152,7 @@ fn reference_table(spec: &ExperimentSpec, dir: &Path, used: &[String]) -> Result
         .iter()
         .filter(|c| !used.contains(&c.claim))
         .filter_map(|c| match &c.assert {
-            Assertion::Near(n) => Some((
-                &n.quantity,
-                &n.rows,
-                n.value,
-                n.tolerance,
-                (n.plus_se, n.plus_sd),
-            )),
+            Assertion::Near(n) => Some(n),
             _ => None,
         })
         .collect();
@@ -176,13 +170,9 @@ fn reference_table(spec: &ExperimentSpec, dir: &Path, used: &[String]) -> Result
     let mut html = String::from(
         "<table><tr><th>quantity</th><th>row</th><th>reference</th><th>ours</th><th>MC se</th><th>(ours − reference) / se</th><th>tolerance</th></tr>\n",
     );
-    for (quantity, sel, value, tolerance, plus) in near {
-        let allowed = match plus {
-            (0.0, 0.0) => format!("±{tolerance}"),
-            (z, 0.0) => format!("±({tolerance} + {z} se)"),
-            (0.0, z) => format!("±({tolerance} + {z} sd)"),
-            (z, w) => format!("±({tolerance} + {z} se + {w} sd)"),
-        };
+    for n in near {
+        let (quantity, sel, value) = (&n.quantity, &n.rows, n.value);
+        let allowed = n.describe_allowance();
         for row in &summary.rows {
             let cols: Vec<(&str, String)> = summary
                 .header

@@ -693,3 +693,18 @@ fn a_grid_of_too_many_variants_is_refused() {
     let msg = error_of("\nmethods:", &format!("\ngrid:\n{keys}methods:"));
     assert_has(&msg, &["grid", "more than 100000 variants"]);
 }
+
+/// A check's absolute tolerance with no stated source does not load, and the error
+/// says which sources there are (issue 50: no margin picked after seeing the number).
+#[test]
+fn a_tolerance_without_a_source_is_refused_at_load() {
+    let msg = error_of(
+        "negligible: { quantity: entropy_pfi, where: { feature: X5 }, bound: 0.005 }",
+        "near: { quantity: entropy_pfi, where: { feature: X5 }, value: 0.1, tolerance: 0.03 }",
+    );
+    eprintln!("{msg}");
+    assert_has(
+        &msg,
+        &["tolerance 0.03 states no source", "printed", "derivation"],
+    );
+}

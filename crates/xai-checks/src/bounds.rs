@@ -6,7 +6,9 @@
 use serde::Deserialize;
 
 use super::{AssertionKind, Context, Reads, Verdict, nan_max, nan_min};
-use xai_results::layout::PaperValue;
+use crate::tolerance::PaperError;
+use xai_results::Invalid;
+use xai_results::layout::{PaperValue, TableSpec};
 use xai_results::select::Selector;
 use xai_results::select::{Row, of_quantity, summary_rows, tidy_rows};
 
@@ -222,12 +224,12 @@ impl AssertionKind for ExcludesZero {
     }
 }
 
-/// Every selected row's estimate lies within `tolerance` + `plus_se`·se +
-/// `plus_sd`·sd of `value`, se being the row's Monte-Carlo standard error over
-/// replicates and sd = se·√R their sd (a paper's number: a model-fit margin plus the
-/// reproduction's own Monte-Carlo error, so the check tightens as replicates grow,
-/// plus, for a number from one fit, that fit's spread; a zero multiple adds nothing).
-/// Measured: the largest |estimate − value|.
+/// Every selected row's estimate lies within `tolerance` + `plus_se`·√(se² +
+/// se_paper²) of `value` (the allowance of [`crate::tolerance`]): se is the row's
+/// Monte-Carlo standard error over replicates, se_paper the paper's own
+/// ([`PaperError`]), and `tolerance` the paper's printed precision or a derived
+/// margin (its source in the check's `tolerance_from`), so the check tightens as
+/// replicates grow. Measured: the largest |estimate − value|.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Near {
@@ -236,19 +238,41 @@ pub struct Near {
     /// The rows.
     #[serde(rename = "where")]
     pub rows: Selector,
-    /// The expected value (e.g. a population value derived in PAPERS.md).
+    /// The expected value (a paper's number, or a population value derived in
+    /// PAPERS.md).
     pub value: f64,
-    /// The largest |estimate − value| accepted beyond the Monte-Carlo allowance.
+    /// The largest |estimate − value| accepted beyond the Monte-Carlo allowance
+    /// (default 0).
+    #[serde(default)]
     pub tolerance: f64,
-    /// Multiples of the row's Monte-Carlo se added to the tolerance (default 0).
+    /// k: multiples of the combined Monte-Carlo se added to the tolerance (default 0).
     #[serde(default)]
     pub plus_se: f64,
-    /// Multiples of the row's sd over replicates added to the tolerance (default
-    /// 0): the spread of one fit, for a paper's number that came from a single
-    /// fit and so differs from the mean over replicates by that fit's own error
-    /// (watson2023 Table 1's margins of the features a model ignores).
+    /// The Monte-Carlo error of the paper's number (default none).
     #[serde(default)]
-    pub plus_sd: f64,
+    pub paper_error: PaperError,
+}
+
+impl Near {
+    /// The allowance of row `r`: tolerance + k·√(se² + se_paper²).
+    pub fn allowed(&self, se: f64, n: usize) -> f64 {
+        match self.plus_se {
+            0.0 => self.tolerance,
+            k => self.tolerance + k * se.hypot(self.paper_error.se(self.value, se, n)),
+        }
+    }
+
+    /// The allowance in words: "±(0.005 + 3 combined se (…))".
+    pub fn describe_allowance(&self) -> String {
+        match self.plus_se {
+            0.0 => format!("±{}", self.tolerance),
+            k => format!(
+                "±({} + {k} {})",
+                self.tolerance,
+                self.paper_error.describe()
+            ),
+        }
+    }
 }
 
 impl AssertionKind for Near {
@@ -264,43 +288,28 @@ impl AssertionKind for Near {
         })
     }
 
+    fn tolerance(&self) -> Option<f64> {
+        Some(self.tolerance)
+    }
+
+    fn validate(&self, _tables: &[TableSpec]) -> Result<(), Invalid> {
+        self.paper_error.validate(self.value)
+    }
+
     fn reads(&self) -> Reads<'_> {
         Reads::summary()
     }
 
     fn verdict(&self, ctx: &Context<'_>) -> Verdict {
-        let Near {
-            value,
-            tolerance,
-            plus_se,
-            plus_sd,
-            ..
-        } = *self;
-        let allowed = |r: &Row<'_>| {
-            let mut a = tolerance;
-            if plus_se != 0.0 {
-                a += plus_se * r.value.se;
-            }
-            if plus_sd != 0.0 {
-                a += plus_sd * r.value.se * (r.value.n as f64).sqrt();
-            }
-            a
-        };
-        let mut what = format!("within {tolerance}");
-        for (z, name) in [(plus_se, "se"), (plus_sd, "sd")] {
-            if z != 0.0 {
-                what += &format!(" + {z} {name}");
-            }
-        }
-        what += &format!(" of {value}");
+        let value = self.value;
         every(
             summary_rows(ctx.out),
             &self.quantity,
             &self.rows,
-            |r| (r.value.estimate - value).abs() <= allowed(r),
+            |r| (r.value.estimate - value).abs() <= self.allowed(r.value.se, r.value.n),
             |r| (r.value.estimate - value).abs(),
             nan_max,
-            &what,
+            &format!("within {} of {value}", self.describe_allowance()),
         )
     }
 }

@@ -420,6 +420,10 @@ impl AssertionKind for SimilarCurves {
         vec![&self.quantity]
     }
 
+    fn tolerance(&self) -> Option<f64> {
+        Some(self.tolerance)
+    }
+
     fn reads(&self) -> Reads<'_> {
         Reads::curves(vec![
             (&self.quantity, &self.this),

@@ -20,6 +20,7 @@ pub mod paired;
 pub mod paper_cells;
 pub mod ranking;
 pub mod regression;
+pub mod tolerance;
 
 #[cfg(test)]
 mod tests;
@@ -114,12 +115,26 @@ pub struct CheckSpec {
     pub kind: ClaimKind,
     /// The assertion that tests it.
     pub assert: Assertion,
+    /// The source of the assertion's absolute tolerance ([`tolerance::ToleranceFrom`]),
+    /// required when it has one ([`tolerance::check_source`]).
+    #[serde(default)]
+    pub tolerance_from: Option<tolerance::ToleranceFrom>,
     /// Why this claim is known not to reproduce, with the measured numbers: a failure
     /// is then reported as a known deviation, not fatal, and a pass fails as a stale
     /// marker (remove the marker once its cause is fixed). One reason for every scale,
     /// or reasons per scale ([`Deviation::PerScale`]).
     #[serde(default)]
     pub expected_to_differ: Option<Deviation>,
+}
+
+impl CheckSpec {
+    /// Checks its assertion's settings against the experiment's tables, and that its
+    /// absolute tolerance states its source.
+    pub fn validate(&self, tables: &[TableSpec]) -> std::result::Result<(), Invalid> {
+        let kind = self.assert.kind();
+        kind.validate(tables)?;
+        tolerance::check_source(kind.tolerance(), self.tolerance_from.as_ref())
+    }
 }
 
 /// The paper's numbers the checks give ([`AssertionKind::paper_value`]), which
@@ -250,6 +265,13 @@ pub trait AssertionKind: Send + Sync {
     /// The paper's number it compares with, for the cells a table shows beside ours
     /// (a `near` check's value); `None` for a kind that gives none.
     fn paper_value(&self) -> Option<PaperValue<'_>> {
+        None
+    }
+
+    /// Its absolute tolerance (`near`'s, `unchanged`'s, `similar_curves`'s), which the
+    /// check must give a source for ([`tolerance::check_source`]); `None` for a kind
+    /// whose allowance is Monte-Carlo error alone.
+    fn tolerance(&self) -> Option<f64> {
         None
     }
 
@@ -386,6 +408,10 @@ pub fn evaluate(check: &CheckSpec, out: &RunOutput, tables: &[TableSpec], level:
             v.detail
         ),
         _ => v.detail,
+    };
+    let detail = match &check.tolerance_from {
+        Some(from) => format!("{detail} (tolerance: {})", from.describe()),
+        None => detail,
     };
     Outcome {
         name: check.claim.clone(),

@@ -22,6 +22,10 @@ impl AssertionKind for Not {
         self.0.kind().reads()
     }
 
+    fn tolerance(&self) -> Option<f64> {
+        self.0.kind().tolerance()
+    }
+
     fn validate(&self, tables: &[TableSpec]) -> Result<(), Invalid> {
         self.0.kind().validate(tables)
     }

@@ -309,7 +309,8 @@ pub struct Unchanged {
     /// The values of the reference row's keys, e.g. `{ n_train: "100" }`.
     pub from: Selector,
     /// The largest |estimate − reference| accepted beyond the Monte-Carlo
-    /// allowance.
+    /// allowance (default 0; its source in the check's `tolerance_from`).
+    #[serde(default)]
     pub tolerance: f64,
     /// Multiples of the difference's Monte-Carlo se added to the tolerance.
     #[serde(default)]
@@ -319,6 +320,10 @@ pub struct Unchanged {
 impl AssertionKind for Unchanged {
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity]
+    }
+
+    fn tolerance(&self) -> Option<f64> {
+        Some(self.tolerance)
     }
 
     fn reads(&self) -> Reads<'_> {

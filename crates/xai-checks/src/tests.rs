@@ -106,6 +106,7 @@ fn check(yaml: &str, marker: Option<&str>, out: &RunOutput) -> Outcome {
         kind: ClaimKind::Paper,
         assert: serde_saphyr::from_str(yaml).unwrap(),
         expected_to_differ: marker.map(|m| Deviation::Everywhere(m.into())),
+        tolerance_from: None,
     };
     evaluate(&spec, out, &[], 0.95)
 }
@@ -505,20 +506,91 @@ fn in_top_and_near_read_the_mean_over_replicates() {
     };
     assert_eq!(status(&near_se(0.1), &out), Status::Pass);
     assert_eq!(status(&near_se(0.05), &out), Status::Fail);
-    // Or of the sd over the replicates, se·√n.
+    // The paper's number from one fit: its se is our sd over replicates, se·√n, and
+    // the allowance is 0.4 + k·√(se² + n·se²) = 0.4 + k·√(1 + n).
     let n = out
         .summary
         .iter()
         .find(|r| r.feature == "B" && r.quantity == "q")
         .map(|r| r.value.n as f64)
         .unwrap();
-    let near_sd = |z: f64| {
+    let one_fit = |z: f64| {
         format!(
-            "near: {{ quantity: q, where: {{ feature: B }}, value: 4.5, tolerance: 0.4, plus_sd: {z} }}"
+            "near: {{ quantity: q, where: {{ feature: B }}, value: 4.5, tolerance: 0.4, plus_se: {z}, paper_error: one_fit }}"
         )
     };
-    assert_eq!(status(&near_sd(0.101 / n.sqrt()), &out), Status::Pass);
-    assert_eq!(status(&near_sd(0.099 / n.sqrt()), &out), Status::Fail);
+    assert_eq!(
+        status(&one_fit(0.101 / (1.0 + n).sqrt()), &out),
+        Status::Pass
+    );
+    assert_eq!(
+        status(&one_fit(0.099 / (1.0 + n).sqrt()), &out),
+        Status::Fail
+    );
+}
+
+/// A paper's share over its own runs: se_paper = √(v(1 − v)/runs) joins ours (here 0,
+/// every replicate 0.5) in quadrature; v = 0.6 over 100 runs gives se_paper = 0.049, so
+/// the gap 0.1 is within 2.05 se_paper and not within 2.
+#[test]
+fn near_joins_the_papers_binomial_se_over_its_runs() {
+    let out = scalar_run(&[vec![("q", "A", 0.5)], vec![("q", "A", 0.5)]]);
+    let claim = |k: f64, paper: &str| {
+        format!(
+            "near: {{ quantity: q, where: {{ feature: A }}, value: 0.6, plus_se: {k}, paper_error: {paper} }}"
+        )
+    };
+    assert_eq!(status(&claim(2.05, "{ runs: 100 }"), &out), Status::Pass);
+    assert_eq!(status(&claim(2.0, "{ runs: 100 }"), &out), Status::Fail);
+    assert_eq!(status(&claim(2.05, "none"), &out), Status::Fail);
+}
+
+/// An absolute tolerance states its source: none is refused; a printed precision must
+/// be half a unit of its last digit; a derivation must say something; a source with
+/// no tolerance to justify is refused; Monte-Carlo multiples need none.
+#[test]
+fn a_tolerance_without_a_source_is_refused() {
+    let spec = |tol: f64, from: &str| -> CheckSpec {
+        serde_saphyr::from_str(&format!(
+            "claim: c\nassert:\n  near: {{ quantity: q, where: {{}}, value: 0.41, tolerance: {tol}, plus_se: 3 }}\n{from}"
+        ))
+        .unwrap()
+    };
+    let field = |c: CheckSpec| c.validate(&[]).map_err(|e| e.field);
+    assert_eq!(field(spec(0.03, "")), Err("tolerance".into()));
+    assert_eq!(field(spec(0.005, "tolerance_from: { printed: 2 }")), Ok(()));
+    assert_eq!(
+        field(spec(0.03, "tolerance_from: { printed: 2 }")),
+        Err("tolerance_from".into())
+    );
+    assert_eq!(
+        field(spec(
+            0.03,
+            "tolerance_from: { derivation: \"a fit's bias, PAPERS.md §2.2\" }"
+        )),
+        Ok(())
+    );
+    assert_eq!(
+        field(spec(0.03, "tolerance_from: { derivation: \" \" }")),
+        Err("tolerance_from".into())
+    );
+    assert_eq!(field(spec(0.0, "")), Ok(()));
+    assert_eq!(
+        field(spec(0.0, "tolerance_from: { printed: 2 }")),
+        Err("tolerance_from".into())
+    );
+    // Inside `not`, the inner assertion's tolerance counts.
+    let negated: CheckSpec = serde_saphyr::from_str(
+        "claim: c\nassert:\n  not:\n    near: { quantity: q, where: {}, value: 1, tolerance: 0.1 }\n",
+    )
+    .unwrap();
+    assert_eq!(field(negated), Err("tolerance".into()));
+    // A share over runs needs a value in [0, 1].
+    let runs: CheckSpec = serde_saphyr::from_str(
+        "claim: c\nassert:\n  near: { quantity: q, where: {}, value: 3, plus_se: 3, paper_error: { runs: 10 } }\n",
+    )
+    .unwrap();
+    assert_eq!(field(runs), Err("paper_error".into()));
 }
 
 #[test]
@@ -848,6 +920,7 @@ fn a_marker_per_scale_applies_at_the_scales_it_names_only() {
             kind: ClaimKind::Paper,
             assert: serde_saphyr::from_str(yaml).unwrap(),
             expected_to_differ: Some(at_paper.clone()),
+            tolerance_from: None,
         };
         evaluate(&spec, out, &[], 0.95).status
     };
