@@ -699,7 +699,7 @@ fn a_grid_of_too_many_variants_is_refused() {
 #[test]
 fn a_tolerance_without_a_source_is_refused_at_load() {
     let msg = error_of(
-        "negligible: { quantity: entropy_pfi, where: { feature: X5 }, bound: 0.005 }",
+        "negligible: { quantity: entropy_pfi, where: { feature: X5 }, bound: 0.005 }\n    tolerance_from: { derivation: \"a frozen copy for the error tests: a tenth of the largest Entropy-PFI, about 0.02 at ci scale\" }",
         "near: { quantity: entropy_pfi, where: { feature: X5 }, value: 0.1, tolerance: 0.03 }",
     );
     eprintln!("{msg}");

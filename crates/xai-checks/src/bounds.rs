@@ -6,17 +6,17 @@
 use serde::Deserialize;
 
 use super::{AssertionKind, Context, Reads, Verdict, nan_max, nan_min};
-use crate::tolerance::PaperError;
+use crate::tolerance::{PaperError, Threshold};
 use xai_results::Invalid;
 use xai_results::layout::{PaperValue, TableSpec};
 use xai_results::select::Selector;
-use xai_results::select::{Row, of_quantity, summary_rows, tidy_rows};
+use xai_results::select::{Row, of_quantity, short, summary_rows, tidy_rows};
 
 /// Every selected row of `rows` (the summary's, or the per-replicate rows)
 /// satisfies `pred`; measured is `measure` folded by `worst` (the least favourable
 /// row's number).
 fn every(
-    rows: Vec<Row<'_>>,
+    rows: &[Row<'_>],
     quantity: &str,
     sel: &Selector,
     pred: impl Fn(&Row<'_>) -> bool,
@@ -24,7 +24,7 @@ fn every(
     worst: fn(f64, f64) -> f64,
     what: &str,
 ) -> Verdict {
-    let chosen: Vec<_> = of_quantity(&rows, quantity)
+    let chosen: Vec<_> = of_quantity(rows, quantity)
         .into_iter()
         .filter(|r| r.matches(sel))
         .collect();
@@ -74,6 +74,10 @@ pub struct Positive {
 }
 
 impl AssertionKind for Positive {
+    fn thresholds(&self) -> Vec<Threshold> {
+        Threshold::unless("above", self.above, 0.0)
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity]
     }
@@ -89,7 +93,7 @@ impl AssertionKind for Positive {
         let above = self.above;
         match self.each_replicate {
             false => every(
-                summary_rows(ctx.out),
+                &summary_rows(ctx.out),
                 &self.quantity,
                 &self.rows,
                 |r| r.value.lower > above,
@@ -98,7 +102,7 @@ impl AssertionKind for Positive {
                 &format!("lower > {above}"),
             ),
             true => every(
-                tidy_rows(ctx.out),
+                &tidy_rows(ctx.out),
                 &self.quantity,
                 &self.rows,
                 |r| r.value.estimate > above,
@@ -132,6 +136,16 @@ pub struct ExcludesZero {
 }
 
 impl AssertionKind for ExcludesZero {
+    fn thresholds(&self) -> Vec<Threshold> {
+        [
+            self.at_least.map(|v| Threshold::always("at_least", v)),
+            self.at_most.map(|v| Threshold::always("at_most", v)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity]
     }
@@ -276,6 +290,10 @@ impl Near {
 }
 
 impl AssertionKind for Near {
+    fn thresholds(&self) -> Vec<Threshold> {
+        Threshold::unless("tolerance", self.tolerance, 0.0)
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity]
     }
@@ -286,10 +304,6 @@ impl AssertionKind for Near {
             rows: &self.rows,
             value: self.value,
         })
-    }
-
-    fn tolerance(&self) -> Option<f64> {
-        Some(self.tolerance)
     }
 
     fn validate(&self, _tables: &[TableSpec]) -> Result<(), Invalid> {
@@ -303,7 +317,7 @@ impl AssertionKind for Near {
     fn verdict(&self, ctx: &Context<'_>) -> Verdict {
         let value = self.value;
         every(
-            summary_rows(ctx.out),
+            &summary_rows(ctx.out),
             &self.quantity,
             &self.rows,
             |r| (r.value.estimate - value).abs() <= self.allowed(r.value.se, r.value.n),
@@ -321,12 +335,13 @@ pub trait BoundRule {
     fn holds(r: &Row<'_>, bound: f64) -> bool;
     /// The row's number.
     fn measure(r: &Row<'_>) -> f64;
-    /// The rule in words, for the verdict ("upper < 0.6").
-    fn describe(bound: f64) -> String;
+    /// The rule in words, for the verdict ("upper < 0.6"), given the bound as shown.
+    fn describe(bound: &str) -> String;
 }
 
 /// `{quantity, where, bound}`: every selected summary row passes rule `R` against
-/// `bound` ([`Below`], [`Negligible`]).
+/// `bound` ([`Below`], [`Negligible`]); with `relative_to`, against `bound` times the
+/// largest |estimate| of the reference rows in the same panel ([`Reference`]).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, bound = "")]
 pub struct Bounded<R> {
@@ -335,15 +350,62 @@ pub struct Bounded<R> {
     /// The rows.
     #[serde(rename = "where")]
     pub rows: Selector,
-    /// The bound of the rule.
+    /// The bound of the rule (a fraction, with `relative_to`).
     pub bound: f64,
+    /// The rows whose largest |estimate| the bound is a fraction of (default: none, the
+    /// bound is absolute).
+    #[serde(default)]
+    pub relative_to: Option<Reference>,
     #[serde(skip)]
     rule: std::marker::PhantomData<R>,
 }
 
+/// The reference of a relative bound: the rows of `quantity` (default: the checked
+/// one) that `where` selects, in the same panel as the checked row (equal in every
+/// column but the quantity and those `where` names), e.g. `where: { feature: [...] }`
+/// for every feature's Entropy-PFI of the same model, so "negligible" reads "an order
+/// of magnitude below the largest bar of its panel" at every scale and seed.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reference {
+    /// The reference quantity (default: the checked one).
+    #[serde(default)]
+    pub quantity: Option<String>,
+    /// The reference rows.
+    #[serde(rename = "where")]
+    pub rows: Selector,
+}
+
+impl<R> Bounded<R> {
+    /// The bound row `r` is held to: `bound`, or `bound` × the largest |estimate| of
+    /// its reference rows (NaN when it has none, so the claim fails).
+    fn bound_of(&self, summary: &[Row<'_>], r: &Row<'_>) -> f64 {
+        let Some(rel) = &self.relative_to else {
+            return self.bound;
+        };
+        let skip: Vec<&str> = std::iter::once("quantity")
+            .chain(rel.rows.keys().map(String::as_str))
+            .collect();
+        let panel = r.context(&skip);
+        let largest = of_quantity(summary, rel.quantity.as_deref().unwrap_or(&self.quantity))
+            .into_iter()
+            .filter(|b| b.matches(&rel.rows) && b.context(&skip) == panel)
+            .map(|b| b.value.estimate.abs())
+            .reduce(nan_max)
+            .unwrap_or(f64::NAN);
+        self.bound * largest
+    }
+}
+
 impl<R: BoundRule + Send + Sync> AssertionKind for Bounded<R> {
+    fn thresholds(&self) -> Vec<Threshold> {
+        Threshold::unless("bound", self.bound, 0.0)
+    }
+
     fn quantities(&self) -> Vec<&String> {
-        vec![&self.quantity]
+        let mut q = vec![&self.quantity];
+        q.extend(self.relative_to.as_ref().and_then(|r| r.quantity.as_ref()));
+        q
     }
 
     fn reads(&self) -> Reads<'_> {
@@ -351,15 +413,40 @@ impl<R: BoundRule + Send + Sync> AssertionKind for Bounded<R> {
     }
 
     fn verdict(&self, ctx: &Context<'_>) -> Verdict {
-        let bound = self.bound;
+        let summary = summary_rows(ctx.out);
+        let what = match &self.relative_to {
+            None => R::describe(&self.bound.to_string()),
+            Some(rel) => {
+                let bounds: Vec<f64> = of_quantity(&summary, &self.quantity)
+                    .into_iter()
+                    .filter(|r| r.matches(&self.rows))
+                    .map(|r| self.bound_of(&summary, r))
+                    .collect();
+                let (lo, hi) = bounds
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                        (a.min(x), b.max(x))
+                    });
+                let of = rel.quantity.as_deref().unwrap_or(&self.quantity);
+                let shown = match lo == hi {
+                    true => short(lo),
+                    false => format!("{}-{}", short(lo), short(hi)),
+                };
+                format!(
+                    "{}, {} times the largest |{of}| of its panel",
+                    R::describe(&shown),
+                    self.bound
+                )
+            }
+        };
         every(
-            summary_rows(ctx.out),
+            &summary,
             &self.quantity,
             &self.rows,
-            |r| R::holds(r, bound),
+            |r| R::holds(r, self.bound_of(&summary, r)),
             R::measure,
             nan_max,
-            &R::describe(bound),
+            &what,
         )
     }
 }
@@ -382,30 +469,33 @@ impl BoundRule for UpperBelow {
         r.value.upper
     }
 
-    fn describe(bound: f64) -> String {
+    fn describe(bound: &str) -> String {
         format!("upper < {bound}")
     }
 }
 
-/// `negligible`: every selected row's interval covers 0 or |estimate| ≤ `bound` (the
-/// largest |estimate| that still counts as negligible). Measured: the largest
-/// |estimate|.
-pub type Negligible = Bounded<CoversZeroOrSmall>;
+/// `negligible`: every selected row's interval lies inside (−`bound`, `bound`), an
+/// equivalence rule (two one-sided tests at the interval's level): the claim holds only
+/// when the run is precise enough to show the value small, so an underpowered run, whose
+/// wide interval merely covers 0, fails. `bound` is the largest value that still counts
+/// as negligible, with its source in the check's `tolerance_from`. Measured: the
+/// largest max(|lower|, |upper|).
+pub type Negligible = Bounded<InsideBound>;
 
-/// The rule of [`Negligible`]: the interval covers 0 or |estimate| ≤ bound.
+/// The rule of [`Negligible`]: −bound < lower and upper < bound.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CoversZeroOrSmall;
+pub struct InsideBound;
 
-impl BoundRule for CoversZeroOrSmall {
+impl BoundRule for InsideBound {
     fn holds(r: &Row<'_>, bound: f64) -> bool {
-        r.value.covers(0.0) || r.value.estimate.abs() <= bound
+        -bound < r.value.lower && r.value.upper < bound
     }
 
     fn measure(r: &Row<'_>) -> f64 {
-        r.value.estimate.abs()
+        r.value.lower.abs().max(r.value.upper.abs())
     }
 
-    fn describe(bound: f64) -> String {
-        format!("interval covers 0 or |estimate| <= {bound}")
+    fn describe(bound: &str) -> String {
+        format!("interval inside ±{bound}")
     }
 }

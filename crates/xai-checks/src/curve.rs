@@ -5,6 +5,8 @@
 //! with each other (`similar_curves`) and with the PD (`below_pd_peak`).
 
 use serde::Deserialize;
+
+use crate::tolerance::Threshold;
 use xai_core::interpolate;
 
 use super::Direction;
@@ -12,6 +14,14 @@ use super::{AssertionKind, Context, Reads, Verdict, at_least, nan_max};
 use xai_results::output::RunOutput;
 use xai_results::select::{Curve, argmax, argmin, curves, interval_curves, short};
 use xai_results::select::{CurveInterval, RowFilter, Selector};
+
+/// The ends of a curve interval, which every use sets (around the paper's location).
+fn interval_thresholds(c: &CurveInterval) -> Vec<Threshold> {
+    [("lower", c.lower), ("upper", c.upper)]
+        .into_iter()
+        .map(|(s, v)| Threshold::always(s, v))
+        .collect()
+}
 
 /// No curves, or a curve with a NaN value: the shape cannot be judged, so the claim
 /// (and its negation) fails with a NaN measure.
@@ -68,6 +78,10 @@ fn each_curve(curves: &[Curve<'_>], test: impl Fn(&Curve<'_>) -> (bool, String))
 pub struct InteriorPeak(pub CurveInterval);
 
 impl AssertionKind for InteriorPeak {
+    fn thresholds(&self) -> Vec<Threshold> {
+        interval_thresholds(&self.0)
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.0.quantity]
     }
@@ -118,6 +132,10 @@ fn interior_peak(out: &RunOutput, ci: &CurveInterval) -> Verdict {
 pub struct RisesTowardsEdges(pub CurveInterval);
 
 impl AssertionKind for RisesTowardsEdges {
+    fn thresholds(&self) -> Vec<Threshold> {
+        interval_thresholds(&self.0)
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.0.quantity]
     }
@@ -159,6 +177,10 @@ fn rises_towards_edges(out: &RunOutput, ci: &CurveInterval) -> Verdict {
 pub struct ArgmaxWithin(pub CurveInterval);
 
 impl AssertionKind for ArgmaxWithin {
+    fn thresholds(&self) -> Vec<Threshold> {
+        interval_thresholds(&self.0)
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.0.quantity]
     }
@@ -235,6 +257,14 @@ pub struct Trend {
 }
 
 impl AssertionKind for Trend {
+    fn thresholds(&self) -> Vec<Threshold> {
+        [
+            Threshold::unless("share", self.share, 1.0),
+            Threshold::unless("by", self.by, 0.0),
+        ]
+        .concat()
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity]
     }
@@ -309,6 +339,10 @@ pub struct Varies {
 }
 
 impl AssertionKind for Varies {
+    fn thresholds(&self) -> Vec<Threshold> {
+        Threshold::unless("bound", self.bound, 0.0)
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity]
     }
@@ -338,7 +372,9 @@ fn varies(out: &RunOutput, quantity: &str, sel: &Selector, bound: f64) -> Verdic
 
 /// The selected ICE curves differ in shape, not only in level: after subtracting each
 /// curve's own mean, the standard deviation across curves exceeds `bound` at some
-/// grid point. Measured: the largest such spread.
+/// grid point; with `relative`, `bound` times the range of the curves' mean (their
+/// PD over the rows drawn), so the bound is a share of the effect the PD shows.
+/// Measured: the largest such spread.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShapesDiffer {
@@ -347,11 +383,18 @@ pub struct ShapesDiffer {
     /// The curves (one feature and model).
     #[serde(rename = "where")]
     pub rows: Selector,
-    /// Smallest spread that counts.
+    /// Smallest spread that counts (a share of the PD's range, with `relative`).
     pub bound: f64,
+    /// Whether `bound` is a share of the range of the curves' mean (default false).
+    #[serde(default)]
+    pub relative: bool,
 }
 
 impl AssertionKind for ShapesDiffer {
+    fn thresholds(&self) -> Vec<Threshold> {
+        vec![Threshold::always("bound", self.bound)]
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity]
     }
@@ -361,14 +404,14 @@ impl AssertionKind for ShapesDiffer {
     }
 
     fn verdict(&self, ctx: &Context<'_>) -> Verdict {
-        shapes_differ(ctx.out, &self.quantity, &self.rows, self.bound)
+        shapes_differ(ctx.out, self)
     }
 }
 
 /// The largest across-curve standard deviation of the centred curves (each minus its
-/// own mean) over the grid exceeds `bound`. Measured: that spread.
-fn shapes_differ(out: &RunOutput, quantity: &str, sel: &Selector, bound: f64) -> Verdict {
-    let curves = curves(out, quantity, sel, None);
+/// own mean) over the grid exceeds the bound. Measured: that spread.
+fn shapes_differ(out: &RunOutput, claim: &ShapesDiffer) -> Verdict {
+    let curves = curves(out, &claim.quantity, &claim.rows, None);
     if curves.len() < 2 || curves.iter().any(|c| c.ys.len() != curves[0].ys.len()) {
         return Verdict::no_rows(&format!(
             "need at least two curves on one grid, got {}",
@@ -389,12 +432,28 @@ fn shapes_differ(out: &RunOutput, quantity: &str, sel: &Selector, bound: f64) ->
             (centred.iter().map(|c| (c[g] - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
         })
         .fold(0.0, nan_max);
+    let (bound, of) = match claim.relative {
+        false => (claim.bound, String::new()),
+        true => {
+            let pd: Vec<f64> = (0..curves[0].ys.len())
+                .map(|g| curves.iter().map(|c| c.ys[g]).sum::<f64>() / n)
+                .collect();
+            let range = pd[argmax(&pd)] - pd[argmin(&pd)];
+            let of = format!(
+                " = {} x the curves' mean's range {}",
+                claim.bound,
+                short(range)
+            );
+            (claim.bound * range, of)
+        }
+    };
     Verdict::new(
         spread > bound,
         spread,
         format!(
-            "largest spread of centred curves {} vs bound {bound} ({} curves)",
+            "largest spread of centred curves {} vs bound {}{of} ({} curves)",
             short(spread),
+            short(bound),
             curves.len()
         ),
     )
@@ -416,12 +475,12 @@ pub struct SimilarCurves {
 }
 
 impl AssertionKind for SimilarCurves {
-    fn quantities(&self) -> Vec<&String> {
-        vec![&self.quantity]
+    fn thresholds(&self) -> Vec<Threshold> {
+        vec![Threshold::always("tolerance", self.tolerance)]
     }
 
-    fn tolerance(&self) -> Option<f64> {
-        Some(self.tolerance)
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity]
     }
 
     fn reads(&self) -> Reads<'_> {
@@ -514,6 +573,14 @@ pub struct BelowPdPeak {
 }
 
 impl AssertionKind for BelowPdPeak {
+    fn thresholds(&self) -> Vec<Threshold> {
+        self.within
+            .into_iter()
+            .flat_map(|(lower, upper)| [("lower", lower), ("upper", upper)])
+            .map(|(s, v)| Threshold::always(s, v))
+            .collect()
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity, &self.pd]
     }

@@ -78,7 +78,8 @@ xai_core::registry! {
         /// The spread over replicates of some rows is at most a factor of others'
         /// ([`paired::Spread`]).
         "spread" => Spread(paired::Spread),
-        /// Every selected row is negligible ([`bounds::Negligible`]).
+        /// Every selected row's interval lies inside ±bound, an equivalence rule
+        /// ([`bounds::Negligible`]).
         "negligible" => Negligible(bounds::Negligible),
         /// A trend along a grid key beyond Monte-Carlo error ([`monotone::Monotone`]).
         "monotone" => Monotone(monotone::Monotone),
@@ -115,8 +116,8 @@ pub struct CheckSpec {
     pub kind: ClaimKind,
     /// The assertion that tests it.
     pub assert: Assertion,
-    /// The source of the assertion's absolute tolerance ([`tolerance::ToleranceFrom`]),
-    /// required when it has one ([`tolerance::check_source`]).
+    /// The source of the assertion's thresholds ([`tolerance::ToleranceFrom`]),
+    /// required when it has any ([`tolerance::check_source`]).
     #[serde(default)]
     pub tolerance_from: Option<tolerance::ToleranceFrom>,
     /// Why this claim is known not to reproduce, with the measured numbers: a failure
@@ -129,11 +130,11 @@ pub struct CheckSpec {
 
 impl CheckSpec {
     /// Checks its assertion's settings against the experiment's tables, and that its
-    /// absolute tolerance states its source.
+    /// thresholds state their source.
     pub fn validate(&self, tables: &[TableSpec]) -> std::result::Result<(), Invalid> {
         let kind = self.assert.kind();
         kind.validate(tables)?;
-        tolerance::check_source(kind.tolerance(), self.tolerance_from.as_ref())
+        tolerance::check_source(&kind.thresholds(), self.tolerance_from.as_ref())
     }
 }
 
@@ -268,12 +269,11 @@ pub trait AssertionKind: Send + Sync {
         None
     }
 
-    /// Its absolute tolerance (`near`'s, `unchanged`'s, `similar_curves`'s), which the
-    /// check must give a source for ([`tolerance::check_source`]); `None` for a kind
-    /// whose allowance is Monte-Carlo error alone.
-    fn tolerance(&self) -> Option<f64> {
-        None
-    }
+    /// Its settings that decide the verdict beyond Monte-Carlo error (a margin, a
+    /// bound, a share, an interval), which the check must give a source for
+    /// ([`tolerance::check_source`]). Every kind states them (no default), so a new
+    /// setting cannot slip past the rule.
+    fn thresholds(&self) -> Vec<tolerance::Threshold>;
 
     /// Checks its settings against the experiment's tables, at load.
     fn validate(&self, _tables: &[TableSpec]) -> std::result::Result<(), Invalid> {

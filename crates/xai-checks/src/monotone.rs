@@ -1,6 +1,8 @@
 //! The `monotone` assertion: a trend along a grid key beyond Monte-Carlo error.
 
 use serde::Deserialize;
+
+use crate::tolerance::Threshold;
 use xai_core::Estimate;
 use xai_core::inference::t_quantile;
 
@@ -34,6 +36,10 @@ pub struct Monotone {
 }
 
 impl AssertionKind for Monotone {
+    fn thresholds(&self) -> Vec<Threshold> {
+        Threshold::unless("share", self.share, 1.0)
+    }
+
     fn quantities(&self) -> Vec<&String> {
         self.quantities.iter().collect()
     }

@@ -2,6 +2,8 @@
 
 use serde::Deserialize;
 
+use crate::tolerance::Threshold;
+
 use super::{Assertion, AssertionKind, Context, Reads, Verdict};
 use xai_results::Invalid;
 use xai_results::layout::TableSpec;
@@ -14,16 +16,16 @@ use xai_results::layout::TableSpec;
 pub struct Not(pub Box<Assertion>);
 
 impl AssertionKind for Not {
+    fn thresholds(&self) -> Vec<Threshold> {
+        self.0.kind().thresholds()
+    }
+
     fn quantities(&self) -> Vec<&String> {
         self.0.kind().quantities()
     }
 
     fn reads(&self) -> Reads<'_> {
         self.0.kind().reads()
-    }
-
-    fn tolerance(&self) -> Option<f64> {
-        self.0.kind().tolerance()
     }
 
     fn validate(&self, tables: &[TableSpec]) -> Result<(), Invalid> {

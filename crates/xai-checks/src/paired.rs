@@ -4,6 +4,8 @@
 //! (`spread`).
 
 use serde::Deserialize;
+
+use crate::tolerance::Threshold;
 use xai_core::{Estimate, t_interval};
 
 use super::{AssertionKind, Context, Reads, Verdict, nan_max, nan_min};
@@ -51,6 +53,10 @@ pub struct Greater {
 }
 
 impl AssertionKind for Greater {
+    fn thresholds(&self) -> Vec<Threshold> {
+        Vec::new()
+    }
+
     fn quantities(&self) -> Vec<&String> {
         match &self.than_quantity {
             Some(other) => vec![&self.quantity, other],
@@ -318,12 +324,12 @@ pub struct Unchanged {
 }
 
 impl AssertionKind for Unchanged {
-    fn quantities(&self) -> Vec<&String> {
-        vec![&self.quantity]
+    fn thresholds(&self) -> Vec<Threshold> {
+        Threshold::unless("tolerance", self.tolerance, 0.0)
     }
 
-    fn tolerance(&self) -> Option<f64> {
-        Some(self.tolerance)
+    fn quantities(&self) -> Vec<&String> {
+        vec![&self.quantity]
     }
 
     fn reads(&self) -> Reads<'_> {
@@ -422,6 +428,10 @@ pub struct Spread {
 }
 
 impl AssertionKind for Spread {
+    fn thresholds(&self) -> Vec<Threshold> {
+        vec![Threshold::always("factor", self.factor)]
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity]
     }

@@ -2,6 +2,8 @@
 
 use serde::Deserialize;
 
+use crate::tolerance::Threshold;
+
 use super::{AssertionKind, Context, Reads, Verdict, nan_max};
 use xai_results::Invalid;
 use xai_results::layout::TableSpec;
@@ -31,6 +33,10 @@ pub struct PaperCells {
 }
 
 impl AssertionKind for PaperCells {
+    fn thresholds(&self) -> Vec<Threshold> {
+        Vec::new()
+    }
+
     /// None of its own: the quantities of the table's columns, checked with the table.
     fn quantities(&self) -> Vec<&String> {
         Vec::new()

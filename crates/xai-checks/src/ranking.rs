@@ -5,6 +5,8 @@
 
 use serde::Deserialize;
 
+use crate::tolerance::Threshold;
+
 use super::{AssertionKind, Context, Reads, Verdict, nan_min};
 use xai_results::output::RunOutput;
 use xai_results::select::Selector;
@@ -57,6 +59,10 @@ pub struct RankedAbove {
 static EVERY_ROW: Selector = Selector::new();
 
 impl AssertionKind for RankedAbove {
+    fn thresholds(&self) -> Vec<Threshold> {
+        Threshold::unless("share", self.share, 1.0)
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity]
     }
@@ -144,6 +150,10 @@ pub struct InTop {
 }
 
 impl AssertionKind for InTop {
+    fn thresholds(&self) -> Vec<Threshold> {
+        Vec::new()
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity]
     }
@@ -208,6 +218,10 @@ pub struct RankMoves {
 }
 
 impl AssertionKind for RankMoves {
+    fn thresholds(&self) -> Vec<Threshold> {
+        Vec::new()
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity, &self.from_quantity]
     }
@@ -339,6 +353,10 @@ pub struct RankAgreement {
 }
 
 impl AssertionKind for RankAgreement {
+    fn thresholds(&self) -> Vec<Threshold> {
+        Vec::new()
+    }
+
     fn quantities(&self) -> Vec<&String> {
         vec![&self.quantity, &self.than_quantity, &self.reference]
     }

@@ -395,15 +395,62 @@ fn below_needs_the_whole_interval_under_the_bound() {
     assert_eq!(status(&claim(0.5), &run), Status::Fail);
 }
 
+/// `negligible` is an equivalence rule: the whole interval inside ±bound. An interval
+/// that merely covers 0 but reaches past the bound (an underpowered run) fails.
 #[test]
-fn negligible_accepts_an_interval_covering_zero_or_a_small_estimate() {
+fn negligible_needs_the_whole_interval_inside_the_bound() {
     let claim =
         |b: f64| format!("negligible: {{ quantity: q, where: {{ feature: A }}, bound: {b} }}");
-    let around_zero = scalar_run(&[vec![("q", "A", 0.1)], vec![("q", "A", -0.1)]]);
-    assert_eq!(status(&claim(0.0), &around_zero), Status::Pass);
+    // Mean 0, replicates ±0.1: the 95% interval over two replicates is about ±1.27.
+    let wide = scalar_run(&[vec![("q", "A", 0.1)], vec![("q", "A", -0.1)]]);
+    assert_eq!(status(&claim(0.5), &wide), Status::Fail);
+    assert_eq!(status(&claim(1.5), &wide), Status::Pass);
+    // Mean 0.0105, sd 0.0007 over two: interval about [0.0041, 0.0169].
     let small = scalar_run(&[vec![("q", "A", 0.010)], vec![("q", "A", 0.011)]]);
     assert_eq!(status(&claim(0.02), &small), Status::Pass);
-    assert_eq!(status(&claim(0.005), &small), Status::Fail);
+    let o = check(&claim(0.015), None, &small);
+    assert_eq!(o.status, Status::Fail);
+    assert!(
+        (o.measured - 0.0105 - 12.706 * 0.0005).abs() < 1e-3,
+        "{}",
+        o.measured
+    );
+}
+
+/// A bound `relative_to` reference rows is that fraction of their largest |estimate|
+/// in the same panel: A's interval [0.004, 0.017] is inside a tenth of B = 1 and not
+/// inside a tenth of B = 0.1; a reference that selects nothing fails the claim.
+#[test]
+fn a_relative_bound_is_a_fraction_of_the_largest_reference() {
+    let run = |b: f64| {
+        scalar_run(&[
+            vec![("q", "A", 0.010), ("q", "B", b), ("r", "B", 1.0)],
+            vec![("q", "A", 0.011), ("q", "B", b), ("r", "B", 1.0)],
+        ])
+    };
+    let claim = |reference: &str| {
+        format!(
+            "negligible: {{ quantity: q, where: {{ feature: A }}, bound: 0.1, relative_to: {reference} }}"
+        )
+    };
+    let all = "{ where: { feature: [A, B] } }";
+    let o = check(&claim(all), None, &run(1.0));
+    assert_eq!(o.status, Status::Pass, "{}", o.detail);
+    assert!(
+        o.detail.contains("0.1 times the largest |q|"),
+        "{}",
+        o.detail
+    );
+    assert_eq!(status(&claim(all), &run(0.1)), Status::Fail);
+    // Another quantity as the reference: r's B is 1 whatever q's B is.
+    assert_eq!(
+        status(&claim("{ quantity: r, where: { feature: B } }"), &run(0.1)),
+        Status::Pass
+    );
+    assert_eq!(
+        status(&claim("{ where: { feature: C } }"), &run(1.0)),
+        Status::Fail
+    );
 }
 
 #[test]
@@ -585,6 +632,37 @@ fn a_tolerance_without_a_source_is_refused() {
     )
     .unwrap();
     assert_eq!(field(negated), Err("tolerance".into()));
+    // Every threshold counts, not only a tolerance: a bound or share needs the paper's
+    // words or a derivation (a printed precision justifies a tolerance only), and a
+    // share of 1 or a bound of 0 decides nothing and needs none.
+    let other = |assert: &str, from: &str| -> Result<(), String> {
+        let c: CheckSpec =
+            serde_saphyr::from_str(&format!("claim: c\nassert:\n  {assert}\n{from}")).unwrap();
+        c.validate(&[]).map_err(|e| e.field)
+    };
+    let negligible = "negligible: { quantity: q, where: {}, bound: 0.01 }";
+    assert_eq!(other(negligible, ""), Err("bound".into()));
+    assert_eq!(
+        other(negligible, "tolerance_from: { printed: 2 }"),
+        Err("tolerance_from".into())
+    );
+    assert_eq!(
+        other(negligible, "tolerance_from: { paper: \"negligible\" }"),
+        Ok(())
+    );
+    let most = |share: f64| {
+        format!(
+            "ranked_above: {{ quantity: q, this: {{ feature: A }}, than: {{ feature: B }}, share: {share} }}"
+        )
+    };
+    assert_eq!(other(&most(0.5), ""), Err("share".into()));
+    assert_eq!(
+        other(&most(0.5), "tolerance_from: { paper: \"in most splits\" }"),
+        Ok(())
+    );
+    assert_eq!(other(&most(1.0), ""), Ok(()));
+    let peak = "interior_peak: { quantity: q, where: {}, lower: 50, upper: 60 }";
+    assert_eq!(other(peak, ""), Err("lower".into()));
     // A share over runs needs a value in [0, 1].
     let runs: CheckSpec = serde_saphyr::from_str(
         "claim: c\nassert:\n  near: { quantity: q, where: {}, value: 3, plus_se: 3, paper_error: { runs: 10 } }\n",
@@ -720,6 +798,19 @@ fn shapes_differ_ignores_level_and_sees_shape() {
     assert_eq!(o.status, Status::Fail);
     assert!(o.measured.abs() < 1e-12, "{o:?}");
     assert_eq!(status(claim, &crossing), Status::Pass);
+    // Relative to the curves' mean's range: curves 0, 1, 2 and 0, 2, 4 spread by
+    // √0.5 = 0.707 at the ends around a mean 0, 1.5, 3 of range 3.
+    let steeper = ice_run(
+        &[(vec![0.0, 1.0, 2.0], 0.0, 0), (vec![0.0, 2.0, 4.0], 0.0, 0)],
+        &[0.0, 0.0, 0.0],
+    );
+    let relative = |b: f64| {
+        format!(
+            "shapes_differ: {{ quantity: prediction_ice, where: {{ feature: A }}, bound: {b}, relative: true }}"
+        )
+    };
+    assert_eq!(status(&relative(0.2), &steeper), Status::Pass);
+    assert_eq!(status(&relative(0.3), &steeper), Status::Fail);
 }
 
 #[test]

@@ -5,25 +5,57 @@
 //!
 //! the Monte-Carlo part `k·√(se² + se_paper²)` combining our standard error over
 //! replicates with the paper's own ([`PaperError`]), and `tolerance` an absolute
-//! margin that must state its source ([`ToleranceFrom`]): half a unit of the paper's
-//! last printed digit, or a derivation written beside it. A margin with no source is
-//! refused when the experiment loads ([`check_source`]), so no allowance can be picked
-//! after seeing the number.
+//! margin. That margin and every other setting that decides a verdict beyond
+//! Monte-Carlo error (a bound, a share, the ends of an interval: the kind's
+//! [`Threshold`]s) must state its source ([`ToleranceFrom`]): half a unit of the
+//! paper's last printed digit, the paper's own words, or a derivation written beside
+//! it. A threshold with no source is refused when the experiment loads
+//! ([`check_source`]), so none can be picked after seeing the number.
 
 use serde::Deserialize;
 
 use xai_results::Invalid;
 
-/// The source of a check's absolute tolerance, written beside its assertion as
-/// `tolerance_from: { printed: 2 }` or `tolerance_from: { derivation: "…" }`.
+/// A setting of an assertion that decides its verdict beyond Monte-Carlo error, by
+/// its YAML name and value (`near`'s `tolerance`, `negligible`'s `bound`, a `share`
+/// below 1, an interval's `lower` and `upper`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Threshold {
+    /// The setting's name in YAML.
+    pub setting: &'static str,
+    /// Its value.
+    pub value: f64,
+}
+
+impl Threshold {
+    /// The setting, when its value differs from `default` (the value that decides
+    /// nothing: a tolerance or bound of 0, a share of 1): none or one threshold.
+    pub fn unless(setting: &'static str, value: f64, default: f64) -> Vec<Self> {
+        match value != default {
+            true => vec![Self { setting, value }],
+            false => Vec::new(),
+        }
+    }
+
+    /// The setting, whatever its value (a bound or interval every use sets).
+    pub fn always(setting: &'static str, value: f64) -> Self {
+        Self { setting, value }
+    }
+}
+
+/// The source of a check's thresholds, written beside its assertion as
+/// `tolerance_from: { printed: 2 }`, `{ paper: "…" }` or `{ derivation: "…" }`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum ToleranceFrom {
     /// The paper prints `d` decimals, so its number is known to ±½·10^−d: the
     /// tolerance must be exactly that.
     Printed(u32),
-    /// A derivation of the margin, in words, with its numbers (e.g. why a
-    /// difference of model fits is bounded by it).
+    /// The paper's own words that set the threshold, quoted (e.g. "in most splits"
+    /// for a share of 0.5, "around age 55" for an interval).
+    Paper(String),
+    /// A derivation of the threshold, in words, with its numbers (e.g. a Monte-Carlo
+    /// sd measured over independent samples, or the paper's own cells).
     Derivation(String),
 }
 
@@ -34,6 +66,7 @@ impl ToleranceFrom {
             ToleranceFrom::Printed(d) => {
                 format!("the paper's {d} printed decimals (±{})", half_unit(*d))
             }
+            ToleranceFrom::Paper(words) => format!("the paper's words: {words}"),
             ToleranceFrom::Derivation(why) => format!("derived: {why}"),
         }
     }
@@ -44,47 +77,64 @@ pub fn half_unit(d: u32) -> f64 {
     0.5 / 10f64.powi(d as i32)
 }
 
-/// Checks that an absolute `tolerance` (the assertion's, `None` when its kind has
-/// none) states its source: a positive tolerance needs one, a printed precision must
-/// equal it to 1e-12, a derivation must say something, and a source with nothing to
-/// justify is refused (remove it).
-pub fn check_source(tolerance: Option<f64>, from: Option<&ToleranceFrom>) -> Result<(), Invalid> {
+/// Checks that a check's `thresholds` state their source: any threshold needs one;
+/// a printed precision justifies an absolute `tolerance` of exactly half a unit of the
+/// last printed decimal (to 1e-12) and nothing else; the paper's words and a
+/// derivation must say something; a source with nothing to justify is refused
+/// (remove it).
+pub fn check_source(thresholds: &[Threshold], from: Option<&ToleranceFrom>) -> Result<(), Invalid> {
     let field = "tolerance_from";
-    match (tolerance.filter(|t| *t != 0.0), from) {
+    let named: Vec<String> = thresholds
+        .iter()
+        .map(|t| format!("{} {}", t.setting, t.value))
+        .collect();
+    if let Some(t) = thresholds.iter().find(|t| !t.value.is_finite()) {
+        return Err(Invalid::new(
+            t.setting,
+            format!("{} is a finite number, not {}", t.setting, t.value),
+        ));
+    }
+    match (thresholds.first(), from) {
         (None, None) => Ok(()),
-        (Some(t), _) if !(t.is_finite() && t > 0.0) => Err(Invalid::new(
-            "tolerance",
-            format!("a tolerance is a finite number ≥ 0, not {t}"),
-        )),
-        (Some(t), None) => Err(Invalid::new(
-            "tolerance",
+        (Some(first), None) => Err(Invalid::new(
+            first.setting,
             format!(
-                "the tolerance {t} states no source: add `tolerance_from: {{ printed: d }}` \
-                 when it is half a unit of the paper's last printed digit, or \
-                 `tolerance_from: {{ derivation: \"…\" }}` with its derivation; a \
-                 Monte-Carlo allowance is `plus_se` (and `paper_error`), not a tolerance"
+                "the {} state{} no source: add `tolerance_from: {{ printed: d }}` when a \
+                 tolerance is half a unit of the paper's last printed digit, `{{ paper: \"…\" }}` \
+                 quoting the paper's words that set it, or `{{ derivation: \"…\" }}` with its \
+                 derivation; a Monte-Carlo allowance is `plus_se` (and `paper_error`), which \
+                 needs none",
+                named.join(" and "),
+                if named.len() == 1 { "s" } else { "" }
             ),
         )),
-        (Some(t), Some(ToleranceFrom::Printed(d))) => {
+        (Some(_), Some(ToleranceFrom::Printed(d))) => {
             let half = half_unit(*d);
-            match (t - half).abs() <= 1e-12 * half.max(1.0) {
+            let fits = |t: &Threshold| {
+                t.setting == "tolerance" && (t.value - half).abs() <= 1e-12 * half.max(1.0)
+            };
+            match thresholds.iter().all(fits) {
                 true => Ok(()),
                 false => Err(Invalid::new(
                     field,
                     format!(
-                        "the tolerance {t} is not half a unit of {d} printed decimals ({half}): \
-                         write `tolerance: {half}`, or give its derivation"
+                        "the {} is not half a unit of {d} printed decimals (a tolerance of \
+                         {half}): write `tolerance: {half}`, or quote the paper's words or \
+                         give the derivation",
+                        named.join(" and ")
                     ),
                 )),
             }
         }
-        (Some(_), Some(ToleranceFrom::Derivation(why))) => match why.trim().is_empty() {
-            true => Err(Invalid::new(field, "the derivation is empty: write it out")),
-            false => Ok(()),
-        },
+        (Some(_), Some(ToleranceFrom::Paper(text) | ToleranceFrom::Derivation(text))) => {
+            match text.trim().is_empty() {
+                true => Err(Invalid::new(field, "the source is empty: write it out")),
+                false => Ok(()),
+            }
+        }
         (None, Some(_)) => Err(Invalid::new(
             field,
-            "the assertion has no tolerance for this source to justify: remove \
+            "the assertion has no threshold for this source to justify: remove \
              `tolerance_from`",
         )),
     }
