@@ -47,6 +47,9 @@ xai_core::registry! {
         /// Every `this` row exceeds every `than` row beyond Monte-Carlo error
         /// ([`paired::Greater`]).
         "greater" => Greater(paired::Greater),
+        /// Every `this` row lies closer to a target than its `than` row beyond
+        /// Monte-Carlo error ([`paired::Closer`]).
+        "closer" => Closer(paired::Closer),
         /// The share of replicates whose own interval excludes 0
         /// ([`bounds::ExcludesZero`]).
         "excludes_zero" => ExcludesZero(bounds::ExcludesZero),

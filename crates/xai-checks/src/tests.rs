@@ -453,6 +453,33 @@ fn a_relative_bound_is_a_fraction_of_the_largest_reference() {
     );
 }
 
+/// `closer`: A (mean 0.95) lies closer to 0.95 than B (mean 0.81) by 0.14, beyond
+/// t(0.975, 2)·√(se_A² + se_B²) = 0.035; not the reverse, and not when both are 0.07
+/// from the target.
+#[test]
+fn closer_compares_distances_to_a_target_beyond_monte_carlo_error() {
+    let out = scalar_run(&[
+        vec![("q", "A", 0.94), ("q", "B", 0.80)],
+        vec![("q", "A", 0.95), ("q", "B", 0.81)],
+        vec![("q", "A", 0.96), ("q", "B", 0.82)],
+    ]);
+    let claim = |this: &str, than: &str, to: f64| {
+        format!(
+            "closer: {{ quantity: q, this: {{ feature: {this} }}, than: {{ feature: {than} }}, to: {to} }}"
+        )
+    };
+    let o = check(&claim("A", "B", 0.95), None, &out);
+    assert_eq!(o.status, Status::Pass, "{}", o.detail);
+    let allowed = 4.302653 * (2.0f64 / 3.0 * 0.0001).sqrt();
+    assert!(
+        (o.measured - (0.14 - allowed)).abs() < 1e-6,
+        "{}",
+        o.measured
+    );
+    assert_eq!(status(&claim("B", "A", 0.95), &out), Status::Fail);
+    assert_eq!(status(&claim("A", "B", 0.88), &out), Status::Fail);
+}
+
 #[test]
 fn monotone_needs_every_step_beyond_its_standard_error() {
     // Grid key n with three values; three replicates each.
