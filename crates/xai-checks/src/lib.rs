@@ -18,6 +18,7 @@ pub mod monotone;
 pub mod not;
 pub mod paired;
 pub mod paper_cells;
+pub mod quote;
 pub mod ranking;
 pub mod regression;
 pub mod tolerance;
@@ -123,7 +124,8 @@ pub struct CheckSpec {
     /// required when it has any ([`tolerance::check_source`]).
     #[serde(default)]
     pub tolerance_from: Option<tolerance::ToleranceFrom>,
-    /// Why this claim is known not to reproduce, with the measured numbers: a failure
+    /// Why this claim is known not to reproduce, with the measured numbers (the run's
+    /// own as `{{quantity: key=value, ...}}` quotes, [`quote`]): a failure
     /// is then reported as a known deviation, not fatal, and a pass fails as a stale
     /// marker (remove the marker once its cause is fixed). One reason for every scale,
     /// or reasons per scale ([`Deviation::PerScale`]).
@@ -393,11 +395,27 @@ pub fn verdict(a: &Assertion, out: &RunOutput, tables: &[TableSpec], level: f64)
 /// `expected_to_differ` marker.
 pub fn evaluate(check: &CheckSpec, out: &RunOutput, tables: &[TableSpec], level: f64) -> Outcome {
     let v = verdict(&check.assert, out, tables, level);
+    // The marker with the run's numbers in place of its quotes ([`quote`]); a quote
+    // the run cannot fill fails the check.
     let marker = check
         .expected_to_differ
         .as_ref()
-        .and_then(|d| d.at(out.scale.name()));
-    let status = match (v.holds, marker) {
+        .and_then(|d| d.at(out.scale.name()))
+        .map(|why| quote::render(why, out));
+    if let Some(Err(why)) = marker {
+        return Outcome {
+            name: check.claim.clone(),
+            kind: Some(check.kind),
+            status: Status::Fail,
+            measured: v.measured,
+            detail: format!(
+                "{}; the expected_to_differ marker cannot be read: {why}",
+                v.detail
+            ),
+        };
+    }
+    let marker = marker.and_then(Result::ok);
+    let status = match (v.holds, &marker) {
         (true, None) => Status::Pass,
         (true, Some(_)) => Status::StaleMarker,
         (false, None) => Status::Fail,

@@ -480,6 +480,32 @@ fn closer_compares_distances_to_a_target_beyond_monte_carlo_error() {
     assert_eq!(status(&claim("A", "B", 0.88), &out), Status::Fail);
 }
 
+/// A marker quotes the run's numbers as `{{quantity: key=value}}`: shown with the
+/// run's own value (so it cannot go stale), and a quote the run cannot fill (no row,
+/// a bad field, an unclosed brace) fails the check.
+#[test]
+fn a_marker_quotes_numbers_from_the_run() {
+    let out = scalar_run(&[vec![("q", "A", 1.0)], vec![("q", "A", 2.0)]]);
+    let fails = "near: { quantity: q, where: { feature: A }, value: 9.0, plus_se: 1 }";
+    let o = check(
+        fails,
+        Some("ours {{q: feature=A}} (se {{q: feature=A | se}})"),
+        &out,
+    );
+    assert_eq!(o.status, Status::KnownDeviation, "{}", o.detail);
+    assert!(o.detail.contains("ours 1.5000 (se 0.5000)"), "{}", o.detail);
+    for broken in [
+        "ours {{q: feature=B}}",
+        "ours {{q: feature=A | median}}",
+        "ours {{q feature=A}}",
+        "ours {{q: feature=A",
+    ] {
+        let o = check(fails, Some(broken), &out);
+        assert_eq!(o.status, Status::Fail, "{broken}: {}", o.detail);
+        assert!(o.detail.contains("cannot be read"), "{}", o.detail);
+    }
+}
+
 #[test]
 fn monotone_needs_every_step_beyond_its_standard_error() {
     // Grid key n with three values; three replicates each.
