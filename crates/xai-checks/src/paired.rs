@@ -12,7 +12,7 @@ use xai_core::{Estimate, t_interval};
 use super::{AssertionKind, Context, Reads, Verdict, nan_max, nan_min};
 use xai_results::output::RunOutput;
 use xai_results::select::Selector;
-use xai_results::select::{Row, of_quantity, short, summary_rows, tidy_rows};
+use xai_results::select::{Row, interval, of_quantity, short, summary_rows, tidy_rows};
 
 /// Every `this` row exceeds every `than` row beyond Monte-Carlo error: with two or
 /// more replicates the paired t-interval over replicates of est(this) − est(than)
@@ -310,13 +310,7 @@ fn greater(
             let e = t_interval(&p.diffs, level);
             (
                 if at_least { e.upper } else { e.lower },
-                format!(
-                    "{}: paired diff {} [{}, {}]",
-                    p.name,
-                    short(e.estimate),
-                    short(e.lower),
-                    short(e.upper)
-                ),
+                format!("{}: paired diff {}", p.name, interval(&e)),
             )
         } else {
             (
@@ -370,13 +364,11 @@ fn pooled_difference(pairs: &[Pair], at_least: bool, level: f64) -> Verdict {
         holds,
         margin,
         format!(
-            "{}mean over {} pairs ({}, ...): paired diff {} [{}, {}] over {r} replicates",
+            "{}mean over {} pairs ({}, ...): paired diff {} over {r} replicates",
             if holds { "" } else { "NOT " },
             pairs.len(),
             pairs[0].name,
-            short(e.estimate),
-            short(e.lower),
-            short(e.upper)
+            interval(&e)
         ),
     )
 }

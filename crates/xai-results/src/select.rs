@@ -139,13 +139,14 @@ impl Row<'_> {
             .collect()
     }
 
-    /// "feature estimate [lower, upper]" (no feature where the row has none), after
+    /// "feature estimate [lower, upper]" (no feature where the row has none, and the
+    /// estimate alone where the values behind it are equal, see [`interval`]), after
     /// "replicate k " for a per-replicate row.
     pub fn show(&self) -> String {
         let v = &self.value;
         let feature = self.get("feature").unwrap_or("");
         format!(
-            "{}{}{} [{}, {}]",
+            "{}{}{}",
             self.replicate
                 .map_or(String::new(), |k| format!("replicate {k} ")),
             if feature.is_empty() {
@@ -153,9 +154,7 @@ impl Row<'_> {
             } else {
                 format!("{feature} ")
             },
-            short(v.estimate),
-            short(v.lower),
-            short(v.upper)
+            interval(v)
         )
     }
 }
@@ -176,6 +175,31 @@ pub fn selected(cols: &[(&str, String)], sel: &Selector) -> bool {
 /// A number with four decimals, as details show them.
 pub fn short(v: f64) -> String {
     format!("{v:.4}")
+}
+
+/// "estimate [lower, upper]", or "estimate (no spread: equal values)" where the
+/// values behind the estimate are all equal, so that a deterministic model's number
+/// copied over replicates (icefi2022's forest, a fit on every row) reads as one
+/// number and not as an interval. Equal means a width of rounding alone: the mean of
+/// n ≤ 10⁴ equal doubles errs by at most n·ε ≈ 2·10⁻¹² relative, so an interval no
+/// wider than 10⁻¹¹·max(|estimate|, 10⁻³⁰⁰) holds equal values and nothing else that
+/// a run of ≤ 10⁴ replicates can produce at printed precision.
+pub fn interval(e: &Estimate) -> String {
+    if equal_values(e) {
+        format!("{} (no spread: equal values)", short(e.estimate))
+    } else {
+        format!(
+            "{} [{}, {}]",
+            short(e.estimate),
+            short(e.lower),
+            short(e.upper)
+        )
+    }
+}
+
+/// Whether an estimate's interval is the rounding of equal values (see [`interval`]).
+pub fn equal_values(e: &Estimate) -> bool {
+    e.upper - e.lower <= 1e-11 * e.estimate.abs().max(1e-300)
 }
 
 /// The identifying columns of a row.
