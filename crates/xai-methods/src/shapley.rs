@@ -38,7 +38,13 @@
 //!   class means over the training rows differ most, |x̄_j(1) − x̄_j(0)|, are the
 //!   separating ones (the strokes that tell two digits apart); per explained row, the
 //!   share of its m largest |φ_j| among them; `<p>_separating_share` is their mean
-//!   over the rows with a t-interval (k/d by chance).
+//!   over the rows with a t-interval (k/d by chance). Its null is the map with no
+//!   model, b_j = x_j − x̄'_j (x̄' the background mean: the attributions of h(x) =
+//!   Σ_j x_j, which weighs every feature alike), whose share is
+//!   `<p>_separating_baseline`; `<p>_separating_excess` is the mean over the rows of
+//!   each row's share minus its baseline share, a paired t-interval: > 0 where the
+//!   model's map finds the separating features more often than the image alone
+//!   (watson2023 Fig. 1a, where the strokes themselves lie on the separating pixels).
 //!
 //! `keep: k` keeps the values of the first k rows for figures (of the features in
 //! `keep_features`, default all), as one-point curves (`ice.csv`: x = the row's value
@@ -443,6 +449,52 @@ impl ShapleySpec {
         self.shap().with(Suffix::Word(word)).to_string()
     }
 
+    /// The background: the first `background` rows of the training or test rows.
+    fn background_rows(&self, input: &Input<'_>) -> Array2<f64> {
+        let source = match self.background_from {
+            BackgroundFrom::Train => input.train,
+            BackgroundFrom::Test => input.test,
+        };
+        source
+            .x()
+            .slice(s![..self.background.min(source.n_rows()), ..])
+            .to_owned()
+    }
+
+    /// The null of `separating` (module doc): per explained row, its share and the
+    /// share of the map with no model, x_j − x̄'_j over the background, as
+    /// `separating_share`, `separating_baseline` and their paired `separating_excess`.
+    fn separating(
+        &self,
+        sep: &Separating,
+        input: &Input<'_>,
+        phi: ArrayView2<'_, f64>,
+    ) -> xai_core::error::Result<Vec<Value>> {
+        let x = input.test.x();
+        let x = x.slice(s![..phi.nrows(), ..]);
+        let background = self.background_rows(input);
+        let mean = background
+            .mean_axis(ndarray::Axis(0))
+            .ok_or_else(|| CoreError::Invalid("`separating` needs background rows".into()))?;
+        let baseline = &x - &mean;
+        let shares = separating_shares(sep, input.train, phi)?;
+        let base = separating_shares(sep, input.train, baseline.view())?;
+        let excess: Vec<f64> = shares.iter().zip(&base).map(|(a, b)| a - b).collect();
+        Ok([
+            ("separating_share", shares),
+            ("separating_baseline", base),
+            ("separating_excess", excess),
+        ]
+        .into_iter()
+        .map(|(word, values)| Value {
+            quantity: self.summary(word),
+            feature: String::new(),
+            x: None,
+            estimate: t_interval(&values, input.level),
+        })
+        .collect())
+    }
+
     /// φ (rows × d) of the first `n` test rows, with v(∅) and v([d]) per row.
     fn attributions(
         &self,
@@ -459,14 +511,7 @@ impl ShapleySpec {
             })?;
             return tree_shap(view, x, self.output);
         }
-        let source = match self.background_from {
-            BackgroundFrom::Train => input.train,
-            BackgroundFrom::Test => input.test,
-        };
-        let background = source
-            .x()
-            .slice(s![..self.background.min(source.n_rows()), ..])
-            .to_owned();
+        let background = self.background_rows(input);
         let seed = rng.next_u64();
         if self.estimator == Estimator::Gradient {
             let gradients = model.member_gradients().ok_or_else(|| {
@@ -524,7 +569,14 @@ impl Method for ShapleySpec {
             q.push(self.summary("efficiency_gap"));
         }
         if self.separating.is_some() {
-            q.push(self.summary("separating_share"));
+            q.extend(
+                [
+                    "separating_share",
+                    "separating_baseline",
+                    "separating_excess",
+                ]
+                .map(|w| self.summary(w)),
+            );
         }
         q
     }
@@ -645,13 +697,7 @@ impl Method for ShapleySpec {
             });
         }
         if let Some(sep) = &self.separating {
-            let shares = separating_shares(sep, input.train, phi.view())?;
-            out.values.push(Value {
-                quantity: self.summary("separating_share"),
-                feature: String::new(),
-                x: None,
-                estimate: t_interval(&shares, input.level),
-            });
+            out.values.extend(self.separating(sep, input, phi.view())?);
         }
         if let Some(a) = &self.acquisition {
             out.values.extend(acquisition(
@@ -835,5 +881,57 @@ mod tests {
             .with_target(Target::Continuous(array![0.0, 1.0, 2.0, 3.0]))
             .unwrap();
         assert!(separating_shares(&sep, &regression, phi.view()).is_err());
+    }
+
+    /// The null of `separating`: feature c varies most around the background mean but
+    /// does not separate the classes (b does), so the map with no model, x − x̄', puts
+    /// every row's largest value on c (baseline share 0) while a map on b scores 1:
+    /// an excess of 1 over the rows; a map equal to the baseline has excess 0.
+    #[test]
+    fn the_separating_null_is_the_map_of_the_image_alone() {
+        let data = xai_core::Dataset::new(
+            array![
+                [0.0, 0.0, 0.0],
+                [0.0, 0.0, 10.0],
+                [1.0, 2.0, 0.0],
+                [1.0, 2.0, 10.0]
+            ],
+            Target::Classes {
+                labels: array![0, 0, 1, 1],
+                n_classes: 2,
+            },
+            vec!["a".into(), "b".into(), "c".into()],
+        )
+        .unwrap();
+        let spec: ShapleySpec = serde_saphyr::from_str(
+            "{ estimator: exact, background: 4, separating: { features: 1, top: 1 } }",
+        )
+        .unwrap();
+        let learner: xai_models::LearnerSpec = serde_saphyr::from_str("lm: {}").unwrap();
+        let input = Input::of_data(&data, &data, &learner);
+        let sep = spec.separating.clone().unwrap();
+        let estimates = |phi: ArrayView2<'_, f64>| -> Vec<(String, f64)> {
+            spec.separating(&sep, &input, phi)
+                .unwrap()
+                .into_iter()
+                .map(|v| (v.quantity, v.estimate.estimate))
+                .collect()
+        };
+        let on_b = array![
+            [0.0, 1.0, 0.1],
+            [0.0, -1.0, 0.1],
+            [0.0, 1.0, 0.1],
+            [0.0, 1.0, 0.1]
+        ];
+        assert_eq!(
+            estimates(on_b.view()),
+            [
+                ("prediction_shap_separating_share".to_string(), 1.0),
+                ("prediction_shap_separating_baseline".to_string(), 0.0),
+                ("prediction_shap_separating_excess".to_string(), 1.0),
+            ]
+        );
+        let image = &data.x() - &array![0.5, 1.0, 5.0];
+        assert_eq!(estimates(image.view())[2].1, 0.0);
     }
 }

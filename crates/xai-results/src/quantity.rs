@@ -182,14 +182,17 @@ pub enum Suffix {
     Corrected,
     /// A word of its own: a band (`model`, `rows`, `conditional`), a Shapley summary
     /// (`abs`, `mu`, `tau`, `coverage`, `auc`, `roc`, `efficiency_gap`,
-    /// `separating_share`), `normalised`, `printed` or `null`.
+    /// `separating_share`, `separating_baseline`, `separating_excess`), `normalised`,
+    /// `printed` or `null`.
     Word(&'static str),
     /// `minus_<quantity>`: this quantity minus another.
     Minus(Box<Quantity>),
 }
 
 /// The words [`Suffix::Word`] takes, longest first where one ends another.
-const WORDS: [&str; 14] = [
+const WORDS: [&str; 16] = [
+    "separating_baseline",
+    "separating_excess",
     "separating_share",
     "efficiency_gap",
     "normalised",
