@@ -468,6 +468,13 @@ impl Experiment {
             spec.models
                 .values_mut()
                 .for_each(|m| m.supply(&self.supplied));
+            if let Some(dgp) = &spec.data.dgp {
+                let truth: std::sync::Arc<dyn xai_models::oracle::Truth> =
+                    std::sync::Arc::new(crate::oracle::DgpTruth(dgp.clone()));
+                spec.models
+                    .values_mut()
+                    .for_each(|m| m.supply_truth(&truth));
+            }
             self.resolve_sizes(&mut spec)?;
             let own = |(k, _): &&(String, String)| !self.spec.shared_streams.contains(k);
             let stream = out
@@ -805,6 +812,22 @@ impl Experiment {
                         s.figure_stem()
                     ),
                 );
+            }
+            for (key, value) in p.at() {
+                if !grid_labels.get(key).is_some_and(|l| l.contains(value)) {
+                    return fail(
+                        "at",
+                        format!(
+                            "plot `{}`: `at: {{ {key}: {value} }}` names no grid value (grid: {})",
+                            p.name(),
+                            grid_labels
+                                .iter()
+                                .map(|(k, l)| format!("{k}: {}", l.join(", ")))
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        ),
+                    );
+                }
             }
             if let Some(k) = p.replicate() {
                 if !s.tidy {

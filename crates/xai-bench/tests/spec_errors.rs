@@ -708,3 +708,14 @@ fn a_tolerance_without_a_source_is_refused_at_load() {
         &["tolerance 0.03 states no source", "printed", "derivation"],
     );
 }
+
+/// A plot drawn `at` a grid value the experiment lacks is refused at load, naming the
+/// grid it has.
+#[test]
+fn a_plot_at_a_grid_value_the_experiment_lacks_is_refused_at_load() {
+    let msg = error_of(
+        "  - bars: { name: fig4, quantities",
+        "  - bars: { name: fig4, at: { sample: \"1\" }, quantities",
+    );
+    assert_has(&msg, &["`at: { sample: 1 }`", "names no grid value"]);
+}

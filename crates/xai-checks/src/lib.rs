@@ -4,7 +4,8 @@
 //!
 //! Every assertion kind is a settings struct in the file of its family ([`bounds`]:
 //! estimates against a bound; [`paired`]: rows against rows; [`monotone`] trends;
-//! [`ranking`]; [`curve`] shapes; [`paper_cells`]; [`not`]) implementing
+//! [`ranking`]; [`curve`] shapes; [`paper_cells`]; [`not`] and [`across`], which wrap
+//! another) implementing
 //! [`AssertionKind`], and one line of the [`Assertion`] registry. It reads rows chosen
 //! by [`xai_results::select`] and yields a [`Verdict`]: whether it holds, one measured number
 //! (the quantity it is decided on, documented per kind) and the numbers behind it. The
@@ -12,6 +13,7 @@
 
 #![warn(missing_docs)]
 
+pub mod across;
 pub mod bounds;
 pub mod curve;
 pub mod monotone;
@@ -79,6 +81,9 @@ xai_core::registry! {
         "rank_moves" => RankMoves(ranking::RankMoves),
         /// The inner assertion does not hold ([`not::Not`]).
         "not" => Not(not::Not),
+        /// The inner assertion holds on a share of a grid key's independent samples
+        /// ([`across::Across`]).
+        "across" => Across(across::Across),
         /// The spread over replicates of some rows is at most a factor of others'
         /// ([`paired::Spread`]).
         "spread" => Spread(paired::Spread),

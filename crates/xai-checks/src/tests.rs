@@ -1135,3 +1135,42 @@ fn positive_in_each_replicate_asks_it_of_every_trial() {
     assert_eq!((o.status, o.measured), (Status::Fail, 0.45), "{}", o.detail);
     assert!(o.detail.contains("replicate 2 A 0.45"), "{}", o.detail);
 }
+
+/// `across` judges a claim on each independent sample alone: A exceeds B over the
+/// three replicates of samples 1 and 2 and falls below it in sample 3, so "A above B"
+/// holds on 2 of 3 samples: it passes with share 0.5 (2 ≥ ⌈1.5⌉), fails on every
+/// sample (share 1), and a key the run lacks fails.
+#[test]
+fn across_counts_the_samples_on_which_the_inner_claim_holds() {
+    let mut tidy = Vec::new();
+    for (sample, gap) in [("1", 2.0), ("2", 1.5), ("3", -1.0)] {
+        for (r, noise) in [0.0, 0.1, -0.1].into_iter().enumerate() {
+            tidy.push(row(&[sample], r, "q", "A", None, 1.0 + gap + noise));
+            tidy.push(row(&[sample], r, "q", "B", None, 1.0 - noise));
+        }
+    }
+    let out = run_of(&["sample"], tidy, Vec::new());
+    let inner = "greater: { quantity: q, this: { feature: A }, than: { feature: B } }";
+    let half = format!("across: {{ key: sample, share: 0.5, assert: {{ {inner} }} }}");
+    let o = check(&half, None, &out);
+    assert_eq!(o.status, Status::Pass, "{o:?}");
+    assert!((o.measured - 2.0 / 3.0).abs() < 1e-12);
+    assert!(
+        o.detail.contains("holds on 2 of 3 values of sample"),
+        "{}",
+        o.detail
+    );
+    assert!(o.detail.contains("sample=3: fails"), "{}", o.detail);
+    let every = format!("across: {{ key: sample, assert: {{ {inner} }} }}");
+    assert_eq!(status(&every, &out), Status::Fail);
+    // A key the run lacks decides nothing: a failure with a NaN measure.
+    let missing = format!("across: {{ key: seed, assert: {{ {inner} }} }}");
+    assert!(check(&missing, None, &out).measured.is_nan());
+    assert_eq!(status(&missing, &out), Status::Fail);
+    // Its share is a threshold, with the inner assertion's: a source is required.
+    let spec: Assertion = serde_saphyr::from_str(&half).unwrap();
+    assert_eq!(
+        spec.kind().thresholds(),
+        vec![tolerance::Threshold::always("share", 0.5)]
+    );
+}

@@ -37,6 +37,11 @@ macro_rules! plot_settings {
             /// paper's figure `fig<N>`); drawn as "\<title\> (companion to \<figure\>)".
             #[serde(default)]
             pub title: Option<String>,
+            /// Draw only the variants where these grid keys take these values (e.g.
+            /// `at: { sample: "1" }`, the one sample a paper's figure shows of a run
+            /// over independent samples); default: every variant.
+            #[serde(default)]
+            pub at: std::collections::BTreeMap<String, String>,
             $(
                 $(#[$fmeta])*
                 pub $field: $fty,
@@ -50,6 +55,10 @@ macro_rules! plot_settings {
 
             fn title(&self) -> Option<&str> {
                 self.title.as_deref()
+            }
+
+            fn at(&self) -> &std::collections::BTreeMap<String, String> {
+                &self.at
             }
         }
     };
@@ -120,6 +129,10 @@ pub trait Named {
 
     /// A companion figure's own title, if any.
     fn title(&self) -> Option<&str>;
+
+    /// The grid values it is drawn at (grid key → value label); empty for every
+    /// variant.
+    fn at(&self) -> &BTreeMap<String, String>;
 }
 
 /// A kind of plot: its settings' checks, its size and its drawing.
@@ -461,6 +474,12 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
         (None, false) => format!("{} ({} {})", setting.title, setting.paper, setting.figure),
     };
     let mut names = setting.names.clone();
+    let (at, title) =
+        at_grid_values(kind.at(), out, &names, title).map_err(|message| BenchError::Plot {
+            path: dir.join(kind.name()),
+            message,
+        })?;
+    let out = at.as_ref().unwrap_or(out);
     let single;
     let (out, title) = match kind.replicate() {
         Some(k) => {
@@ -505,6 +524,32 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
         kind.draw(Canvas::Png(area), &fig)
     })
     .map_err(err(&png))
+}
+
+/// The run at the grid values `at` asks for ([`RunOutput::at_grid_value`]; `None`
+/// for every variant) and the title naming them ("…, sample = 1").
+fn at_grid_values(
+    at: &BTreeMap<String, String>,
+    out: &RunOutput,
+    names: &labels::Names,
+    title: String,
+) -> std::result::Result<(Option<RunOutput>, String), String> {
+    let mut run: Option<RunOutput> = None;
+    let mut settings = Vec::new();
+    for (key, value) in at {
+        let from = run.as_ref().unwrap_or(out);
+        let one = from
+            .at_grid_value(key, value)
+            .filter(|o| !o.summary.is_empty())
+            .ok_or_else(|| format!("`at: {{ {key}: {value} }}` picks no variant of this run"))?;
+        run = Some(one);
+        settings.push(names.setting(key, value));
+    }
+    let title = match settings.is_empty() {
+        true => title,
+        false => format!("{title}, {}", settings.join(", ")),
+    };
+    Ok((run, title))
 }
 
 /// Fills `root` white, writes the figure title, draws the rest with `draw` and

@@ -105,6 +105,50 @@ impl RunOutput {
             ..self.clone()
         }
     }
+
+    /// The run's rows of the variants whose grid key `key` takes `value` (its summary,
+    /// tidy rows and curves; the entropy maps, which are the first variant's, kept),
+    /// as if the run had had that value alone: one independent sample of a grid of
+    /// samples, or one panel of a figure. `None` when `key` is no grid key.
+    pub fn at_grid_value(&self, key: &str, value: &str) -> Option<RunOutput> {
+        let c = self.keys.iter().position(|k| k == key)?;
+        let keep = |labels: &[String]| labels.get(c).is_some_and(|l| l == value);
+        Some(RunOutput {
+            summary: self
+                .summary
+                .iter()
+                .filter(|r| keep(&r.labels))
+                .cloned()
+                .collect(),
+            tidy: self
+                .tidy
+                .iter()
+                .filter(|r| keep(&r.labels))
+                .cloned()
+                .collect(),
+            curves: self
+                .curves
+                .iter()
+                .filter(|r| keep(&r.labels))
+                .cloned()
+                .collect(),
+            ..self.clone()
+        })
+    }
+
+    /// The values grid key `key` takes in the summary, in order of first appearance
+    /// (empty when it is no grid key).
+    pub fn grid_values(&self, key: &str) -> Vec<String> {
+        let Some(c) = self.keys.iter().position(|k| k == key) else {
+            return Vec::new();
+        };
+        self.summary.iter().fold(Vec::new(), |mut seen, r| {
+            if !seen.contains(&r.labels[c]) {
+                seen.push(r.labels[c].clone());
+            }
+            seen
+        })
+    }
 }
 
 /// How many cells (variant × replicate) an invocation had, computed, and read back
