@@ -45,6 +45,7 @@ pub mod manifest;
 pub mod memory;
 pub mod merge;
 pub mod needed;
+mod oracle;
 pub mod outputs;
 pub mod plan;
 pub mod report;

@@ -55,6 +55,7 @@ mod memory;
 #[cfg(feature = "nn")]
 pub mod nn;
 pub mod optim;
+pub mod oracle;
 pub mod r_random_forest;
 pub mod registry;
 pub mod rpart;

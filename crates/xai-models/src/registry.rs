@@ -24,6 +24,7 @@ use crate::lm::LmParams;
 use crate::logistic::LogisticParams;
 #[cfg(feature = "nn")]
 use crate::nn::{BayesParams, CnnParams, MlpParams};
+use crate::oracle::{OracleParams, Truth};
 use crate::r_random_forest::RForestParams;
 use crate::rpart::RpartParams;
 use crate::svc::SvcParams;
@@ -89,6 +90,9 @@ xai_core::registry! {
         /// A learner supplied at run time by a front end under a name (a Python
         /// estimator; [`crate::external`]).
         "external" => External(ExternalParams),
+        /// The true predictive distribution of the experiment's DGP, a perfect model
+        /// beside the fitted ones ([`crate::oracle`]).
+        "oracle" => Oracle(#[serde(default)] OracleParams),
     }
 }
 
@@ -105,6 +109,18 @@ impl LearnerSpec {
             LearnerSpec::Uncertainty(p) => {
                 p.base.supply(supplied);
                 p.model.supply(supplied);
+            }
+            _ => {}
+        }
+    }
+
+    /// Hands every `oracle` (nested ones too) the truth of the experiment's DGP.
+    pub fn supply_truth(&mut self, truth: &std::sync::Arc<dyn Truth>) {
+        match self {
+            LearnerSpec::Oracle(p) => p.truth = Some(truth.clone()),
+            LearnerSpec::Uncertainty(p) => {
+                p.base.supply_truth(truth);
+                p.model.supply_truth(truth);
             }
             _ => {}
         }
