@@ -84,7 +84,7 @@ impl Capabilities {
     };
 
     /// Predictions only (`calibrated_forest`, whose calibrated members are not
-    /// exposed; `svr`).
+    /// exposed; `svr`; `oracle`).
     pub const PREDICTIONS_ONLY: Capabilities = Capabilities {
         trees: false,
         members: false,

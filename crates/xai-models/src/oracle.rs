@@ -15,7 +15,7 @@ use ndarray::{Array1, ArrayView2};
 use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
 
-use crate::capabilities::{Capabilities, Coefficients};
+use crate::capabilities::Capabilities;
 use crate::error::ParamError;
 use crate::kind::LearnerKind;
 
@@ -72,15 +72,7 @@ impl LearnerKind for OracleParams {
 
     /// Predictions only.
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            trees: false,
-            members: false,
-            gradients: false,
-            coefficients: Coefficients::None,
-            mean_covariance: false,
-            missing_values: false,
-            predicts_label: true,
-        }
+        Capabilities::PREDICTIONS_ONLY
     }
 
     /// Nothing is fitted.
