@@ -446,3 +446,54 @@ pub fn curves<'a>(
 pub fn interval_curves<'a>(ci: &CurveInterval, out: &'a RunOutput) -> Vec<Curve<'a>> {
     curves(out, &ci.quantity, &ci.rows, ci.rows_with.as_ref())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::{TidyRow, summarize};
+
+    fn row(rep: usize, est: f64) -> TidyRow {
+        TidyRow {
+            labels: Vec::new(),
+            replicate: rep,
+            model: "forest".into(),
+            quantity: "prediction_fi".into(),
+            feature: "Age".into(),
+            x: None,
+            value: Estimate {
+                estimate: est,
+                se: f64::NAN,
+                lower: f64::NAN,
+                upper: f64::NAN,
+                n: 1,
+            },
+        }
+    }
+
+    #[test]
+    fn equal_replicates_read_as_one_number_and_unequal_ones_as_an_interval() {
+        // 0.1 + 0.2 copied over 50 replicates: their mean is off by rounding, so the
+        // t-interval has a width of about 1e-17 that is no spread at all.
+        let v = 0.1 + 0.2;
+        let equal: Vec<TidyRow> = (0..50).map(|r| row(r, v)).collect();
+        let s = &summarize(&equal, 0.95)[0].value;
+        assert!(equal_values(s));
+        assert_eq!(interval(s), "0.3000 (no spread: equal values)");
+        // One replicate apart by a part in 10^9 is a spread and shows its interval.
+        let mut apart = equal;
+        apart[7] = row(7, v * (1.0 + 1e-9));
+        let s = &summarize(&apart, 0.95)[0].value;
+        assert!(!equal_values(s));
+        assert_eq!(interval(s), "0.3000 [0.3000, 0.3000]");
+        // No interval (one value behind it) is not "equal values".
+        let none = Estimate {
+            estimate: 1.0,
+            se: f64::NAN,
+            lower: f64::NAN,
+            upper: f64::NAN,
+            n: 1,
+        };
+        assert!(!equal_values(&none));
+        assert_eq!(interval(&none), "1.0000 [NaN, NaN]");
+    }
+}

@@ -465,32 +465,4 @@ mod tests {
         let one = summarize(&[row(0, 1.0)], 0.95);
         assert_eq!(one[0].value, row(0, 1.0).value);
     }
-
-    #[test]
-    fn equal_replicates_read_as_one_number_and_unequal_ones_as_an_interval() {
-        use crate::select::{equal_values, interval};
-        // 0.1 + 0.2 copied over 50 replicates: their mean is off by rounding, so the
-        // t-interval has a width of about 1e-17 that is no spread at all.
-        let v = 0.1 + 0.2;
-        let equal: Vec<TidyRow> = (0..50).map(|r| row(r, v)).collect();
-        let s = &summarize(&equal, 0.95)[0].value;
-        assert!(equal_values(s));
-        assert_eq!(interval(s), "0.3000 (no spread: equal values)");
-        // One replicate apart by a part in 10^9 is a spread and shows its interval.
-        let mut apart = equal;
-        apart[7] = row(7, v * (1.0 + 1e-9));
-        let s = &summarize(&apart, 0.95)[0].value;
-        assert!(!equal_values(s));
-        assert_eq!(interval(s), "0.3000 [0.3000, 0.3000]");
-        // No interval (one value behind it) is not "equal values".
-        let none = Estimate {
-            estimate: 1.0,
-            se: f64::NAN,
-            lower: f64::NAN,
-            upper: f64::NAN,
-            n: 1,
-        };
-        assert!(!equal_values(&none));
-        assert_eq!(interval(&none), "1.0000 [NaN, NaN]");
-    }
 }
