@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 
 use crate::catalog::{baseline_dir, run_dir};
 use crate::cells::{self, RunKey, Shard};
-use crate::checks::{Outcome, evaluate, outcomes_table, paper_values, regression, write_outcomes};
+use crate::checks::{
+    Outcome, evaluate, notes_outcome, outcomes_table, paper_values, regression, write_outcomes,
+};
 use crate::error::{BenchError, Result, io_err};
 use crate::lock::RunLock;
 use crate::needed::{NeededCurves, NeededRows};
@@ -25,12 +27,14 @@ pub struct Report {
     pub dir: PathBuf,
 }
 
-/// Every paper check of `exp` on a run.
+/// Every paper check of `exp` on a run, and a failing outcome after them when a
+/// number its notes quote cannot be read from the run ([`notes_outcome`]).
 pub fn paper_checks(exp: &Experiment, out: &RunOutput) -> Vec<Outcome> {
     exp.spec
         .checks
         .iter()
         .map(|c| evaluate(c, out, &exp.spec.tables, exp.spec.level))
+        .chain(notes_outcome(&exp.spec.notes, out))
         .collect()
 }
 

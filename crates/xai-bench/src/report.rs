@@ -10,10 +10,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::catalog::{baseline_dir, experiment_ids, resolve, run_dir};
-use crate::checks::CheckSpec;
+use crate::checks::{CheckSpec, quote};
+use crate::committed;
 use crate::error::{Result, io_err};
 use crate::layout::{ColumnSpec, TableSpec};
-use crate::plan::Scale;
+use crate::plan::{Experiment, Scale};
 use crate::select::{OneOrMany, Scalar};
 use crate::spec::ExperimentSpec;
 use crate::table::read_csv;
@@ -556,6 +557,21 @@ fn summary(source: Source, counts: &BTreeMap<(String, String), Counts>) -> Strin
     page
 }
 
+/// The experiment's notes with each `{{…}}` quote replaced by the number of the run
+/// shown (committed in `dir` at `scale`), as the check reads them; the text as written,
+/// with the reason after it, when the run cannot be read or a quote cannot be filled
+/// (which `check` reports as a failure).
+fn notes_of_run(exp: &Experiment, scale: &str, dir: &Path) -> String {
+    let filled = Scale::parse(scale)
+        .map_err(|e| e.to_string())
+        .and_then(|scale| committed::read(exp, scale, dir).map_err(|e| e.to_string()))
+        .and_then(|out| quote::render(&exp.spec.notes, &out));
+    match filled {
+        Ok(text) => text,
+        Err(why) => format!("{}\n(numbers in braces not filled: {why})", exp.spec.notes),
+    }
+}
+
 /// Builds `<out>/index.html` with the figures copied to `<out>/img/<id>/`.
 pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
     let ids = experiment_ids(root)?;
@@ -633,7 +649,7 @@ pub fn build(root: &Path, source: Source, out: &Path) -> Result<Built> {
                 let _ = writeln!(
                     html,
                     "<details><summary>settings and differences from the paper</summary><pre>{}</pre></details>",
-                    escape(&s.notes)
+                    escape(&notes_of_run(&exp, shown_scale, &dir))
                 );
             }
             html.push_str("</section>\n");

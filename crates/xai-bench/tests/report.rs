@@ -65,6 +65,11 @@ fn the_report_lists_every_experiment_with_its_figures() {
         );
     }
     assert!(page.contains("<th>paper</th><th>scale</th><th>experiments</th>"));
+    // Every quote in the experiments' notes is filled from the run shown.
+    assert!(
+        !page.contains("numbers in braces not filled"),
+        "a note quotes a number its run lacks"
+    );
     // Table 1 in the paper's layout: the header, and the first row with a cell
     // "ours (paper)" taken from the committed table1.md.
     let table1 = page
@@ -102,6 +107,44 @@ fn an_experiment_without_outputs_is_listed_as_not_run() {
     assert_eq!(built.missing, ["wood2024-fig2"]);
     let page = std::fs::read_to_string(&built.page).unwrap();
     assert!(page.contains("<section id=\"wood2024-fig2\">") && page.contains("not run"));
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+/// The notes show the run's numbers in place of their `{{…}}` quotes, and say so
+/// where a quote cannot be filled (a row the run lacks).
+#[test]
+fn notes_show_the_numbers_they_quote_from_the_run() {
+    let scratch = std::env::temp_dir().join(format!("xai-report-notes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let committed = scratch.join("results/wood2024-fig2");
+    std::fs::create_dir_all(scratch.join("experiments")).unwrap();
+    std::fs::create_dir_all(&committed).unwrap();
+    for file in ["checks.csv", "manifest.json", "summary.csv", "tidy.csv"] {
+        std::fs::copy(
+            root().join("results/wood2024-fig2").join(file),
+            committed.join(file),
+        )
+        .unwrap();
+    }
+    let yaml = std::fs::read_to_string(root().join("experiments/wood2024-fig2.yaml")).unwrap();
+    let quoting = |notes: &str| yaml.replacen("notes: |\n", &format!("notes: |\n  {notes}\n"), 1);
+    let path = scratch.join("experiments/wood2024-fig2.yaml");
+    let page = |notes: &str| {
+        std::fs::write(&path, quoting(notes)).unwrap();
+        let built = build(&scratch, Source::Committed, &scratch.join("report")).unwrap();
+        std::fs::read_to_string(&built.page).unwrap()
+    };
+    let filled = page("X1 gets {{entropy_pfi: model=calibrated_rf, feature=X1}}.");
+    assert!(
+        filled.contains("X1 gets 0.2734."),
+        "the quote is not filled"
+    );
+    assert!(!filled.contains("not filled"));
+    let unfilled = page("X9 gets {{entropy_pfi: model=calibrated_rf, feature=X9}}.");
+    assert!(
+        unfilled.contains("numbers in braces not filled") && unfilled.contains("picks 0 rows"),
+        "a quote the run lacks is not reported"
+    );
     std::fs::remove_dir_all(&scratch).unwrap();
 }
 

@@ -448,6 +448,21 @@ pub fn evaluate(check: &CheckSpec, out: &RunOutput, tables: &[TableSpec], level:
     }
 }
 
+/// The experiment's notes read against the run: `None` when each `{{…}}` quote in
+/// them picks one row of the run ([`quote::render`]), else a failing outcome that says
+/// which quote cannot be read. A number a note quotes is then the run's at every
+/// scale, and one whose row a re-run no longer has fails the check as a marker's does.
+pub fn notes_outcome(notes: &str, out: &RunOutput) -> Option<Outcome> {
+    let why = quote::render(notes, out).err()?;
+    Some(Outcome {
+        name: "the notes' quoted numbers".into(),
+        kind: None,
+        status: Status::Fail,
+        measured: f64::NAN,
+        detail: format!("a quote in the experiment's notes cannot be read: {why}"),
+    })
+}
+
 /// How many checks passed, are known deviations, and failed (stale markers count as
 /// failed).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -506,6 +506,18 @@ fn a_marker_quotes_numbers_from_the_run() {
     }
 }
 
+/// An experiment's notes quote the run as a marker does: notes whose quotes pick
+/// one row each give no outcome, and one whose row the run lacks gives a failing one.
+#[test]
+fn notes_fail_when_a_quoted_number_is_not_in_the_run() {
+    let out = scalar_run(&[vec![("q", "A", 1.0)], vec![("q", "A", 2.0)]]);
+    assert!(notes_outcome("plain text, no quote", &out).is_none());
+    assert!(notes_outcome("ours {{q: feature=A}}, sd {{q: feature=A | sd}}", &out).is_none());
+    let o = notes_outcome("ours {{q: feature=B}}", &out).expect("a quote with no row fails");
+    assert_eq!(o.status, Status::Fail);
+    assert!(o.detail.contains("picks 0 rows"), "{}", o.detail);
+}
+
 #[test]
 fn monotone_needs_every_step_beyond_its_standard_error() {
     // Grid key n with three values; three replicates each.
