@@ -376,24 +376,33 @@ pub struct Reference {
     pub rows: Selector,
 }
 
+impl Reference {
+    /// The largest |estimate| of the reference rows in row `r`'s panel (equal to it in
+    /// every column but the quantity and those `where` names), the reference quantity
+    /// being `checked` unless it names one; NaN when the panel has none, so a claim
+    /// against it fails.
+    pub fn largest(&self, summary: &[Row<'_>], checked: &str, r: &Row<'_>) -> f64 {
+        let skip: Vec<&str> = std::iter::once("quantity")
+            .chain(self.rows.keys().map(String::as_str))
+            .collect();
+        let panel = r.context(&skip);
+        of_quantity(summary, self.quantity.as_deref().unwrap_or(checked))
+            .into_iter()
+            .filter(|b| b.matches(&self.rows) && b.context(&skip) == panel)
+            .map(|b| b.value.estimate.abs())
+            .reduce(nan_max)
+            .unwrap_or(f64::NAN)
+    }
+}
+
 impl<R> Bounded<R> {
     /// The bound row `r` is held to: `bound`, or `bound` × the largest |estimate| of
     /// its reference rows (NaN when it has none, so the claim fails).
     fn bound_of(&self, summary: &[Row<'_>], r: &Row<'_>) -> f64 {
-        let Some(rel) = &self.relative_to else {
-            return self.bound;
-        };
-        let skip: Vec<&str> = std::iter::once("quantity")
-            .chain(rel.rows.keys().map(String::as_str))
-            .collect();
-        let panel = r.context(&skip);
-        let largest = of_quantity(summary, rel.quantity.as_deref().unwrap_or(&self.quantity))
-            .into_iter()
-            .filter(|b| b.matches(&rel.rows) && b.context(&skip) == panel)
-            .map(|b| b.value.estimate.abs())
-            .reduce(nan_max)
-            .unwrap_or(f64::NAN);
-        self.bound * largest
+        match &self.relative_to {
+            None => self.bound,
+            Some(rel) => self.bound * rel.largest(summary, &self.quantity, r),
+        }
     }
 }
 

@@ -10,6 +10,7 @@ use xai_core::inference::t_quantile;
 use xai_core::{Estimate, t_interval};
 
 use super::{AssertionKind, Context, Reads, Verdict, nan_max, nan_min};
+use crate::bounds::Reference;
 use xai_results::output::RunOutput;
 use xai_results::select::Selector;
 use xai_results::select::{Row, interval, of_quantity, short, summary_rows, tidy_rows};
@@ -379,6 +380,12 @@ fn pooled_difference(pairs: &[Pair], at_least: bool, level: f64) -> Verdict {
 /// Monte-Carlo standard errors over independent replicates (molnar2023 §4.3: the
 /// linear model's PD coverage "not heavily affected by increasing sample size n", the
 /// n = 1000 row against the n = 100 row). Measured: the largest |difference|.
+///
+/// With `equivalent: true` it is an equivalence rule: the difference's interval
+/// d ± `plus_se`·√(se² + se_from²) must lie inside ±`tolerance`, so a run too small
+/// to tell the rows apart fails instead of passing (wood2024 Fig. 3: "similarly
+/// high"). With `relative_to`, `tolerance` is a fraction of the largest |estimate| of
+/// the reference rows of the row's panel ([`Reference`]).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Unchanged {
@@ -393,9 +400,18 @@ pub struct Unchanged {
     /// allowance (default 0; its source in the check's `tolerance_from`).
     #[serde(default)]
     pub tolerance: f64,
-    /// Multiples of the difference's Monte-Carlo se added to the tolerance.
+    /// Multiples of the difference's Monte-Carlo se added to the tolerance (with
+    /// `equivalent`, the half-width of the difference's interval).
     #[serde(default)]
     pub plus_se: f64,
+    /// The difference's interval must lie inside ±tolerance (default: the difference
+    /// within tolerance plus its allowance).
+    #[serde(default)]
+    pub equivalent: bool,
+    /// The rows whose largest |estimate| `tolerance` is a fraction of (default: none,
+    /// the tolerance is absolute).
+    #[serde(default)]
+    pub relative_to: Option<Reference>,
 }
 
 impl AssertionKind for Unchanged {
@@ -404,7 +420,9 @@ impl AssertionKind for Unchanged {
     }
 
     fn quantities(&self) -> Vec<&String> {
-        vec![&self.quantity]
+        let mut q = vec![&self.quantity];
+        q.extend(self.relative_to.as_ref().and_then(|r| r.quantity.as_ref()));
+        q
     }
 
     fn reads(&self) -> Reads<'_> {
@@ -412,26 +430,16 @@ impl AssertionKind for Unchanged {
     }
 
     fn verdict(&self, ctx: &Context<'_>) -> Verdict {
-        unchanged(
-            ctx.out,
-            &self.quantity,
-            (&self.rows, &self.from),
-            self.tolerance,
-            self.plus_se,
-        )
+        unchanged(ctx.out, self)
     }
 }
 
-/// Every selected row's estimate lies within `tolerance` + `plus_se`·√(se² +
-/// se_from²) of its reference row's: the row equal to it in every column but those
-/// `from` names, which take `from`'s values. Measured: the largest |difference|.
-fn unchanged(
-    out: &RunOutput,
-    quantity: &str,
-    (sel, from): (&Selector, &Selector),
-    tolerance: f64,
-    plus_se: f64,
-) -> Verdict {
+/// Every selected row's estimate lies within the allowance of [`Unchanged`] of its
+/// reference row's: the row equal to it in every column but those `from` names, which
+/// take `from`'s values. Measured: the largest |difference| (with `equivalent`, the
+/// largest |difference| + `plus_se`·se of the difference).
+fn unchanged(out: &RunOutput, spec: &Unchanged) -> Verdict {
+    let (quantity, sel, from) = (&spec.quantity, &spec.rows, &spec.from);
     let summary = summary_rows(out);
     let rows = of_quantity(&summary, quantity);
     // The reference row agrees with the row in every column but those `from` names.
@@ -451,14 +459,23 @@ fn unchanged(
             ));
         };
         let d = r.value.estimate - b.value.estimate;
-        // With one replicate there is no se: a tolerance alone then decides.
-        let allowed = match plus_se {
-            0.0 => tolerance,
-            z => tolerance + z * r.value.se.hypot(b.value.se),
+        let tolerance = match &spec.relative_to {
+            None => spec.tolerance,
+            Some(rel) => spec.tolerance * rel.largest(&summary, quantity, r),
         };
-        let ok = d.abs() <= allowed;
+        // With one replicate there is no se: a tolerance alone then decides.
+        let margin = match spec.plus_se {
+            0.0 => 0.0,
+            z => z * r.value.se.hypot(b.value.se),
+        };
+        // Equivalence moves the margin from the allowance to the difference.
+        let (reach, allowed) = match spec.equivalent {
+            true => (d.abs() + margin, tolerance),
+            false => (d.abs(), tolerance + margin),
+        };
+        let ok = reach <= allowed;
         holds &= ok;
-        worst = nan_max(worst, d.abs());
+        worst = nan_max(worst, reach);
         compared += 1;
         // The context's values, then each side's values of the keys it selects on.
         let side = |row: &Row<'_>, keys: &Selector| -> String {
@@ -466,16 +483,23 @@ fn unchanged(
                 .filter_map(|k| row.get(k).map(|v| format!("{k} {v} ")))
                 .collect()
         };
+        let diff = match spec.equivalent {
+            true => format!(
+                "diff {} ± {} (inside ±{} required)",
+                short(d),
+                short(margin),
+                short(allowed)
+            ),
+            false => format!("diff {} (allowed {})", short(d), short(allowed)),
+        };
         parts.push(format!(
-            "{}{}: {}{} vs {}{}: diff {} (allowed {})",
+            "{}{}: {}{} vs {}{}: {diff}",
             if ok { "" } else { "NOT " },
             r.label(&skip),
             side(r, from),
             short(r.value.estimate),
             side(b, from),
             short(b.value.estimate),
-            short(d),
-            short(allowed)
         ));
     }
     if compared == 0 {

@@ -261,6 +261,39 @@ fn unchanged_compares_each_row_with_its_reference_row() {
     assert_eq!(status(nowhere, &make(0.0)), Status::Fail);
 }
 
+/// `unchanged` with `equivalent`: the difference's interval must lie inside
+/// ±tolerance, here a tenth of the largest |estimate| of the panel (0.102): a run
+/// too noisy to tell B from A fails, where the equality form passes it.
+#[test]
+fn equivalent_requires_the_difference_interval_inside_the_tolerance() {
+    let make = |b: f64, spread: f64| {
+        let mut tidy = Vec::new();
+        for (r, d) in [-spread, 0.0, spread].into_iter().enumerate() {
+            tidy.push(row(&[], r, "q", "A", None, 1.0 + d));
+            tidy.push(row(&[], r, "q", "B", None, b + d));
+        }
+        run_of(&[], tidy, Vec::new())
+    };
+    let claim = |equivalent: bool| {
+        format!(
+            "unchanged: {{ quantity: q, where: {{ feature: B }}, from: {{ feature: A }}, tolerance: 0.1, plus_se: 3, equivalent: {equivalent}, relative_to: {{ where: {{ feature: [A, B] }} }} }}"
+        )
+    };
+    // Precise and close: 0.02 + 3·0.01·√(2/3) = 0.0445 inside ±0.102.
+    let o = check(&claim(true), None, &make(1.02, 0.01));
+    assert_eq!(o.status, Status::Pass, "{}", o.detail);
+    assert!(
+        (o.measured - (0.02 + 3.0 * 0.01 * (2.0f64 / 3.0).sqrt())).abs() < 1e-9,
+        "{o:?}"
+    );
+    assert!(o.detail.contains("inside ±0.1020"), "{}", o.detail);
+    // Noisy: the equality form passes, the equivalence fails (0.02 + 0.245 > 0.102).
+    assert_eq!(status(&claim(false), &make(1.02, 0.1)), Status::Pass);
+    assert_eq!(status(&claim(true), &make(1.02, 0.1)), Status::Fail);
+    // Precise but apart: 0.3 is beyond ±0.13 either way.
+    assert_eq!(status(&claim(true), &make(1.3, 0.01)), Status::Fail);
+}
+
 #[test]
 fn greater_on_widths_pairs_the_interval_widths_over_replicates() {
     // A's intervals are wider (2, 2.2, 1.9) than B's (1, 1.1, 0.9) though A's centres
