@@ -15,7 +15,7 @@ use crate::tolerance::Threshold;
 
 use super::{Assertion, AssertionKind, Context, Reads, Verdict, at_least, default_share};
 use xai_results::Invalid;
-use xai_results::layout::TableSpec;
+use xai_results::layout::{PaperValue, TableSpec};
 
 /// `across: { key, share, assert }`: the inner assertion holds on at least
 /// ⌈share·K⌉ of the K values of grid key `key`, each judged on its own rows
@@ -44,6 +44,11 @@ impl AssertionKind for Across {
 
     fn quantities(&self) -> Vec<&String> {
         self.assert.kind().quantities()
+    }
+
+    /// The inner assertion's paper value: the number every sample is held to.
+    fn paper_value(&self) -> Option<PaperValue<'_>> {
+        self.assert.kind().paper_value()
     }
 
     fn reads(&self) -> Reads<'_> {
