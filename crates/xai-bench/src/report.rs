@@ -562,6 +562,9 @@ fn summary(source: Source, counts: &BTreeMap<(String, String), Counts>) -> Strin
 /// with the reason after it, when the run cannot be read or a quote cannot be filled
 /// (which `check` reports as a failure).
 fn notes_of_run(exp: &Experiment, scale: &str, dir: &Path) -> String {
+    if !exp.spec.notes.contains("{{") {
+        return exp.spec.notes.clone();
+    }
     let filled = Scale::parse(scale)
         .map_err(|e| e.to_string())
         .and_then(|scale| committed::read(exp, scale, dir).map_err(|e| e.to_string()))

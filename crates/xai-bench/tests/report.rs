@@ -134,9 +134,17 @@ fn notes_show_the_numbers_they_quote_from_the_run() {
         let built = build(&scratch, Source::Committed, &scratch.join("report")).unwrap();
         std::fs::read_to_string(&built.page).unwrap()
     };
+    // The committed estimate of that row, as the report prints it (4 decimals).
+    let summary = std::fs::read_to_string(committed.join("summary.csv")).unwrap();
+    let estimate: f64 = summary
+        .lines()
+        .find(|l| l.starts_with("entropy_pfi,calibrated_rf,X1,"))
+        .and_then(|l| l.split(',').nth(4))
+        .and_then(|v| v.parse().ok())
+        .expect("the committed row");
     let filled = page("X1 gets {{entropy_pfi: model=calibrated_rf, feature=X1}}.");
     assert!(
-        filled.contains("X1 gets 0.2734."),
+        filled.contains(&format!("X1 gets {estimate:.4}.")),
         "the quote is not filled"
     );
     assert!(!filled.contains("not filled"));

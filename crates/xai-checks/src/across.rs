@@ -1,4 +1,5 @@
-//! The `across` assertion: a claim about one sample judged over independent samples.
+//! The `across` assertion: a claim about one sample judged over independent samples
+//! (or over redraws of a random split of one dataset: molnar2023's fold draws).
 //!
 //! A paper's figure often shows one sample of its DGP (cid2021 Fig. 2: 20 shuffle
 //! splits of one 5000-row sample). Its splits share that sample, so their intervals
@@ -25,7 +26,8 @@ use xai_results::layout::{PaperValue, TableSpec};
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Across {
-    /// The grid key whose values are independent samples (e.g. `sample`).
+    /// The grid key whose values are independent samples (e.g. `sample`) or redraws
+    /// of a random split (e.g. `draw`).
     pub key: String,
     /// Share of its values on which the inner assertion must hold (default 1: on every
     /// one).
@@ -46,7 +48,8 @@ impl AssertionKind for Across {
         self.assert.kind().quantities()
     }
 
-    /// The inner assertion's paper value: the number every sample is held to.
+    /// The inner assertion's paper value (a `near`'s), the number every sample is
+    /// held to, which tables show beside ours.
     fn paper_value(&self) -> Option<PaperValue<'_>> {
         self.assert.kind().paper_value()
     }

@@ -11,6 +11,8 @@ use xai_core::{Estimate, t_interval};
 
 use super::{AssertionKind, Context, Reads, Verdict, nan_max, nan_min};
 use crate::bounds::Reference;
+use xai_results::Invalid;
+use xai_results::layout::TableSpec;
 use xai_results::output::RunOutput;
 use xai_results::select::Selector;
 use xai_results::select::{Row, interval, of_quantity, short, summary_rows, tidy_rows};
@@ -380,12 +382,15 @@ fn pooled_difference(pairs: &[Pair], at_least: bool, level: f64) -> Verdict {
 /// Monte-Carlo standard errors over independent replicates (molnar2023 §4.3: the
 /// linear model's PD coverage "not heavily affected by increasing sample size n", the
 /// n = 1000 row against the n = 100 row). Measured: the largest |difference|.
+/// The two se are combined as if the rows were independent; rows of the same
+/// replicates that are positively correlated make the allowance conservative.
 ///
 /// With `equivalent: true` it is an equivalence rule: the difference's interval
 /// d ± `plus_se`·√(se² + se_from²) must lie inside ±`tolerance`, so a run too small
 /// to tell the rows apart fails instead of passing (wood2024 Fig. 3: "similarly
-/// high"). With `relative_to`, `tolerance` is a fraction of the largest |estimate| of
-/// the reference rows of the row's panel ([`Reference`]).
+/// high"); measured: the largest |d| + `plus_se`·√(se² + se_from²). With
+/// `relative_to`, `tolerance` is a fraction of the largest |estimate| of the
+/// reference rows of the row's panel ([`Reference`]).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Unchanged {
@@ -397,7 +402,9 @@ pub struct Unchanged {
     /// The values of the reference row's keys, e.g. `{ n_train: "100" }`.
     pub from: Selector,
     /// The largest |estimate − reference| accepted beyond the Monte-Carlo
-    /// allowance (default 0; its source in the check's `tolerance_from`).
+    /// allowance, or with `equivalent` the bound of the difference's interval; a
+    /// fraction of the reference rows' largest |estimate| with `relative_to` (default
+    /// 0; its source in the check's `tolerance_from`).
     #[serde(default)]
     pub tolerance: f64,
     /// Multiples of the difference's Monte-Carlo se added to the tolerance (with
@@ -417,6 +424,22 @@ pub struct Unchanged {
 impl AssertionKind for Unchanged {
     fn thresholds(&self) -> Vec<Threshold> {
         Threshold::unless("tolerance", self.tolerance, 0.0)
+    }
+
+    fn validate(&self, _tables: &[TableSpec]) -> Result<(), Invalid> {
+        if self.equivalent && self.plus_se <= 0.0 {
+            return Err(Invalid::new(
+                "equivalent",
+                "an equivalence needs the difference's interval: set plus_se (e.g. 3)",
+            ));
+        }
+        if self.relative_to.is_some() && self.tolerance <= 0.0 {
+            return Err(Invalid::new(
+                "relative_to",
+                "a relative tolerance needs its fraction: set tolerance (e.g. 0.1)",
+            ));
+        }
+        Ok(())
     }
 
     fn quantities(&self) -> Vec<&String> {
@@ -463,7 +486,8 @@ fn unchanged(out: &RunOutput, spec: &Unchanged) -> Verdict {
             None => spec.tolerance,
             Some(rel) => spec.tolerance * rel.largest(&summary, quantity, r),
         };
-        // With one replicate there is no se: a tolerance alone then decides.
+        // Without `plus_se` the tolerance alone decides (a row of one replicate
+        // has no se).
         let margin = match spec.plus_se {
             0.0 => 0.0,
             z => z * r.value.se.hypot(b.value.se),

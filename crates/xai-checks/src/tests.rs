@@ -292,6 +292,27 @@ fn equivalent_requires_the_difference_interval_inside_the_tolerance() {
     assert_eq!(status(&claim(true), &make(1.02, 0.1)), Status::Fail);
     // Precise but apart: 0.3 is beyond ±0.13 either way.
     assert_eq!(status(&claim(true), &make(1.3, 0.01)), Status::Fail);
+    // An equivalence without an interval, or a relative tolerance without its
+    // fraction, is refused at load.
+    let refused = |assert: &str| {
+        let c: CheckSpec = serde_saphyr::from_str(&format!(
+            "claim: c\nassert:\n  unchanged: {{ quantity: q, where: {{ feature: B }}, from: {{ feature: A }}, {assert} }}\ntolerance_from: {{ derivation: \"d\" }}\n"
+        ))
+        .unwrap();
+        c.validate(&[]).map_err(|e| e.field)
+    };
+    assert_eq!(
+        refused("tolerance: 0.1, equivalent: true"),
+        Err("equivalent".into())
+    );
+    assert_eq!(
+        refused("relative_to: { where: { feature: [A, B] } }, plus_se: 3"),
+        Err("relative_to".into())
+    );
+    assert_eq!(
+        refused("tolerance: 0.1, plus_se: 3, equivalent: true"),
+        Ok(())
+    );
 }
 
 #[test]
