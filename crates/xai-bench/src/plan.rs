@@ -802,6 +802,17 @@ impl Experiment {
         let known = |q: &String, field: &str| plot_plan.known(q, field).or_else(at_field);
         let grid_or_model = |k: &String| plot_plan.grid_or_model(k).or_else(at_field);
         for p in s.plots.iter().map(crate::plots::PlotSpec::kind) {
+            if p.companion() && (p.title().is_none() || !s.has_paper_figure()) {
+                return fail(
+                    p.name(),
+                    format!(
+                        "plot `{}` is marked `companion: true`: a companion shows what the \
+                         paper's figure does not, beside a figure of the paper; give it a \
+                         `title:` and the experiment a paper figure (or drop `companion`)",
+                        p.name()
+                    ),
+                );
+            }
             if s.has_paper_figure() && p.name() != s.figure_stem() && p.title().is_none() {
                 return fail(
                     p.name(),

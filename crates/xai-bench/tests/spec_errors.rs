@@ -338,6 +338,58 @@ fn a_companion_figure_needs_its_own_title() {
     );
 }
 
+/// `companion: true` marks a figure of ours beside the paper's: it needs a title
+/// saying what it shows and a paper figure to stand beside.
+#[test]
+fn a_companion_needs_a_title_and_a_paper_figure() {
+    let plot = "  - bars: { name: fig4, quantities: [likelihood_pfi, entropy_pfi] }";
+    let untitled =
+        format!("{plot}\n  - bars: {{ name: extra, companion: true, quantities: [entropy_pfi] }}");
+    let msg = error_of(plot, &untitled);
+    assert_has(
+        &msg,
+        &[
+            "plot `extra` is marked `companion: true`",
+            "give it a `title:`",
+        ],
+    );
+    let own_study = fig4().replacen("figure: Fig. 4", "figure: none", 1).replacen(
+        plot,
+        &format!("{plot}\n  - bars: {{ name: extra, title: \"Entropy-PFI\", companion: true, quantities: [entropy_pfi] }}"),
+        1,
+    );
+    let Err(err) = Experiment::from_text(Path::new("experiments/wood2024-fig4.yaml"), own_study)
+    else {
+        panic!("a companion of no paper figure loaded");
+    };
+    assert_has(&err.to_string(), &["marked `companion: true`"]);
+    let titled = format!(
+        "{plot}\n  - bars: {{ name: extra, title: \"Entropy-PFI\", companion: true, quantities: [entropy_pfi] }}"
+    );
+    let text = fig4().replacen(plot, &titled, 1);
+    Experiment::from_text(Path::new("experiments/wood2024-fig4.yaml"), text).unwrap();
+}
+
+/// An ICE figure draws one fit unless it asks for every fit's curves; `replicates`
+/// names ICE curves, so a PD figure without them is refused.
+#[test]
+fn every_fits_curves_need_an_ice_figure() {
+    let plot = "  - bars: { name: fig4, quantities: [likelihood_pfi, entropy_pfi] }";
+    let msg = error_of(
+        plot,
+        &format!(
+            "{plot}\n  - curves: {{ name: extra, title: \"PD\", pd: likelihood_pfi, replicates: true }}"
+        ),
+    );
+    assert_has(
+        &msg,
+        &[
+            "curves `replicates` draws every fit's ICE curves",
+            "needs `ice`",
+        ],
+    );
+}
+
 /// Every DGP has marginals (its own or column j of a joint draw), so fresh draws load
 /// on fig4's correlated Gaussian DGP; a dataset has none.
 #[test]

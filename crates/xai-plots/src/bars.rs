@@ -3,8 +3,10 @@
 
 use super::key::{Key, Swatch};
 use super::labels::Names;
-use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan};
+use super::print::Width;
+use super::{Canvas, Figure, PlotKind, PlotPlan};
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use xai_results::Invalid;
@@ -16,9 +18,6 @@ struct Panel<'a> {
     title: String,
     rows: Vec<&'a SummaryRow>,
 }
-
-/// The height added to a figure for its key, in pixels.
-const KEY: u32 = 32;
 
 /// Which features a bar panel shows, in which order.
 pub struct BarOrder {
@@ -175,34 +174,31 @@ impl PlotKind for Bars {
         plan.panels(&self.panels)
     }
 
-    /// Wide enough that the longest feature name fits under its bar (7 px a
-    /// character), and the title across the figure.
-    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+    /// A column for one column of panels whose bars and names fit it, the page
+    /// otherwise.
+    fn width(&self, fig: &Figure<'_>) -> Width {
         let (list, order) = self.panel_list(fig);
-        let shown: Vec<&str> = list
-            .iter()
-            .flat_map(|p| p.rows.iter().map(|r| fig.names.feature(&r.feature)))
-            .fold(Vec::new(), |mut seen, f| {
-                if !seen.contains(&f) {
-                    seen.push(f);
-                }
-                seen
-            });
-        let longest = shown.iter().map(|f| f.chars().count()).max().unwrap_or(0) as u32;
-        let bars_per_panel = order.top.unwrap_or(usize::MAX).min(shown.len()) as u32;
-        let (panel_width, panel_height) = match order.horizontal {
-            true => (7 * longest + 400, 26 * bars_per_panel + 110),
-            false => (440.max(bars_per_panel * (7 * longest + 12) + 90), 300),
-        };
         let layout = Layout::of(&list, &self.quantities, &order);
-        (
-            (panel_width * layout.cols as u32 + 40).max(10 * fig.title.chars().count() as u32 + 40),
-            panel_height * layout.rows as u32 + 50 + KEY,
-        )
+        let fits = order.horizontal || bar_count(&list, &order, fig.names) <= 8;
+        match layout.cols == 1 && fits {
+            true => Width::Column,
+            false => Width::Page,
+        }
     }
 
-    fn title_px(&self) -> u32 {
-        20
+    /// Horizontal bars take a row of 8-pt type each (18 units) and their axis and
+    /// caption; vertical panels are 0.6 as tall as wide, at least 1.4 in; then the
+    /// key.
+    fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
+        let (list, order) = self.panel_list(fig);
+        let layout = Layout::of(&list, &self.quantities, &order);
+        let bars = bar_count(&list, &order, fig.names) as u32;
+        let panel = match order.horizontal {
+            true => 18 * bars + 80,
+            false => (width as f64 / layout.cols as f64 * 0.6).max(140.0) as u32 + 40,
+        };
+        let key = whiskers_key(&list, &self.quantities, fig.names);
+        panel * layout.rows as u32 + key.height(width)
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> std::result::Result<(), String> {
@@ -215,6 +211,20 @@ impl PlotKind for Bars {
             bars(&root, &list, &self.quantities, &order, fig.names)
         })
     }
+}
+
+/// The number of bars a panel draws.
+fn bar_count(list: &[Panel<'_>], order: &BarOrder, names: &Names) -> usize {
+    let mut seen: Vec<&str> = Vec::new();
+    for f in list
+        .iter()
+        .flat_map(|p| p.rows.iter().map(|r| names.feature(&r.feature)))
+    {
+        if !seen.contains(&f) {
+            seen.push(f);
+        }
+    }
+    order.top.unwrap_or(usize::MAX).min(seen.len())
 }
 
 /// Refuses a figure that would draw several summary rows as one bar (variants of a
@@ -418,7 +428,8 @@ fn bars<DB: DrawingBackend>(
     let areas = root.split_evenly((layout.rows, layout.cols));
     let titles = super::labels::quantity_titles(quantities);
     for (qi, q) in quantities.iter().enumerate() {
-        let color = super::statistic_color(q).unwrap_or(COLORS[qi % COLORS.len()]);
+        let color = super::palette::quantity(q, qi);
+        super::palette::record(&titles[qi], color);
         fn of_q<'a>(p: &Panel<'a>, q: &str) -> Vec<&'a SummaryRow> {
             p.rows.iter().copied().filter(|r| r.quantity == q).collect()
         }
@@ -436,11 +447,16 @@ fn bars<DB: DrawingBackend>(
             let pt = |c: f64, v: f64| if horizontal { (v, pos(c)) } else { (pos(c), v) };
             let categories = -0.5f64..nf as f64 - 0.5;
             let values = (lo - pad)..(hi + pad);
+            // The widest name at 8 pt, and whether vertical bars' names fit their slot
+            // across (else they are turned a quarter, reading upwards).
             let longest = features
                 .iter()
-                .map(|f| names.feature(f).chars().count())
-                .max()
-                .unwrap_or(0) as u32;
+                .map(|f| super::raster::text_width(names.feature(f), super::print::TICK))
+                .fold(0.0, f64::max)
+                .ceil() as u32;
+            let y_labels = if horizontal { longest + 12 } else { 48 };
+            let slot = area.dim_in_pixel().0.saturating_sub(y_labels + 16) / nf.max(1) as u32;
+            let turned = !horizontal && longest + 4 > slot;
             // The quantity where several are drawn, then the model and setting.
             let caption = [
                 (quantities.len() > 1).then(|| titles[qi].clone()),
@@ -451,11 +467,21 @@ fn bars<DB: DrawingBackend>(
             .filter(|t| !t.is_empty())
             .collect::<Vec<_>>()
             .join(", ");
-            let builder = ChartBuilder::on(area)
-                .caption(&caption, ("sans-serif", 15))
-                .margin(10)
-                .x_label_area_size(if horizontal { 40 } else { 30 })
-                .y_label_area_size(if horizontal { 7 * longest + 16 } else { 70 })
+            let size = super::caption_size(&caption, area.dim_in_pixel().0);
+            let x_labels = match (horizontal, turned) {
+                (true, _) => 36,
+                (false, true) => longest + 10,
+                (false, false) => 24,
+            };
+            let mut builder = ChartBuilder::on(area);
+            // A panel with nothing to tell it from others takes no caption's room.
+            if !caption.is_empty() {
+                builder.caption(&caption, ("sans-serif", size));
+            }
+            let builder = builder
+                .margin(8)
+                .x_label_area_size(x_labels)
+                .y_label_area_size(y_labels)
                 .build_cartesian_2d(
                     if horizontal {
                         values.clone()
@@ -476,12 +502,18 @@ fn bars<DB: DrawingBackend>(
                     String::new()
                 }
             };
-            let label = names.axis(q);
+            // A row of panels of one quantity shares its value axis: named once, on
+            // the left.
+            let label = match horizontal || layout.side_by_side || k == 0 {
+                true => names.axis(q),
+                false => String::new(),
+            };
             let (x_desc, y_desc) = if horizontal {
                 (label.as_str(), "")
             } else {
                 ("", label.as_str())
             };
+            let no_name = |_: &f64| String::new();
             let mut mesh = super::axes(&mut chart, x_desc, y_desc);
             if horizontal {
                 mesh.disable_y_mesh()
@@ -490,9 +522,12 @@ fn bars<DB: DrawingBackend>(
             } else {
                 mesh.disable_x_mesh()
                     .x_labels(nf.max(1))
-                    .x_label_formatter(&name_at);
+                    .x_label_formatter(if turned { &no_name } else { &name_at });
             }
             mesh.draw().map_err(e)?;
+            if turned {
+                turned_names(area, &chart, &features, names, lo - pad).map_err(e)?;
+            }
             let at =
                 |r: &SummaryRow| features.iter().position(|f| *f == r.feature).unwrap_or(0) as f64;
             chart
@@ -511,7 +546,7 @@ fn bars<DB: DrawingBackend>(
                     Text::new(
                         "0",
                         pt(at(r), 0.0),
-                        ("sans-serif", 12)
+                        ("sans-serif", super::print::TICK)
                             .into_font()
                             .color(&BLACK)
                             .pos(match horizontal {
@@ -535,6 +570,33 @@ fn bars<DB: DrawingBackend>(
                 )))
                 .map_err(e)?;
         }
+    }
+    Ok(())
+}
+
+/// The names of vertical bars turned a quarter, reading upwards, their ends just
+/// below the axis at `bottom` (drawn on the panel's `area`: plotters places turned
+/// tick labels off their ticks).
+fn turned_names<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    features: &[&str],
+    names: &Names,
+    bottom: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let base = area.get_base_pixel();
+    let style = ("sans-serif", super::print::TICK)
+        .into_font()
+        .transform(FontTransform::Rotate270)
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Right, VPos::Center));
+    for (c, f) in features.iter().enumerate() {
+        let (x, y) = chart.backend_coord(&(c as f64, bottom));
+        area.draw(&Text::new(
+            names.feature(f),
+            (x - base.0, y - base.1 + 6),
+            style.clone(),
+        ))?;
     }
     Ok(())
 }

@@ -12,7 +12,8 @@ use serde::Deserialize;
 
 use super::key::{Key, Swatch};
 use super::labels::{Names, axis_label, learner_estimand, x_axis_label};
-use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, range};
+use super::print::{Width, grid_height};
+use super::{Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, range};
 use xai_results::Invalid;
 use xai_results::output::RunOutput;
 use xai_results::quantity::{Inference, Quantity};
@@ -97,13 +98,19 @@ impl PlotKind for Lines {
         Ok(())
     }
 
-    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
+    fn width(&self, fig: &Figure<'_>) -> Width {
         let (layout, entries) = lines_layout(self, fig.out);
-        let cols = (entries * layout.columns.len()).max(1) as u32;
-        (
-            PANEL.0 * cols,
-            PANEL.1 * layout.rows.len().max(1) as u32 + 80,
-        )
+        Width::for_panels(entries * layout.columns.len())
+    }
+
+    /// Panels 0.8 as tall as wide (square with a `diagonal`: an ROC curve), and the
+    /// key.
+    fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
+        let (layout, entries) = lines_layout(self, fig.out);
+        let cols = (entries * layout.columns.len()).max(1);
+        let key = lines_key(self, &layout, fig.out, fig.names).height(width);
+        let aspect = if self.diagonal { 1.0 } else { PANEL_ASPECT };
+        grid_height(width, (layout.rows.len(), cols), aspect, key)
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -168,8 +175,13 @@ impl PlotKind for Tradeoff {
         Ok(())
     }
 
-    fn size(&self, _fig: &Figure<'_>) -> (u32, u32) {
-        (PANEL.0 * self.estimands.len().max(1) as u32, PANEL.1 + 80)
+    fn width(&self, _fig: &Figure<'_>) -> Width {
+        Width::for_panels(self.estimands.len())
+    }
+
+    /// Panels 0.8 as tall as wide, and two rows of key.
+    fn height(&self, _fig: &Figure<'_>, width: u32) -> u32 {
+        grid_height(width, (1, self.estimands.len()), PANEL_ASPECT, KEY)
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -187,8 +199,10 @@ pub enum Intervals {
     Corrected,
 }
 
-/// The pixel size of one panel.
-const PANEL: (u32, u32) = (470, 370);
+/// A panel's height over its width (the paper's panels are about 4:5).
+const PANEL_ASPECT: f64 = 0.8;
+/// The room of the key: two rows of entries, in layout units.
+const KEY: u32 = 50;
 
 /// The quantity of the coverage study's `kind` of `estimand`'s intervals,
 /// corrected or not (`width_loss_pfi_corrected`).
@@ -312,7 +326,7 @@ fn lines_key(plot: &Lines, layout: &LinesLayout, out: &RunOutput, names: &Names)
                 label = format!("{label} ({} {:.3})", short_name(q), r.value.estimate);
             }
         }
-        key.add(label, Swatch::Line(COLORS[k % COLORS.len()], 3, 0));
+        key.add(label, Swatch::Line(super::palette::series(k), 3, 0));
     }
     for entry in plot.y.iter().filter(|e| e.len() > 1) {
         for (style, q) in entry.iter().enumerate() {
@@ -426,7 +440,12 @@ fn draw_lines<DB: DrawingBackend>(
                 let area =
                     &areas[ri * y.len() * layout.columns.len() + g * layout.columns.len() + ci];
                 let title = title_of(names, &[(rows_key, rv), (cols_key, cv)]);
-                let mut chart = chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
+                // An ROC curve reads against its diagonal: a square plot area.
+                let mut chart = match diagonal {
+                    true => super::square_chart_on(area, &title, (x0, x1), (y0, y1)),
+                    false => chart_on(area, &title, (x0, x1), (y0, y1)),
+                }
+                .map_err(e)?;
                 let mut mesh = axes(&mut chart, &x_axis_label(&entry[0]), &axis_label(&entry[0]));
                 if log {
                     mesh.disable_y_mesh().y_labels(0);
@@ -444,7 +463,7 @@ fn draw_lines<DB: DrawingBackend>(
                     styled_line(&mut chart, vec![(a, a), (b, b)], 1, REFERENCE)?;
                 }
                 for (k, color_value) in layout.colors.iter().enumerate() {
-                    let color = COLORS[k % COLORS.len()];
+                    let color = super::palette::series(k);
                     for (style, q) in entry.iter().enumerate() {
                         // (x, estimate, lower, upper), as drawn.
                         let mut points: Vec<(f64, f64, f64, f64)> = selected
@@ -571,7 +590,7 @@ fn draw_tradeoff<DB: DrawingBackend>(
     let mut key = Key::default();
     let only_corrected = intervals == [true];
     for (k, c) in colors.iter().enumerate() {
-        let color = COLORS[k % COLORS.len()];
+        let color = super::palette::series(k);
         key.add(
             names.setting_value(color_by, c),
             Swatch::Marker(color, only_corrected),
@@ -646,7 +665,7 @@ fn draw_tradeoff<DB: DrawingBackend>(
         }
         for p in points {
             let k = colors.iter().position(|c| *c == p.color).unwrap_or(0);
-            let color = COLORS[k % COLORS.len()].mix(0.85).filled();
+            let color = super::palette::series(k).mix(0.85).filled();
             if p.corrected {
                 chart
                     .draw_series(std::iter::once(TriangleMarker::new(

@@ -8,10 +8,9 @@ use serde::Deserialize;
 
 use super::key::{Key, Swatch};
 use super::labels::Names;
+use super::print::{Width, grid_height};
 use super::scatter::ScatterPanel;
-use super::{
-    COLORS, Canvas, Figure, PlotKind, PlotPlan, chart_on, class_color, draw_vlines, range,
-};
+use super::{Canvas, Figure, PlotKind, PlotPlan, chart_on, draw_vlines, range};
 use xai_core::interpolate;
 use xai_results::Invalid;
 use xai_results::output::RunOutput;
@@ -61,9 +60,14 @@ plot_settings! {
         pub wrap: Option<usize>,
         /// Draw replicate k's own estimates and intervals (one fit, as a paper's
         /// figure shows one) instead of the mean over replicates with the interval
-        /// over replicates; needs the tidy rows.
+        /// over replicates; needs the tidy rows. An ICE figure draws replicate 0
+        /// unless it asks for `replicates`.
         #[serde(default)]
         pub replicate: Option<usize>,
+        /// With `ice`: draw every fit's ICE curves around the PD averaged over the
+        /// fits (the spread over refits), instead of one fit's curves and its own PD.
+        #[serde(default)]
+        pub replicates: bool,
     }
 }
 
@@ -88,8 +92,11 @@ impl PdQuantities {
 }
 
 impl PlotKind for Curves {
+    /// The asked-for replicate; an ICE figure's is 0 unless it draws every fit's
+    /// curves (`replicates`), so its curves and PD are one fit's, as the papers draw.
     fn replicate(&self) -> Option<usize> {
-        self.replicate
+        let one_fit = self.ice.is_some() && !self.replicates;
+        self.replicate.or(one_fit.then_some(0))
     }
 
     fn uses_data(&self) -> bool {
@@ -122,6 +129,13 @@ impl PlotKind for Curves {
             Some("other") | Some("class") | None => {}
             Some(_) => self.color_by.iter().try_for_each(|f| plan.feature(f))?,
         }
+        if self.replicates && (self.ice.is_none() || self.replicate.is_some()) {
+            return Err(Invalid::new(
+                "replicates",
+                "curves `replicates` draws every fit's ICE curves: it needs `ice` and no \
+                 `replicate` (one fit)",
+            ));
+        }
         if self.wrap == Some(0) || self.wrap.is_some() && self.data.is_some() {
             return Err(Invalid::new(
                 "wrap",
@@ -131,8 +145,25 @@ impl PlotKind for Curves {
         plan.panels(&self.panels)
     }
 
-    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
-        size(self, fig.out, fig.names)
+    fn width(&self, fig: &Figure<'_>) -> Width {
+        let (_, cols) = grid(self, fig.out, fig.names);
+        Width::for_panels(cols + usize::from(self.data.is_some()))
+    }
+
+    /// Panels 0.9 as tall as wide (ICE panels with a colour bar keep a square plot
+    /// beside it), and the key.
+    fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
+        let (rows, cols) = grid(self, fig.out, fig.names);
+        let cols = cols + usize::from(self.data.is_some());
+        let key = match &self.ice {
+            Some(_) => ice_key(self, fig.names),
+            None => pd_key(
+                &pd_panels(fig.out, self.pd.list(), &self.panels, fig.names),
+                &self.vlines,
+                fig.names,
+            ),
+        };
+        grid_height(width, (rows, cols), 0.9, key.height(width))
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -211,12 +242,6 @@ fn pd_panels<'a>(
 
 /// The pixel size of a `curves` figure: a 520 × 470-px cell per panel (PD), or per
 /// ICE panel plus one per feature with histograms, `wrap` a row; and the key below.
-fn size(plot: &Curves, out: &RunOutput, names: &Names) -> (u32, u32) {
-    let (rows, cols) = grid(plot, out, names);
-    let data = u32::from(plot.data.is_some());
-    (520 * (cols as u32 + data) + 40, 470 * rows as u32 + KEY)
-}
-
 /// The (rows, columns) of a `curves` figure's panels, without the `data` panel.
 fn grid(plot: &Curves, out: &RunOutput, names: &Names) -> (usize, usize) {
     let p = pd_panels(out, plot.pd.list(), &plot.panels, names);
@@ -230,9 +255,6 @@ fn grid(plot: &Curves, out: &RunOutput, names: &Names) -> (usize, usize) {
     let cols = plot.wrap.map_or(n, |w| w.clamp(1, n));
     (n.div_ceil(cols), cols)
 }
-
-/// The height added to a figure for its key, in pixels (a row or two of entries).
-const KEY: u32 = 40;
 
 /// The distinct features of the panels, in order of first appearance.
 fn ice_columns(panels: &[PdPanel<'_>]) -> Vec<String> {
@@ -250,7 +272,7 @@ fn ice_columns(panels: &[PdPanel<'_>]) -> Vec<String> {
 fn pd_key(list: &[PdPanel<'_>], vlines: &[f64], names: &Names) -> Key {
     let mut key = Key::default();
     for (i, feature) in ice_columns(list).iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
+        let color = super::palette::series(i);
         let rows = list
             .iter()
             .flat_map(|p| p.features.iter())
@@ -283,16 +305,10 @@ fn pd_key(list: &[PdPanel<'_>], vlines: &[f64], names: &Names) -> Key {
     key
 }
 
-/// The colour of the PD over ICE curves: its statistic's (wood2024's blue
-/// likelihood, orange entropy), but black where the curves are coloured by class and
-/// the statistic's colour is a class's.
-fn pd_color(pd: &str, color_by: Option<&str>) -> RGBColor {
-    let c = super::statistic_color(pd).unwrap_or(BLACK);
-    let a_class = [Some(0), Some(1)].map(class_color).contains(&c);
-    match color_by == Some("class") && a_class {
-        true => BLACK,
-        false => c,
-    }
+/// The colour of the PD over ICE curves: its statistic's ([`super::palette`]), black
+/// for other statistics; never a class's, so it stands out over curves by class.
+fn pd_color(pd: &str) -> RGBColor {
+    super::palette::statistic(pd).unwrap_or(BLACK)
 }
 
 /// The key's entry for dashed vertical lines at `vlines`, if any.
@@ -318,7 +334,7 @@ fn ice_key(plot: &Curves, names: &Names) -> Key {
     let pd = &plot.pd.list()[0];
     key.add(
         super::labels::curve_name(pd),
-        Swatch::Line(pd_color(pd, plot.color_by.as_deref()), 3, 0),
+        Swatch::Line(pd_color(pd), 3, 0),
     );
     let grey = RGBColor(150, 150, 150);
     // Coloured by a feature, the curves are keyed by a colour bar; by class, below.
@@ -329,9 +345,15 @@ fn ice_key(plot: &Curves, names: &Names) -> Key {
         for class in [1, 0] {
             key.add(
                 format!("ICE of a row: {}", names.class(class)),
-                Swatch::Line(class_color(Some(class)), 2, 0),
+                Swatch::Line(super::palette::class(Some(class)), 2, 0),
             );
         }
+    }
+    if plot.replicates {
+        key.add(
+            "every fit's ICE curves around the PD averaged over the fits",
+            Swatch::Note,
+        );
     }
     match plot.rug {
         true => key.add("ticks at the bottom: each row's own value", Swatch::Note),
@@ -342,7 +364,7 @@ fn ice_key(plot: &Curves, names: &Names) -> Key {
         for class in [0, 1] {
             key.add(
                 format!("training rows: {}", names.class(class)),
-                Swatch::Patch(class_color(Some(class)), 0.45),
+                Swatch::Patch(super::palette::class(Some(class)), 0.45),
             );
         }
     }
@@ -379,7 +401,7 @@ fn draw<DB: DrawingBackend>(
     // The training sample on the left, one column of the figure's width.
     let (w, _) = root.dim_in_pixel();
     let (left, rest) = root.split_horizontally(match data {
-        Some(_) => w * 520 / (size(plot, out, names).0),
+        Some(_) => w / (grid(plot, out, names).1 as u32 + 1),
         None => 0,
     });
     if let Some(d) = data {
@@ -478,7 +500,7 @@ fn pd_panel<DB: DrawingBackend>(
             .iter()
             .position(|f| f == feature)
             .unwrap_or(0);
-        let color = COLORS[i % COLORS.len()];
+        let color = super::palette::series(i);
         let band: Vec<(f64, f64)> = rows
             .iter()
             .filter(|r| r.value.lower.is_finite())
@@ -579,20 +601,26 @@ fn ice_panel<DB: DrawingBackend>(
             .flat_map(|c| c.values.iter().copied())
             .chain(pd.iter().map(|r| r.value.estimate)),
     );
-    // The curves' name and feature, then what tells the panel from the others.
-    let what = format!(
-        "{} of {}",
-        super::labels::curve_name(ice),
-        names.feature(feature)
-    );
-    let title = match panel.title.is_empty() {
-        true => what,
-        false => format!("{what}: {}", panel.title),
+    // What tells the panel from the others: the model or setting, after the
+    // feature where the figure varies several (the curves' name is the y-axis's and
+    // the key's, the feature the x-axis's).
+    let several = out
+        .curves
+        .iter()
+        .any(|c| c.quantity == ice && &c.feature != feature);
+    let title = match (panel.title.is_empty(), several) {
+        (true, _) => format!(
+            "{} of {}",
+            super::labels::curve_name(ice),
+            names.feature(feature)
+        ),
+        (false, true) => format!("{}: {}", names.feature(feature), panel.title),
+        (false, false) => panel.title.clone(),
     };
     // Colour encodes another feature's value: a labelled colour bar beside the panel.
     let area = match (by_class, by) {
         (false, Some(b)) => {
-            let (rest, bar) = super::with_colour_bar(whole, 92);
+            let (rest, bar) = super::with_colour_bar(whole, 64);
             super::colour_bar(&bar, (c0, c1), names.feature(&out.feature_names[b]))?;
             rest
         }
@@ -605,7 +633,7 @@ fn ice_panel<DB: DrawingBackend>(
         .map_err(e)?;
     for c in &curves {
         let color = match by {
-            _ if by_class => class_color(c.row_class),
+            _ if by_class => super::palette::class(c.row_class),
             Some(b) => c.row_values.get(b).map_or(RGBColor(128, 128, 128), |&v| {
                 ViridisRGB::get_color_normalized(v, c0, c1)
             }),
@@ -653,7 +681,7 @@ fn ice_panel<DB: DrawingBackend>(
                 .map_err(e)?;
         }
     }
-    let pd_color = pd_color(style.pd, color_by);
+    let pd_color = pd_color(style.pd);
     chart
         .draw_series(LineSeries::new(
             pd.iter().map(|r| (r.x.unwrap_or(0.0), r.value.estimate)),
@@ -693,14 +721,15 @@ fn class_histogram<DB: DrawingBackend>(
         counts[usize::from(*c == Some(1))][(((v - lo) / width) as usize).min(BINS - 1)] += 1;
     }
     let top = counts.iter().flatten().copied().max().unwrap_or(1) as f64 * 1.1;
-    let caption = format!("training rows by class: {}", names.feature(feature));
-    let mut chart = chart_on(area, &caption, (lo, hi), (0.0, top)).map_err(e)?;
+    // The feature is the x-axis's name.
+    let caption = "training rows by class";
+    let mut chart = chart_on(area, caption, (lo, hi), (0.0, top)).map_err(e)?;
     super::axes(&mut chart, &names.feature_axis(feature), "rows")
         .y_label_formatter(&super::count)
         .draw()
         .map_err(e)?;
     for (k, class_counts) in counts.iter().enumerate() {
-        let color = class_color(Some(k));
+        let color = super::palette::class(Some(k));
         chart
             .draw_series(class_counts.iter().enumerate().map(|(b, &n)| {
                 let x0 = lo + b as f64 * width;

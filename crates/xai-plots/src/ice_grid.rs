@@ -9,6 +9,7 @@ use xai_core::interpolate;
 
 use super::key::{Key, Swatch};
 use super::labels::Names;
+use super::print::{Width, grid_height};
 use super::{Canvas, Figure, PlotKind, PlotPlan, range, tick};
 use xai_results::Invalid;
 use xai_results::output::RunOutput;
@@ -18,8 +19,6 @@ use xai_results::table::{CurveRow, SummaryRow};
 const GOLD: RGBColor = RGBColor(212, 160, 23);
 /// The colour of each row's own value.
 const GREEN: RGBColor = RGBColor(44, 160, 44);
-/// Pixels per panel.
-const PANEL: (u32, u32) = (360, 250);
 
 plot_settings! {
     /// One small panel per feature in a grid of `columns` columns (icefi2022 App. A and
@@ -74,8 +73,15 @@ impl PlotKind for IceGrid {
         Ok(())
     }
 
-    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
-        size(fig.out, &self.pd, self.columns)
+    fn width(&self, fig: &Figure<'_>) -> Width {
+        Width::for_panels(panels(fig.out, &self.pd).len().min(self.columns))
+    }
+
+    /// Panels 0.7 as tall as wide, `columns` a row, and the key.
+    fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
+        let n = panels(fig.out, &self.pd).len().max(1);
+        let columns = self.columns.clamp(1, n);
+        grid_height(width, (n.div_ceil(columns), columns), 0.7, 50)
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -127,14 +133,6 @@ fn panels<'a>(out: &'a RunOutput, pd: &str) -> Vec<(&'a str, Vec<&'a SummaryRow>
         }
     }
     list
-}
-
-/// The pixel size: `columns` panels per row, as many rows as needed.
-fn size(out: &RunOutput, pd: &str, columns: usize) -> (u32, u32) {
-    let n = panels(out, pd).len().max(1);
-    let columns = columns.clamp(1, n);
-    let rows = n.div_ceil(columns);
-    (PANEL.0 * columns as u32 + 20, PANEL.1 * rows as u32 + 80)
 }
 
 /// Draws the grid.
@@ -267,10 +265,10 @@ fn panel<DB: DrawingBackend>(
         (true, true) => format!("{} (centred)", y_label(out, style.pd, names)),
     };
     let mut chart = ChartBuilder::on(area)
-        .caption(names.feature(feature), ("sans-serif", 14))
+        .caption(names.feature(feature), ("sans-serif", super::print::LABEL))
         .margin(6)
-        .x_label_area_size(24)
-        .y_label_area_size(if first_column { 58 } else { 40 })
+        .x_label_area_size(20)
+        .y_label_area_size(if first_column { 50 } else { 34 })
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(e)?;
     // A 0/1 feature (with, perhaps, its imputed mean between) reads on a
@@ -280,14 +278,20 @@ fn panel<DB: DrawingBackend>(
         0.0 | 1.0 => tick(v),
         _ => String::new(),
     };
+    let (w, h) = chart.plotting_area().dim_in_pixel();
     let mut mesh = chart.configure_mesh();
     mesh.light_line_style(TRANSPARENT)
         .bold_line_style(BLACK.mix(0.12))
-        .x_labels(if binary { 3 } else { 4 })
-        .y_labels(4)
+        .x_labels(if binary {
+            3
+        } else {
+            super::print::ticks(w, 45)
+        })
+        .y_labels(super::print::ticks(h, 28))
         .x_label_formatter(if binary { &zero_one } else { &tick })
         .y_label_formatter(&tick)
-        .label_style(("sans-serif", 11))
+        .label_style(("sans-serif", super::print::TICK))
+        .axis_desc_style(("sans-serif", super::print::LABEL))
         .y_desc(y_desc);
     if binary {
         mesh.disable_x_mesh();
@@ -299,7 +303,9 @@ fn panel<DB: DrawingBackend>(
             .draw_series(std::iter::once(Text::new(
                 format!("one value ({}) in the data", tick(only)),
                 (x0 + 0.05 * (x1 - x0), y0 + 0.75 * (y1 - y0)),
-                ("sans-serif", 12).into_font().color(&BLACK.mix(0.7)),
+                ("sans-serif", super::print::TICK)
+                    .into_font()
+                    .color(&BLACK.mix(0.7)),
             )))
             .map_err(e)?;
     }

@@ -21,20 +21,33 @@ pub(crate) enum Swatch {
     Note,
 }
 
+impl Swatch {
+    /// The colour the swatch draws, if any (a note has none).
+    fn colour(self) -> Option<RGBColor> {
+        match self {
+            Swatch::Line(c, _, _)
+            | Swatch::Banded(c)
+            | Swatch::Marker(c, _)
+            | Swatch::Patch(c, _) => Some(c),
+            Swatch::Note => None,
+        }
+    }
+}
+
 /// The entries of a figure's key, in order, each label once.
 #[derive(Debug, Default)]
 pub(crate) struct Key {
     entries: Vec<(String, Swatch)>,
 }
 
-/// Type size of the key's labels, in pixels.
-const TYPE: u32 = 13;
-/// Height of one row of entries, in pixels.
-const ROW: u32 = 20;
-/// Width of a swatch, and the space between a swatch and its label, in pixels.
+/// Type size of the key's labels: 8 pt.
+const TYPE: f64 = crate::print::TICK;
+/// Height of one row of entries, in layout units.
+const ROW: u32 = 18;
+/// Width of a swatch, and the space between a swatch and its label, in layout units.
 const SWATCH: (i32, i32) = (24, 6);
-/// Space between two entries of a row, in pixels.
-const GAP: i32 = 24;
+/// Space between two entries of a row, in layout units.
+const GAP: i32 = 20;
 
 impl Key {
     /// Adds an entry, unless one with the same label is there.
@@ -45,33 +58,49 @@ impl Key {
         }
     }
 
-    /// The entries laid out in rows of at most `area`'s width, each entry's width.
-    fn rows<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Vec<Vec<(usize, i32)>> {
-        let width = area.dim_in_pixel().0 as i32 - 2 * GAP;
-        let style = ("sans-serif", TYPE).into_text_style(area);
-        let mut rows: Vec<Vec<(usize, i32)>> = Vec::new();
+    /// The entries laid out in rows of at most `width` units (less a margin): each
+    /// row's entries as (label, swatch, width). A note wider than a row is broken at
+    /// spaces into notes that fit ([`crate::print::wrap`]).
+    fn rows(&self, width: u32) -> Vec<Vec<(String, Swatch, i32)>> {
+        let width = width as i32 - 2 * GAP;
+        let measure = |s: &str| crate::raster::text_width(s, TYPE).ceil() as i32;
+        let mut rows: Vec<Vec<(String, Swatch, i32)>> = Vec::new();
         let mut used = 0;
-        for (i, (label, swatch)) in self.entries.iter().enumerate() {
-            let text = area
-                .estimate_text_size(label, &style)
-                .map_or(7 * label.len() as i32, |(w, _)| w as i32);
-            let w = text
+        let pieces = self.entries.iter().flat_map(|(label, swatch)| {
+            match matches!(swatch, Swatch::Note) && measure(label) > width {
+                true => crate::print::wrap(label, TYPE, f64::from(width))
+                    .into_iter()
+                    .map(|l| (l, Swatch::Note, true))
+                    .collect(),
+                false => vec![(label.clone(), *swatch, false)],
+            }
+        });
+        for (label, swatch, broken) in pieces {
+            let w = measure(&label)
                 + match swatch {
                     Swatch::Note => 0,
                     _ => SWATCH.0 + SWATCH.1,
                 };
             match rows.last_mut() {
-                Some(row) if used + GAP + w <= width => {
+                Some(row) if !broken && used + GAP + w <= width => {
                     used += GAP + w;
-                    row.push((i, w));
+                    row.push((label, swatch, w));
                 }
                 _ => {
                     used = w;
-                    rows.push(vec![(i, w)]);
+                    rows.push(vec![(label, swatch, w)]);
                 }
             }
         }
         rows
+    }
+
+    /// The height of the key's strip on a figure `width` units wide (0 when empty).
+    pub(crate) fn height(&self, width: u32) -> u32 {
+        match self.rows(width).len() as u32 {
+            0 => 0,
+            rows => ROW * rows + 12,
+        }
     }
 
     /// Splits the key's strip off the bottom of `area`: (the panels' area, the
@@ -80,10 +109,8 @@ impl Key {
         &self,
         area: &DrawingArea<DB, Shift>,
     ) -> (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>) {
-        let rows = self.rows(area).len() as u32;
-        let height = if rows == 0 { 0 } else { ROW * rows + 12 };
-        let (_, h) = area.dim_in_pixel();
-        area.split_vertically(h.saturating_sub(height))
+        let (w, h) = area.dim_in_pixel();
+        area.split_vertically(h.saturating_sub(self.height(w)))
     }
 
     /// Draws the entries into `strip`, each row centred.
@@ -96,12 +123,15 @@ impl Key {
         let style = ("sans-serif", TYPE)
             .into_text_style(strip)
             .pos(Pos::new(HPos::Left, VPos::Center));
-        for (r, row) in self.rows(strip).iter().enumerate() {
-            let used: i32 = row.iter().map(|(_, w)| w).sum::<i32>() + GAP * (row.len() as i32 - 1);
+        for (r, row) in self.rows(width as u32).iter().enumerate() {
+            let used: i32 =
+                row.iter().map(|(_, _, w)| w).sum::<i32>() + GAP * (row.len() as i32 - 1);
             let mut x = (width - used) / 2;
             let y = 4 + (r as i32) * ROW as i32 + ROW as i32 / 2;
-            for &(i, w) in row {
-                let (label, swatch) = &self.entries[i];
+            for (label, swatch, w) in row {
+                if let Some(c) = swatch.colour() {
+                    crate::palette::record(label, c);
+                }
                 let text_x = match *swatch {
                     Swatch::Note => x,
                     swatch => {
@@ -112,7 +142,7 @@ impl Key {
                 strip
                     .draw(&Text::new(label.as_str(), (text_x, y), style.clone()))
                     .map_err(e)?;
-                x += w + GAP;
+                x += *w + GAP;
             }
         }
         Ok(())
@@ -179,13 +209,30 @@ mod tests {
     use super::{Key, ROW, Swatch};
     use plotters::prelude::*;
 
-    /// The strip's height in pixels when `key` is split off a `width` × 400 figure.
+    /// The strip's height in units when `key` is split off a `width` × 400 figure.
     fn strip_height(key: &Key, width: u32) -> u32 {
         crate::register_fonts();
         let mut svg = String::new();
         let root = SVGBackend::with_string(&mut svg, (width, 400)).into_drawing_area();
         let (_, strip) = key.split(&root);
+        assert_eq!(strip.dim_in_pixel().1, key.height(width));
         strip.dim_in_pixel().1
+    }
+
+    #[test]
+    fn a_note_wider_than_the_figure_is_broken_into_rows_that_fit() {
+        let mut key = Key::default();
+        let note = "shaded: a 95 % t-interval over 30 replicates of fresh data and a fresh fit each, \
+                    the paper's one fit drawn as a line";
+        key.add(note, Swatch::Note);
+        let rows = key.rows(340);
+        assert!(rows.len() >= 2, "{rows:?}");
+        for row in &rows {
+            assert!(row.iter().map(|(_, _, w)| *w).sum::<i32>() <= 340 - 2 * super::GAP);
+        }
+        let words: Vec<String> = rows.iter().flatten().map(|(l, _, _)| l.clone()).collect();
+        assert_eq!(words.join(" "), note);
+        assert_eq!(key.rows(4000).len(), 1);
     }
 
     #[test]
@@ -198,7 +245,7 @@ mod tests {
                 Swatch::Line(BLACK, 2, 0),
             );
         }
-        // Six entries of ~250 px: one row at 2000 px, several at 600 px.
+        // Six entries of ~250 units: one row at 2000 units, several at 600.
         assert_eq!(strip_height(&key, 2000), ROW + 12);
         assert!(strip_height(&key, 600) >= 3 * ROW + 12);
     }

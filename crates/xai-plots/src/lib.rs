@@ -14,9 +14,10 @@
 
 /// `plot_settings! { /// doc \n pub struct Kind { fields } }`: a plot kind's YAML
 /// settings struct with the fields every plot has, `name` (the file stem of the
-/// figure, `<name>.svg` and `<name>.png`) and `title` (what a companion figure shows,
-/// required for a file other than the paper's figure `fig<N>`; drawn as "\<title\>
-/// (companion to \<figure\>)"), before its own, and [`Named`] reading them.
+/// figure, `<name>.svg` and `<name>.png`), `title` (what it shows, required for a
+/// file other than the paper's figure `fig<N>`), `companion` (a figure of ours
+/// beside the paper's, drawn as "\<title\> (companion to \<figure\>)"), `width`
+/// (its printed width) and `at`, before its own, and [`Named`] reading them.
 macro_rules! plot_settings {
     (
         $(#[$meta:meta])*
@@ -33,10 +34,18 @@ macro_rules! plot_settings {
         pub struct $Kind {
             /// File stem of the figure (`<name>.svg`, `<name>.png`).
             pub name: String,
-            /// What a companion figure shows (required for a file other than the
-            /// paper's figure `fig<N>`); drawn as "\<title\> (companion to \<figure\>)".
+            /// What the figure shows (required for a file other than the paper's
+            /// figure `fig<N>`).
             #[serde(default)]
             pub title: Option<String>,
+            /// A figure of ours beside the paper's (not one the paper shows): titled
+            /// "\<title\> (companion to \<figure\>)"; needs a title and a paper figure.
+            #[serde(default)]
+            pub companion: bool,
+            /// The printed width, `page` (7 in) or `column` (3.4 in); default: the
+            /// kind's own choice ([`PlotKind::width`]).
+            #[serde(default)]
+            pub width: Option<$crate::print::Width>,
             /// Draw only the variants where these grid keys take these values (e.g.
             /// `at: { sample: "1" }`, the one sample a paper's figure shows of a run
             /// over independent samples); default: every variant.
@@ -57,6 +66,14 @@ macro_rules! plot_settings {
                 self.title.as_deref()
             }
 
+            fn companion(&self) -> bool {
+                self.companion
+            }
+
+            fn printed(&self) -> Option<$crate::print::Width> {
+                self.width
+            }
+
             fn at(&self) -> &std::collections::BTreeMap<String, String> {
                 &self.at
             }
@@ -71,7 +88,9 @@ pub mod ice_grid;
 mod key;
 pub mod labels;
 pub mod maps;
+pub mod palette;
 pub mod pixels;
+pub mod print;
 pub mod raster;
 pub mod replicates;
 pub mod scatter;
@@ -86,11 +105,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
 
-use xai_core::Statistic;
 use xai_data::error::{BenchError, Result};
 use xai_results::Invalid;
 use xai_results::output::RunOutput;
-use xai_results::quantity::Quantity;
 
 xai_core::registry! {
     /// A figure drawn from the run, as written under `plots:`.
@@ -127,8 +144,14 @@ pub trait Named {
     /// The file stem of the figure (`<name>.svg`, `<name>.png`).
     fn name(&self) -> &str;
 
-    /// A companion figure's own title, if any.
+    /// The figure's own title, if any.
     fn title(&self) -> Option<&str>;
+
+    /// Whether it is a figure of ours beside the paper's (`companion: true`).
+    fn companion(&self) -> bool;
+
+    /// The printed width the YAML asks for, if any.
+    fn printed(&self) -> Option<print::Width>;
 
     /// The grid values it is drawn at (grid key → value label); empty for every
     /// variant.
@@ -149,13 +172,13 @@ pub trait PlotKind: Named + Send + Sync {
     /// Checks the settings against the experiment, at load.
     fn validate(&self, plan: &PlotPlan<'_>) -> std::result::Result<(), Invalid>;
 
-    /// The figure's size in pixels.
-    fn size(&self, fig: &Figure<'_>) -> (u32, u32);
+    /// The printed width where the YAML gives none: a column for a single panel,
+    /// the page for more ([`print::Width::for_panels`]).
+    fn width(&self, fig: &Figure<'_>) -> print::Width;
 
-    /// The figure title's type size in pixels (shrunk where the title would not fit).
-    fn title_px(&self) -> u32 {
-        18
-    }
+    /// The height below the figure title, in layout units (1/100 in), of the figure
+    /// drawn `width` units wide.
+    fn height(&self, fig: &Figure<'_>, width: u32) -> u32;
 
     /// Draws the figure below its title (on white; `on_canvas!` draws with one
     /// generic function on either backend).
@@ -306,8 +329,10 @@ fn grid() -> ShapeStyle {
 }
 
 /// The axes of every chart in one style: a light major grid and no minor grid, tick
-/// labels in [`tick`] form, 13-px labels, and the axis names `x` and `y`. Callers add
-/// what differs (no grid on a map, category or count labels) before `draw()`.
+/// labels in [`tick`] form at 8 pt, about one per 45 units across and one per 28
+/// units up (so a small panel is not crowded), the axis names `x` and `y` at 9 pt.
+/// Callers add what differs (no grid on a map, category or count labels) before
+/// `draw()`.
 fn axes<'a, 'b, DB: DrawingBackend>(
     chart: &'b mut Chart<'a, DB>,
     x: &str,
@@ -319,65 +344,80 @@ fn axes<'a, 'b, DB: DrawingBackend>(
     plotters::coord::types::RangedCoordf64,
     DB,
 > {
+    let (w, h) = chart.plotting_area().dim_in_pixel();
+    let (x, y) = (fitted(x, w), fitted(y, h));
+    let size = fit_size(&x, w).min(fit_size(&y, h));
     let mut mesh = chart.configure_mesh();
     mesh.light_line_style(TRANSPARENT)
         .bold_line_style(grid())
+        .x_labels(print::ticks(w, 45))
+        .y_labels(print::ticks(h, 28))
         .x_label_formatter(&tick)
         .y_label_formatter(&tick)
-        .label_style(("sans-serif", 13))
+        .label_style(("sans-serif", print::TICK))
+        .axis_desc_style(("sans-serif", size))
         .x_desc(x)
         .y_desc(y);
     mesh
 }
 
-/// `root` below its figure title: the title in `size`-px type on one line where it
-/// fits, else broken at the space nearest its middle into two lines (each shrunk, down
-/// to 11 px, only where it still would not fit), so a long title is never cut or tiny.
+/// An axis name that fits `length` units at 7 pt: whole where it does, else with
+/// its trailing qualifiers dropped (", mean over refits", " (corrected)") while it
+/// is longer and has any.
+fn fitted(name: &str, length: u32) -> String {
+    let smallest = print::pt(print::SMALLEST_PT);
+    let mut name = name.to_string();
+    while raster::text_width(&name, smallest) > f64::from(length) {
+        match name.rfind(" (").or_else(|| name.rfind(", ")) {
+            Some(i) if i > 0 => name.truncate(i),
+            _ => break,
+        }
+    }
+    name
+}
+
+/// The whole type size of `text` on `room` units: 9 pt ([`print::LABEL`]), shrunk
+/// (down to 7 pt) only as far as it needs to fit.
+fn fit_size(text: &str, room: u32) -> f64 {
+    let full = raster::text_width(text, print::LABEL);
+    match full <= f64::from(room) {
+        true => print::LABEL,
+        false => (print::LABEL * f64::from(room) / full)
+            .floor()
+            .max(print::pt(print::SMALLEST_PT)),
+    }
+}
+
+/// The figure title's lines on a figure `width` units wide ([`print::wrap`], at
+/// 10 pt, a margin of 12 units either side).
+fn title_lines(title: &str, width: u32) -> Vec<String> {
+    print::wrap(title, print::TITLE, f64::from(width) - 24.0)
+}
+
+/// The height of a figure title of `lines` lines: 1.3 lines of type each and a
+/// margin above and below.
+fn title_height(lines: usize) -> u32 {
+    (6.0 + lines as f64 * print::TITLE * 1.3 + print::TITLE / 2.0).round() as u32
+}
+
+/// `root` below its figure title, drawn in lines ([`title_lines`]) at 10 pt.
 fn titled<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     title: &str,
-    size: u32,
 ) -> Result<DrawingArea<DB, Shift>, String> {
-    let width = i64::from(root.dim_in_pixel().0) - 24;
-    let fits = |line: &str, px: u32| {
-        root.estimate_text_size(line, &("sans-serif", px).into_text_style(&root))
-            .is_ok_and(|(w, _)| i64::from(w) <= width)
-    };
-    let lines: Vec<&str> = match fits(title, size) {
-        true => vec![title],
-        false => {
-            let middle = title.len() / 2;
-            let at = title
-                .match_indices(' ')
-                .map(|(i, _)| i)
-                .min_by_key(|&i| i.abs_diff(middle));
-            match at {
-                Some(i) => vec![&title[..i], &title[i + 1..]],
-                None => vec![title],
-            }
-        }
-    };
-    let px = (11..=size)
-        .rev()
-        .find(|&px| lines.iter().all(|l| fits(l, px)))
-        .unwrap_or(11);
+    let lines = title_lines(title, root.dim_in_pixel().0);
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let line_height = px as i32 * 13 / 10;
-    let style = ("sans-serif", px)
+    let style = ("sans-serif", print::TITLE)
         .into_font()
         .color(&BLACK)
         .pos(Pos::new(HPos::Center, VPos::Top));
     let centre = root.dim_in_pixel().0 as i32 / 2;
     for (k, line) in lines.iter().enumerate() {
-        root.draw(&Text::new(
-            *line,
-            (centre, 4 + k as i32 * line_height),
-            style.clone(),
-        ))
-        .map_err(e)?;
+        let y = 6.0 + k as f64 * print::TITLE * 1.3;
+        root.draw(&Text::new(line.as_str(), (centre, y as i32), style.clone()))
+            .map_err(e)?;
     }
-    let top = 4 + lines.len() as i32 * line_height + px as i32 / 2;
-    Ok(root.split_vertically(top).1)
+    Ok(root.split_vertically(title_height(lines.len())).1)
 }
 
 /// The grid lines and tick labels of a log10 y-axis whose chart draws log10 of its
@@ -392,7 +432,7 @@ fn log_ticks<DB: DrawingBackend>(
         .flat_map(|k| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(k)))
         .filter(|v| (y0..=y1).contains(&v.log10()))
         .collect();
-    let style = ("sans-serif", 13)
+    let style = ("sans-serif", print::TICK)
         .into_font()
         .color(&BLACK)
         .pos(Pos::new(HPos::Right, VPos::Center));
@@ -416,35 +456,17 @@ fn count(v: &f64) -> String {
     format!("{v:.0}")
 }
 
-/// A tick label in its shortest form at a resolution of 1e-6: `20`, not `20.0`;
-/// `0.25`; `-1.5`.
+/// A tick label in its shortest form at a resolution of 1e-6, with a real minus
+/// sign (U+2212): `20`, not `20.0`; `0.25`; `−1.5`.
 fn tick(v: &f64) -> String {
     let r = (v * 1e6).round() / 1e6;
     // -0 reads as 0.
-    format!("{}", if r == 0.0 { 0.0 } else { r })
-}
-
-/// The colour of a quantity's statistic in every figure, as wood2024 draws them:
-/// blue for likelihood (Likelihood-PFI, Likelihood-PDP), orange for entropy; `None`
-/// for other statistics (they take the palette in order).
-fn statistic_color(quantity: &str) -> Option<RGBColor> {
-    let q = Quantity::parse(quantity).filter(|q| q.inference.is_empty())?;
-    match q.statistic()? {
-        Statistic::Nll => Some(COLORS[0]),
-        Statistic::Entropy => Some(COLORS[1]),
-        _ => None,
+    match r {
+        0.0 => "0".to_string(),
+        r if r < 0.0 => format!("\u{2212}{}", -r),
+        r => format!("{r}"),
     }
 }
-
-/// The palette of series.
-pub const COLORS: [RGBColor; 6] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-];
 
 /// Registers the bundled DejaVu Sans as plotters' `sans-serif` (once).
 pub(crate) fn register_fonts() {
@@ -470,7 +492,10 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
     let title = match (kind.title(), !is_paper_figure(setting.figure)) {
         (Some(own), true) => own.to_string(),
         (None, true) => setting.title.to_string(),
-        (Some(own), false) => format!("{own} (companion to {} {})", setting.paper, setting.figure),
+        (Some(own), false) if kind.companion() => {
+            format!("{own} (companion to {} {})", setting.paper, setting.figure)
+        }
+        (Some(own), false) => format!("{own} ({} {})", setting.paper, setting.figure),
         (None, false) => format!("{} ({} {})", setting.title, setting.paper, setting.figure),
     };
     let mut names = setting.names.clone();
@@ -507,23 +532,29 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
         names: &names,
         title: &title,
     };
-    let size = kind.size(&fig);
+    let width = kind.printed().unwrap_or_else(|| kind.width(&fig)).units();
+    let size = (
+        width,
+        title_height(title_lines(&title, width).len()) + kind.height(&fig, width),
+    );
     let svg = dir.join(format!("{}.svg", kind.name()));
     let png = dir.join(format!("{}.png", kind.name()));
     let err = |path: &Path| {
         let path = path.to_path_buf();
         move |message: String| BenchError::Plot { path, message }
     };
-    let root = SVGBackend::new(&svg, size).into_drawing_area();
-    titled_figure(root, &title, kind, |area| {
-        kind.draw(Canvas::Svg(area), &fig)
-    })
-    .map_err(err(&svg))?;
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
+        titled_figure(root, &title, |area| kind.draw(Canvas::Svg(area), &fig))
+            .map_err(err(&svg))?;
+    }
+    std::fs::write(&svg, print::physical_svg(&text)).map_err(|e| BenchError::Plot {
+        path: svg.clone(),
+        message: e.to_string(),
+    })?;
     let root = raster::Raster::new(&png, size).into_drawing_area();
-    titled_figure(root, &title, kind, |area| {
-        kind.draw(Canvas::Png(area), &fig)
-    })
-    .map_err(err(&png))
+    titled_figure(root, &title, |area| kind.draw(Canvas::Png(area), &fig)).map_err(err(&png))
 }
 
 /// The run at the grid values `at` asks for ([`RunOutput::at_grid_value`]; `None`
@@ -557,12 +588,11 @@ fn at_grid_values(
 fn titled_figure<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     title: &str,
-    kind: &dyn PlotKind,
     draw: impl FnOnce(&DrawingArea<DB, Shift>) -> Result<(), String>,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
-    let root = titled(root, title, kind.title_px())?;
+    let root = titled(root, title)?;
     draw(&root)?;
     root.present().map_err(e)
 }
@@ -599,20 +629,22 @@ fn colour_bar<DB: DrawingBackend>(
     // The label reads horizontally above the bar (a rotated axis name on the right
     // would be upside down and far from the bar).
     let mut chart = ChartBuilder::on(area)
-        .caption(label, ("sans-serif", 13))
+        .caption(label, ("sans-serif", print::TICK))
         .margin_top(19)
-        .margin_bottom(47)
+        .margin_bottom(40)
         .margin_left(4)
         .margin_right(4)
-        .right_y_label_area_size(48)
+        .right_y_label_area_size(40)
         .build_cartesian_2d(0.0..1.0, lo..hi)
         .map_err(e)?;
+    let (_, h) = chart.plotting_area().dim_in_pixel();
     chart
         .configure_mesh()
         .disable_mesh()
         .disable_x_axis()
+        .y_labels(print::ticks(h, 28))
         .y_label_formatter(&tick)
-        .label_style(("sans-serif", 12))
+        .label_style(("sans-serif", print::TICK))
         .draw()
         .map_err(e)?;
     const STEPS: usize = 100;
@@ -632,18 +664,70 @@ fn colour_bar<DB: DrawingBackend>(
     Ok(())
 }
 
+/// The type size of a panel caption on an area `width` units wide ([`fit_size`],
+/// less a margin).
+fn caption_size(caption: &str, width: u32) -> f64 {
+    fit_size(caption, width.saturating_sub(8))
+}
+
+/// A chart's margin on every side, in layout units.
+const MARGIN: u32 = 8;
+/// The height of a chart's x tick labels and axis name, in layout units.
+const X_LABELS: u32 = 35;
+/// The width of a chart's y tick labels and axis name, in layout units.
+const Y_LABELS: u32 = 52;
+
 /// A captioned line-chart area over [x0, x1] × [y0, y1].
 fn chart_on<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
     caption: &str,
+    x: (f64, f64),
+    y: (f64, f64),
+) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    framed(area, caption, x, y, false)
+}
+
+/// A captioned chart over [x0, x1] × [y0, y1] whose plot area is square and
+/// centred in `area`: a scatter or map over a square region in equal aspect, an ROC
+/// curve against its diagonal.
+fn square_chart_on<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+    x: (f64, f64),
+    y: (f64, f64),
+) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    framed(area, caption, x, y, true)
+}
+
+/// The chart of [`chart_on`], or of [`square_chart_on`] (`square`): the room left
+/// over by the square plot area goes to the margins, half each side.
+fn framed<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: &str,
     (x0, x1): (f64, f64),
     (y0, y1): (f64, f64),
+    square: bool,
 ) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    let (w, h) = area.dim_in_pixel();
+    let size = caption_size(caption, w);
+    // plotters' caption: its layout height and up to 5 units above and below.
+    let text = (size / 1.24) as u32;
+    let caption_h = text + 2 * (text / 2).min(5);
+    let room_x = w.saturating_sub(Y_LABELS + 2 * MARGIN);
+    let room_y = h.saturating_sub(X_LABELS + 2 * MARGIN + caption_h);
+    let side = room_x.min(room_y);
+    let (extra_x, extra_y) = match square {
+        true => (room_x - side, room_y - side),
+        false => (0, 0),
+    };
     ChartBuilder::on(area)
-        .caption(caption, ("sans-serif", 15))
-        .margin(12)
-        .x_label_area_size(35)
-        .y_label_area_size(60)
+        .caption(caption, ("sans-serif", size))
+        .margin_left(MARGIN + extra_x / 2)
+        .margin_right(MARGIN + extra_x - extra_x / 2)
+        .margin_top(MARGIN + extra_y / 2)
+        .margin_bottom(MARGIN + extra_y - extra_y / 2)
+        .x_label_area_size(X_LABELS)
+        .y_label_area_size(Y_LABELS)
         .build_cartesian_2d(x0..x1, y0..y1)
 }
 
@@ -668,13 +752,4 @@ fn draw_vlines<DB: DrawingBackend>(
         chart.draw_series(dash)?;
     }
     Ok(())
-}
-
-/// Red for class 1, blue for class 0.
-fn class_color(class: Option<usize>) -> RGBColor {
-    if class == Some(1) {
-        COLORS[3]
-    } else {
-        COLORS[0]
-    }
 }

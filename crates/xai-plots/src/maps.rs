@@ -7,7 +7,8 @@ use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
 
 use super::key::{Key, Swatch};
-use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, chart_on, range};
+use super::print::Width;
+use super::{Canvas, Figure, PlotKind, PlotPlan, chart_on, range};
 use xai_results::Invalid;
 use xai_results::entropy_map::EntropyMap;
 use xai_results::output::RunOutput;
@@ -40,8 +41,14 @@ impl PlotKind for PermutationMap {
         Ok(())
     }
 
-    fn size(&self, _fig: &Figure<'_>) -> (u32, u32) {
-        (1500, 540)
+    fn width(&self, _fig: &Figure<'_>) -> Width {
+        Width::Page
+    }
+
+    /// Three panels, low enough that both maps' square plot areas are one size
+    /// (the second gives room to the colour bar), and the key.
+    fn height(&self, _fig: &Figure<'_>, width: u32) -> u32 {
+        super::print::grid_height(width, (1, 3), 0.75, 40)
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -63,7 +70,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, out: &RunOutput) -> R
     for c in classes {
         key.add(
             format!("class {c}"),
-            Swatch::Marker(COLORS[(c + 1) % COLORS.len()], false),
+            Swatch::Marker(super::palette::class(Some(c)), false),
         );
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
@@ -73,7 +80,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, out: &RunOutput) -> R
     {
         key.add(
             format!("entropies {label} (mean {:.3})", mean(values)),
-            Swatch::Patch(COLORS[k], 0.45),
+            Swatch::Patch(super::palette::series(k), 0.45),
         );
     }
     let (root, strip) = key.split(root);
@@ -81,7 +88,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, out: &RunOutput) -> R
     let areas = root.split_evenly((1, 3));
     entropy_map(&areas[0], snap, false)?;
     // Both maps share one entropy scale: its colour bar beside the second.
-    let (second, bar) = super::with_colour_bar(&areas[1], 92);
+    let (second, bar) = super::with_colour_bar(&areas[1], 60);
     entropy_map(&second, snap, true)?;
     super::colour_bar(&bar, range(snap.entropy.iter().copied()), "Entropy (nats)")?;
     histograms(&areas[2], snap)
@@ -100,13 +107,14 @@ fn entropy_map<DB: DrawingBackend>(
     } else {
         "test rows and the model's entropy".to_string()
     };
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 15))
-        .margin(12)
-        .x_label_area_size(35)
-        .y_label_area_size(45)
-        .build_cartesian_2d(xs[0]..xs[xs.len() - 1], ys[0]..ys[ys.len() - 1])
-        .map_err(e)?;
+    // One scale on both axes where the map's region is square.
+    let (x, y) = ((xs[0], xs[xs.len() - 1]), (ys[0], ys[ys.len() - 1]));
+    let square = ((x.1 - x.0) - (y.1 - y.0)).abs() < 1e-9 * (x.1 - x.0).abs().max(1.0);
+    let mut chart = match square {
+        true => super::square_chart_on(area, &title, x, y),
+        false => super::chart_on(area, &title, x, y),
+    }
+    .map_err(e)?;
     super::axes(&mut chart, &snap.axes.0, &snap.axes.1)
         .disable_mesh()
         .draw()
@@ -131,7 +139,7 @@ fn entropy_map<DB: DrawingBackend>(
             Circle::new(
                 (p[0], p[1]),
                 3,
-                ShapeStyle::from(&COLORS[(c + 1) % COLORS.len()]).filled(),
+                ShapeStyle::from(&super::palette::class(Some(c))).filled(),
             )
         }))
         .map_err(e)?;
@@ -169,7 +177,7 @@ fn histograms<DB: DrawingBackend>(
         .draw()
         .map_err(e)?;
     for (k, counts) in [&before, &after].into_iter().enumerate() {
-        let color = COLORS[k];
+        let color = super::palette::series(k);
         chart
             .draw_series(counts.iter().enumerate().map(|(b, &n)| {
                 let x = lo + b as f64 * width;

@@ -10,6 +10,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::labels::Names;
+use super::print::Width;
 use super::{Canvas, Figure, PlotKind, PlotPlan};
 use xai_results::Invalid;
 use xai_results::output::RunOutput;
@@ -54,8 +55,18 @@ impl PlotKind for PixelMaps {
         plan.panels(&self.panels)
     }
 
-    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
-        size(fig.out, &self.quantities, self.rows, self.panels.as_deref())
+    fn width(&self, _fig: &Figure<'_>) -> Width {
+        Width::Page
+    }
+
+    fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
+        height(
+            fig.out,
+            &self.quantities,
+            self.rows,
+            self.panels.as_deref(),
+            width,
+        )
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -64,10 +75,17 @@ impl PlotKind for PixelMaps {
     }
 }
 
-/// Side of one image or map, in pixels.
-const CELL: u32 = 112;
-/// Width of the row titles on the left.
-const LEFT: u32 = 230;
+/// Width of the row titles on the left, in layout units.
+const LEFT: u32 = 140;
+/// The space between two images, and below a row of images.
+const GAP: (u32, u32) = (10, 24);
+
+/// The side of one image pixel, in whole layout units: `columns` images fill the
+/// figure's `width` beside the row titles.
+fn pixel_side(width: u32, columns: usize, side: usize) -> u32 {
+    let cell = width.saturating_sub(LEFT + 10) / columns.max(1) as u32;
+    (cell.saturating_sub(GAP.0) / side.max(1) as u32).max(1)
+}
 
 /// One kept image: its pixel values and, per quantity, its φ per pixel.
 struct Image {
@@ -124,14 +142,20 @@ fn blocks(
 }
 
 /// The figure's size: a column per image and the titles; a row per block and map.
-fn size(out: &RunOutput, quantities: &[String], rows: usize, key: Option<&str>) -> (u32, u32) {
+/// The height on `width` units: every block's rows of images, and the notes.
+fn height(
+    out: &RunOutput,
+    quantities: &[String],
+    rows: usize,
+    key: Option<&str>,
+    width: u32,
+) -> u32 {
     let b = blocks(out, quantities, rows, key);
-    let columns = b.iter().map(|(_, i)| i.len()).max().unwrap_or(1).max(1) as u32;
+    let columns = b.iter().map(|(_, i)| i.len()).max().unwrap_or(1);
+    let side = (out.feature_names.len() as f64).sqrt().round() as usize;
+    let cell = pixel_side(width, columns, side) * side as u32;
     let lines = (b.len().max(1) * (quantities.len() + 1)) as u32;
-    (
-        LEFT + columns * (CELL + 14) + 20,
-        lines * (CELL + 22) + 34 + 56,
-    )
+    lines * (cell + GAP.1) + 50
 }
 
 /// |φ| at full colour as text: three decimals from 0.01 up, else two significant
@@ -145,15 +169,15 @@ fn magnitude(v: f64) -> String {
 }
 
 /// The red–white–blue scale of a row's maps: φ from −`scale` (blue) through 0
-/// (white) to +`scale` (red), 140 × 10 px from (x0, y0), labelled at its ends and
-/// middle.
+/// (white) to +`scale` (red), 110 × 8 units from (x0, y0), labelled at its ends
+/// and middle.
 fn colour_bar<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     (x0, y0): (i32, i32),
     scale: f64,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    const WIDE: i32 = 140;
+    const WIDE: i32 = 110;
     for i in 0..WIDE {
         let t = (2.0 * i as f64 + 1.0) / WIDE as f64 - 1.0;
         let fade = (255.0 * (1.0 - t.abs())).round() as u8;
@@ -163,17 +187,17 @@ fn colour_bar<DB: DrawingBackend>(
             RGBColor(fade, fade, 255)
         };
         root.draw(&Rectangle::new(
-            [(x0 + i, y0), (x0 + i + 1, y0 + 10)],
+            [(x0 + i, y0), (x0 + i + 1, y0 + 8)],
             colour.filled(),
         ))
         .map_err(e)?;
     }
     root.draw(&Rectangle::new(
-        [(x0, y0), (x0 + WIDE, y0 + 10)],
+        [(x0, y0), (x0 + WIDE, y0 + 8)],
         BLACK.mix(0.4),
     ))
     .map_err(e)?;
-    let small = ("sans-serif", 11).into_font().color(&BLACK);
+    let small = ("sans-serif", super::print::TICK).into_font().color(&BLACK);
     let label = magnitude(scale);
     for (text, x, anchor) in [
         (format!("−{label}"), x0, HPos::Left),
@@ -181,7 +205,7 @@ fn colour_bar<DB: DrawingBackend>(
         (format!("+{label}"), x0 + WIDE, HPos::Right),
     ] {
         let style = small.clone().pos(Pos::new(anchor, VPos::Top));
-        root.draw(&Text::new(text, (x, y0 + 13), style))
+        root.draw(&Text::new(text, (x, y0 + 10), style))
             .map_err(e)?;
     }
     Ok(())
@@ -216,10 +240,14 @@ fn draw<DB: DrawingBackend>(
         .flat_map(|(_, images)| images.iter().flat_map(|i| i.pixels.iter().copied()))
         .fold(0.0f64, f64::max)
         .max(f64::MIN_POSITIVE);
-    let text = ("sans-serif", 15).into_font().color(&BLACK);
-    let small = ("sans-serif", 12).into_font().color(&BLACK);
+    let text = ("sans-serif", super::print::LABEL)
+        .into_font()
+        .color(&BLACK);
+    let small = ("sans-serif", super::print::TICK).into_font().color(&BLACK);
+    let columns = list.iter().map(|(_, i)| i.len()).max().unwrap_or(1);
+    let side = pixel_side(root.dim_in_pixel().0, columns, width) as i32;
+    let cell = side * width as i32;
     let square = |x0: i32, y0: i32, values: &[f64], colour: &dyn Fn(f64) -> RGBColor| {
-        let side = CELL as i32 / width as i32;
         for (p, v) in values.iter().enumerate() {
             let (r, c) = ((p / width) as i32, (p % width) as i32);
             let (x, y) = (x0 + c * side, y0 + r * side);
@@ -241,7 +269,6 @@ fn draw<DB: DrawingBackend>(
     // The digit's strokes over a map: the edges between its pixels at or above half
     // the image's brightest and those below (or the border).
     let outline = |x0: i32, y0: i32, pixels: &[f64]| {
-        let side = CELL as i32 / width as i32;
         let top = pixels.iter().copied().fold(0.0f64, f64::max);
         let ink = |r: i32, c: i32| {
             (0..width as i32).contains(&r)
@@ -280,12 +307,13 @@ fn draw<DB: DrawingBackend>(
                 0 => format!("{setting}test images"),
                 q => names.setting_value("quantity", &quantities[q - 1]),
             };
-            root.draw(&Text::new(
-                title,
-                (10, y + CELL as i32 / 2 - 8),
-                text.clone(),
-            ))
-            .map_err(e)?;
+            // The row's title, in lines that fit beside the images.
+            let lines = super::print::wrap(&title, super::print::LABEL, f64::from(LEFT - 16));
+            for (k, l) in lines.iter().enumerate() {
+                let at = y + cell / 2 - 22 - 13 * (lines.len() as i32 - 1) + 15 * k as i32;
+                root.draw(&Text::new(l.as_str(), (10, at), text.clone()))
+                    .map_err(e)?;
+            }
             let scale = match line {
                 0 => 0.0,
                 q => {
@@ -299,7 +327,7 @@ fn draw<DB: DrawingBackend>(
                 }
             };
             for (k, image) in images.iter().enumerate() {
-                let x = (LEFT + k as u32 * (CELL + 14)) as i32;
+                let x = LEFT as i32 + k as i32 * (cell + GAP.0 as i32);
                 if line == 0 {
                     square(x, y, &image.pixels, &|v| {
                         let g = (255.0 * (1.0 - v / brightest)).round() as u8;
@@ -311,7 +339,7 @@ fn draw<DB: DrawingBackend>(
                             [a, b] => [*a, *b][class.min(1)].to_string(),
                             _ => names.class(class),
                         };
-                        root.draw(&Text::new(caption, (x, y + CELL as i32 + 3), small.clone()))
+                        root.draw(&Text::new(caption, (x, y + cell + 3), small.clone()))
                             .map_err(e)?;
                     }
                 } else {
@@ -328,9 +356,9 @@ fn draw<DB: DrawingBackend>(
                 }
             }
             if line > 0 {
-                colour_bar(root, (10, y + CELL as i32 / 2 + 14), scale)?;
+                colour_bar(root, (10, y + cell / 2 + 8), scale)?;
             }
-            y += (CELL + 22) as i32;
+            y += cell + GAP.1 as i32;
         }
     }
     for (k, line) in [
@@ -340,7 +368,7 @@ fn draw<DB: DrawingBackend>(
     .into_iter()
     .enumerate()
     {
-        root.draw(&Text::new(line, (10, y + 8 + 16 * k as i32), small.clone()))
+        root.draw(&Text::new(line, (10, y + 4 + 15 * k as i32), small.clone()))
             .map_err(e)?;
     }
     Ok(())

@@ -37,48 +37,95 @@ fn font() -> &'static FontRef<'static> {
     })
 }
 
-/// Rasterises `text` at `size` px: calls `draw(x, y, coverage)` for every covered
-/// pixel, x from the pen's start, y from the top of plotters' text box (the baseline
-/// at size/2 − ascent offset exactly as plotters places it).
-pub fn glyph_pixels(text: &str, size: f64, mut draw: impl FnMut(i32, i32, f32)) {
-    let font = font();
-    let scaled = font.as_scaled(size as f32);
+/// Each glyph of `text` at `size` px with its pen position x_i = Σ_{k<i} (advance_k
+/// + kern_{k,k+1}), and the pen's position after the last.
+fn pen_positions(text: &str, size: f64) -> (Vec<(ab_glyph::GlyphId, f32)>, f32) {
+    let scaled = font().as_scaled(size as f32);
     let mut pen = 0f32;
     let mut prev = None;
+    let mut glyphs = Vec::with_capacity(text.len());
     for c in text.chars() {
-        let id = font.glyph_id(c);
+        let id = scaled.glyph_id(c);
         if let Some(p) = prev {
             pen += scaled.kern(p, id);
         }
         prev = Some(id);
+        glyphs.push((id, pen));
+        pen += scaled.h_advance(id);
+    }
+    (glyphs, pen)
+}
+
+/// Rasterises `text` at `size` px: calls `draw(x, y, coverage)` for every covered
+/// pixel, x from the pen's start, y from the top of plotters' text box (the baseline
+/// at size/2 − ascent offset exactly as plotters places it).
+pub fn glyph_pixels(text: &str, size: f64, mut draw: impl FnMut(i32, i32, f32)) {
+    for (id, pen) in pen_positions(text, size).0 {
         // The glyph is outlined at its exact pen position with the baseline at
         // size/2, so its pixel bounds are whole pixels (`px_bounds` floors them) and
         // every glyph keeps its own sub-pixel offset in its coverage. Truncating
         // size/2 + bounds.min.y towards zero instead rounded tall glyphs (negative
         // tops) down and short ones (a decimal point) up: "0·1" at odd sizes.
         let glyph = id.with_scale_and_position(size as f32, point(pen, (size as f32) / 2.0));
-        if let Some(outline) = font.outline_glyph(glyph) {
+        if let Some(outline) = font().outline_glyph(glyph) {
             let bounds = outline.px_bounds();
             let y0 = bounds.min.y as i32;
             let x0 = bounds.min.x as i32;
             outline.draw(|x, y, coverage| draw(x0 + x as i32, y0 + y as i32, coverage));
         }
-        pen += scaled.h_advance(id);
     }
 }
 
-/// A PNG file being drawn: [`BitMapBackend`] with text placed by [`glyph_pixels`].
-pub struct Raster<'a>(BitMapBackend<'a>);
+/// The width of `text` at type size `size`: the pen's advance with kerning (as
+/// plotters' ab_glyph font measures it).
+pub fn text_width(text: &str, size: f64) -> f64 {
+    f64::from(layout_box(text, size).0)
+}
+
+/// The width and height of plotters' layout box of `text` at `size` px: the pen's
+/// advance with kerning, and size / 1.24 (as plotters' ab_glyph font lays it out).
+fn layout_box(text: &str, size: f64) -> (i32, i32) {
+    (pen_positions(text, size).1 as i32, (size / 1.24) as i32)
+}
+
+/// A PNG file being drawn: [`BitMapBackend`] at `scale` pixels a layout unit, with
+/// text placed by [`glyph_pixels`]. plotters sees the size in layout units; every
+/// coordinate, stroke width, radius and type size is multiplied by the scale here,
+/// so a figure laid out in units prints at [`crate::print::PX_PER_UNIT`] px a unit.
+pub struct Raster<'a> {
+    bitmap: BitMapBackend<'a>,
+    scale: u32,
+}
 
 impl<'a> Raster<'a> {
-    /// A `size` PNG at `path`, written on `present`.
+    /// A PNG at `path` of `size` layout units, 300 dpi, written on `present`.
     pub fn new(path: &'a Path, size: (u32, u32)) -> Self {
-        Self(BitMapBackend::new(path, size))
+        let scale = crate::print::PX_PER_UNIT;
+        Self {
+            bitmap: BitMapBackend::new(path, (size.0 * scale, size.1 * scale)),
+            scale,
+        }
     }
 
-    /// Drawing into an RGB buffer of `size` (for tests).
-    pub fn with_buffer(buffer: &'a mut [u8], size: (u32, u32)) -> Self {
-        Self(BitMapBackend::with_buffer(buffer, size))
+    /// Drawing into an RGB buffer of `size` layout units at `scale` px a unit (for
+    /// tests; the buffer holds size × scale pixels).
+    pub fn with_buffer(buffer: &'a mut [u8], size: (u32, u32), scale: u32) -> Self {
+        Self {
+            bitmap: BitMapBackend::with_buffer(buffer, (size.0 * scale, size.1 * scale)),
+            scale,
+        }
+    }
+
+    /// The pixel at the centre of layout unit `p`.
+    fn centre(&self, p: BackendCoord) -> BackendCoord {
+        let s = self.scale as i32;
+        (p.0 * s + s / 2, p.1 * s + s / 2)
+    }
+
+    /// The pixel at the top-left corner of layout unit `p`.
+    fn corner(&self, p: BackendCoord) -> BackendCoord {
+        let s = self.scale as i32;
+        (p.0 * s, p.1 * s)
     }
 }
 
@@ -88,19 +135,23 @@ impl<'a> DrawingBackend for Raster<'a> {
     type ErrorType = <BitMapBackend<'a> as DrawingBackend>::ErrorType;
 
     fn get_size(&self) -> (u32, u32) {
-        self.0.get_size()
+        let (w, h) = self.bitmap.get_size();
+        (w / self.scale, h / self.scale)
     }
 
     fn ensure_prepared(&mut self) -> Result<(), Failure<'a>> {
-        self.0.ensure_prepared()
+        self.bitmap.ensure_prepared()
     }
 
     fn present(&mut self) -> Result<(), Failure<'a>> {
-        self.0.present()
+        self.bitmap.present()
     }
 
+    /// A layout unit: a square of scale × scale pixels.
     fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<(), Failure<'a>> {
-        self.0.draw_pixel(point, color)
+        let s = self.scale as i32;
+        let (x, y) = self.corner(point);
+        self.bitmap.draw_rect((x, y), (x + s, y + s), &color, true)
     }
 
     fn draw_line<S: BackendStyle>(
@@ -109,46 +160,21 @@ impl<'a> DrawingBackend for Raster<'a> {
         to: BackendCoord,
         style: &S,
     ) -> Result<(), Failure<'a>> {
-        self.0.draw_line(from, to, style)
+        let points = vec![self.centre(from), self.centre(to)];
+        self.stroke(points, style.color(), style.stroke_width() * self.scale)
     }
 
-    /// A translucent one-pixel path is blended once per pixel (see the module doc);
-    /// anything else as the bitmap backend draws it.
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
         &mut self,
         path: I,
         style: &S,
     ) -> Result<(), Failure<'a>> {
-        let color = style.color();
-        if style.stroke_width() != 1 || color.alpha >= 1.0 {
-            return self.0.draw_path(path, style);
-        }
-        let mut coverage = Coverage {
-            size: self.get_size(),
-            pixels: HashMap::new(),
-        };
-        let opaque = BackendColor {
-            alpha: 1.0,
-            rgb: color.rgb,
-        };
-        let points: Vec<BackendCoord> = path.into_iter().collect();
-        for pair in points.windows(2) {
-            // Coverage never fails.
-            let _ =
-                plotters_backend::rasterizer::draw_line(&mut coverage, pair[0], pair[1], &opaque);
-        }
-        for (point, c) in coverage.pixels {
-            self.0.draw_pixel(
-                point,
-                BackendColor {
-                    alpha: color.alpha * c,
-                    rgb: color.rgb,
-                },
-            )?;
-        }
-        Ok(())
+        let points: Vec<BackendCoord> = path.into_iter().map(|p| self.centre(p)).collect();
+        self.stroke(points, style.color(), style.stroke_width() * self.scale)
     }
 
+    /// Filled: the units from the upper-left corner's up to the lower-right's
+    /// (exclusive, as the bitmap backend fills), so neighbouring rectangles tile.
     fn draw_rect<S: BackendStyle>(
         &mut self,
         upper_left: BackendCoord,
@@ -156,20 +182,65 @@ impl<'a> DrawingBackend for Raster<'a> {
         style: &S,
         fill: bool,
     ) -> Result<(), Failure<'a>> {
-        self.0.draw_rect(upper_left, bottom_right, style, fill)
+        if fill {
+            let (a, b) = (self.corner(upper_left), self.corner(bottom_right));
+            return self.bitmap.draw_rect(a, b, style, true);
+        }
+        let (l, t) = upper_left;
+        let (r, b) = bottom_right;
+        let corners = [(l, t), (r, t), (r, b), (l, b), (l, t)].map(|p| self.centre(p));
+        self.stroke(
+            corners.to_vec(),
+            style.color(),
+            style.stroke_width() * self.scale,
+        )
+    }
+
+    fn draw_circle<S: BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), Failure<'a>> {
+        let center = self.centre(center);
+        let style = Width(style.color(), style.stroke_width() * self.scale);
+        self.bitmap
+            .draw_circle(center, radius * self.scale, &style, fill)
+    }
+
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> Result<(), Failure<'a>> {
+        let vert: Vec<BackendCoord> = vert.into_iter().map(|p| self.centre(p)).collect();
+        self.bitmap.fill_polygon(vert, style)
     }
 
     fn blit_bitmap(
         &mut self,
         pos: BackendCoord,
-        size: (u32, u32),
+        (w, h): (u32, u32),
         src: &[u8],
     ) -> Result<(), Failure<'a>> {
-        self.0.blit_bitmap(pos, size, src)
+        // Each source pixel is a layout unit.
+        for y in 0..h {
+            for x in 0..w {
+                let i = ((y * w + x) * 3) as usize;
+                let color = BackendColor {
+                    alpha: 1.0,
+                    rgb: (src[i], src[i + 1], src[i + 2]),
+                };
+                self.draw_pixel((pos.0 + x as i32, pos.1 + y as i32), color)?;
+            }
+        }
+        Ok(())
     }
 
-    /// plotters' own text placement (layout box, anchor, rotation), with the glyphs
-    /// of [`glyph_pixels`].
+    /// plotters' own text placement (layout box, anchor, rotation) at the scale,
+    /// with the glyphs of [`glyph_pixels`]; the type's size is recorded
+    /// ([`crate::print::record_type`]).
     fn draw_text<TStyle: BackendTextStyle>(
         &mut self,
         text: &str,
@@ -180,10 +251,9 @@ impl<'a> DrawingBackend for Raster<'a> {
         if color.alpha == 0.0 {
             return Ok(());
         }
-        let ((min_x, min_y), (max_x, max_y)) = style
-            .layout_box(text)
-            .map_err(|e| DrawingErrorKind::FontError(Box::new(e)))?;
-        let (width, height) = (max_x - min_x, max_y - min_y);
+        crate::print::record_type(style.size());
+        let size = style.size() * f64::from(self.scale);
+        let (width, height) = layout_box(text, size);
         let dx = match style.anchor().h_pos {
             HPos::Left => 0,
             HPos::Right => -width,
@@ -195,19 +265,69 @@ impl<'a> DrawingBackend for Raster<'a> {
             VPos::Bottom => -height,
         };
         let transform = style.transform();
-        let (w, h) = self.get_size();
+        let (w, h) = self.bitmap.get_size();
+        let pos = self.corner(pos);
         let mut result = Ok(());
-        glyph_pixels(text, style.size(), |x, y, coverage| {
+        glyph_pixels(text, size, |x, y, coverage| {
             if result.is_err() {
                 return;
             }
-            let (x, y) = transform.transform(x + dx - min_x, y + dy - min_y);
+            let (x, y) = transform.transform(x + dx, y + dy);
             let (x, y) = (pos.0 + x, pos.1 + y);
             if x >= 0 && x < w as i32 && y >= 0 && y < h as i32 {
-                result = self.0.draw_pixel((x, y), color.mix(coverage as f64));
+                result = self.bitmap.draw_pixel((x, y), color.mix(coverage as f64));
             }
         });
         result
+    }
+}
+
+impl<'a> Raster<'a> {
+    /// Strokes the pixel points `points` in `color`, `width` px wide. A translucent
+    /// path is blended once per pixel (see the module doc); an opaque one is drawn
+    /// as the bitmap backend draws it.
+    fn stroke(
+        &mut self,
+        points: Vec<BackendCoord>,
+        color: BackendColor,
+        width: u32,
+    ) -> Result<(), Failure<'a>> {
+        if color.alpha >= 1.0 {
+            return self.bitmap.draw_path(points, &Width(color, width));
+        }
+        let mut coverage = Coverage {
+            size: self.bitmap.get_size(),
+            pixels: HashMap::new(),
+        };
+        let opaque = BackendColor {
+            alpha: 1.0,
+            rgb: color.rgb,
+        };
+        // Coverage never fails.
+        let _ = coverage.draw_path(points, &Width(opaque, width));
+        for (point, c) in coverage.pixels {
+            self.bitmap.draw_pixel(
+                point,
+                BackendColor {
+                    alpha: color.alpha * c,
+                    rgb: color.rgb,
+                },
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A colour and a stroke width in pixels.
+struct Width(BackendColor, u32);
+
+impl BackendStyle for Width {
+    fn color(&self) -> BackendColor {
+        self.0
+    }
+
+    fn stroke_width(&self) -> u32 {
+        self.1
     }
 }
 
@@ -308,7 +428,7 @@ mod tests {
     #[test]
     fn raster_glyphs_start_where_the_font_metrics_put_them() {
         let starts = ink_starts(WORDS, |buf, t| {
-            draw_with(Raster::with_buffer(buf, (WIDTH, HEIGHT)), t)
+            draw_with(Raster::with_buffer(buf, (WIDTH, HEIGHT), 1), t)
         });
         let expected = expected_starts(WORDS);
         assert_eq!(starts.len(), expected.len(), "{starts:?} vs {expected:?}");
@@ -353,7 +473,7 @@ mod tests {
     fn the_decimal_point_sits_on_the_digits_baseline() {
         for size in [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 18.0, 20.0, 60.0] {
             let bottoms = ink_bottoms("0.1", |buf, t| {
-                let root = Raster::with_buffer(buf, (WIDTH, HEIGHT)).into_drawing_area();
+                let root = Raster::with_buffer(buf, (WIDTH, HEIGHT), 1).into_drawing_area();
                 root.fill(&WHITE).unwrap();
                 super::super::register_fonts();
                 root.draw(&Text::new(
@@ -392,10 +512,84 @@ mod tests {
     #[test]
     fn a_translucent_path_is_blended_once_where_its_segments_meet() {
         let mut buffer = vec![255u8; 60 * 60 * 3];
-        corner_pixels(Raster::with_buffer(&mut buffer, (60, 60)));
+        corner_pixels(Raster::with_buffer(&mut buffer, (60, 60), 1));
         let (segment, corner) = (grey(&buffer, (30, 10)), grey(&buffer, (50, 10)));
         assert!(segment < 200, "the path was drawn ({segment})");
         assert_eq!(corner, segment, "the corner is as light as the segments");
+    }
+
+    /// The grey of pixel (x, y) of a 60 × 60-unit figure drawn at 3 px a unit.
+    fn grey3(buffer: &[u8], (x, y): (u32, u32)) -> u8 {
+        buffer[((y * 180 + x) * 3) as usize]
+    }
+
+    #[test]
+    fn at_three_pixels_a_unit_a_path_is_three_pixels_wide_and_blended_once() {
+        let mut buffer = vec![255u8; 180 * 180 * 3];
+        corner_pixels(Raster::with_buffer(&mut buffer, (60, 60), 3));
+        // The segment (10, 10) → (50, 10) covers the pixel rows of unit row 10.
+        let column = 30 * 3 + 1;
+        let rows: Vec<u8> = (28..35).map(|y| grey3(&buffer, (column, y))).collect();
+        // Three pixel rows, or four where plotters' polygon fill takes a boundary row.
+        let inked = rows.iter().filter(|&&g| g < 230).count();
+        assert!((3..=4).contains(&inked), "{rows:?}");
+        assert_eq!(
+            grey3(&buffer, (50 * 3 + 1, 10 * 3 + 1)),
+            grey3(&buffer, (column, 31))
+        );
+    }
+
+    #[test]
+    fn at_three_pixels_a_unit_neighbouring_rectangles_tile_without_a_seam_or_overlap() {
+        let mut buffer = vec![255u8; 180 * 180 * 3];
+        let root = Raster::with_buffer(&mut buffer, (60, 60), 3).into_drawing_area();
+        root.fill(&WHITE).unwrap();
+        for (x0, x1) in [(10, 20), (20, 30)] {
+            root.draw(&Rectangle::new(
+                [(x0, 10), (x1, 20)],
+                BLACK.mix(0.5).filled(),
+            ))
+            .unwrap();
+        }
+        root.present().unwrap();
+        drop(root);
+        let row: Vec<u8> = (27..=92).map(|x| grey3(&buffer, (x, 45))).collect();
+        // Units 10..30 are 60 pixels from pixel 30, each blended once.
+        assert!(row[..3].iter().all(|&g| g == 255), "{row:?}");
+        // Blended once: 0.5 black on white, 127 or 128 as plotters rounds the blend.
+        let inside = &row[3..63];
+        assert!(inside.iter().all(|&g| g.abs_diff(127) <= 1), "{row:?}");
+        assert!(row[63..].iter().all(|&g| g == 255), "{row:?}");
+    }
+
+    #[test]
+    fn at_three_pixels_a_unit_text_is_three_times_as_wide() {
+        let width = |scale: u32| {
+            let mut buffer = vec![255u8; (400 * scale * 40 * scale * 3) as usize];
+            let root = Raster::with_buffer(&mut buffer, (400, 40), scale).into_drawing_area();
+            root.fill(&WHITE).unwrap();
+            super::super::register_fonts();
+            root.draw(&Text::new(
+                "tick 0.25",
+                (10, 10),
+                ("sans-serif", 13.0).into_font(),
+            ))
+            .unwrap();
+            root.present().unwrap();
+            drop(root);
+            let w = 400 * scale;
+            let inked: Vec<u32> = (0..w)
+                .filter(|&x| (0..40 * scale).any(|y| buffer[((y * w + x) * 3) as usize] < 128))
+                .collect();
+            inked.last().unwrap() - inked.first().unwrap()
+        };
+        // At 1 px a unit each end of the ink is quantised to a pixel (±1 px, so ±2
+        // over the width), which is ±6 px at 3.
+        let (one, three) = (width(1), width(3));
+        assert!(
+            three.abs_diff(3 * one) <= 6,
+            "{one} px at 1, {three} px at 3"
+        );
     }
 
     #[test]

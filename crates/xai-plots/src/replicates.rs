@@ -8,7 +8,8 @@ use plotters::prelude::*;
 
 use super::key::{Key, Swatch};
 use super::labels::Names;
-use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, range};
+use super::print::{Width, grid_height};
+use super::{Canvas, Figure, PlotKind, PlotPlan, axes, chart_on, range};
 use xai_results::Invalid;
 use xai_results::output::RunOutput;
 
@@ -89,8 +90,14 @@ impl PlotKind for PdReplicates {
         plan.panels(&Some(panels.clone()))
     }
 
-    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
-        self.drawn(fig, &|what| size(fig.out, what))
+    fn width(&self, fig: &Figure<'_>) -> Width {
+        self.drawn(fig, &|what| Width::for_panels(panels(fig.out, what).len()))
+    }
+
+    /// Panels 0.85 as tall as wide, and a row of key.
+    fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
+        let cols = self.drawn(fig, &|what| panels(fig.out, what).len());
+        grid_height(width, (1, cols), 0.85, 40)
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -176,10 +183,6 @@ fn panels(out: &RunOutput, what: &Drawn<'_>) -> Vec<Panel> {
 }
 
 /// The pixel size: one 560-px column per panel.
-fn size(out: &RunOutput, what: &Drawn<'_>) -> (u32, u32) {
-    (560 * panels(out, what).len().max(1) as u32 + 40, 510)
-}
-
 /// Draws the panels side by side on one y-scale.
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -219,8 +222,11 @@ fn draw<DB: DrawingBackend>(
         Swatch::Line(RGBColor(115, 115, 115), 1, 0),
     );
     if truths.iter().any(Option::is_some) {
-        key.add("mean over replicates", Swatch::Line(COLORS[0], 4, 0));
-        key.add("true PD", Swatch::Line(COLORS[2], 3, 1));
+        key.add(
+            "mean over replicates",
+            Swatch::Line(super::palette::series(0), 4, 0),
+        );
+        key.add("true PD", Swatch::Line(super::palette::series(1), 3, 1));
     }
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
@@ -244,7 +250,7 @@ fn draw<DB: DrawingBackend>(
             chart
                 .draw_series(LineSeries::new(
                     p.mean.iter().copied(),
-                    COLORS[0].stroke_width(4),
+                    super::palette::series(0).stroke_width(4),
                 ))
                 .map_err(e)?;
             chart
@@ -252,7 +258,7 @@ fn draw<DB: DrawingBackend>(
                     t.iter().copied(),
                     8,
                     6,
-                    COLORS[2].stroke_width(3),
+                    super::palette::series(1).stroke_width(3),
                 ))
                 .map_err(e)?;
         }

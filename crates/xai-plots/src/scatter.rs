@@ -4,7 +4,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Deserialize;
 
-use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, range};
+use super::print::Width;
+use super::{Canvas, Figure, PlotKind, PlotPlan, range};
 use xai_results::Invalid;
 use xai_results::output::RunOutput;
 
@@ -50,8 +51,13 @@ impl PlotKind for Scatter {
         plan.feature(&self.y)
     }
 
-    fn size(&self, _fig: &Figure<'_>) -> (u32, u32) {
-        (560, 560)
+    fn width(&self, _fig: &Figure<'_>) -> Width {
+        Width::Column
+    }
+
+    /// A square plot area and its axes.
+    fn height(&self, _fig: &Figure<'_>, width: u32) -> u32 {
+        width
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -82,13 +88,14 @@ pub fn draw<DB: DrawingBackend>(
         data.x().column(col(y)).to_vec(),
     );
     let (lo, hi) = range(xs.iter().chain(&ys).copied());
-    let mut chart = ChartBuilder::on(root)
-        .caption("training sample (first replicate)", ("sans-serif", 15))
-        .margin(12)
-        .x_label_area_size(35)
-        .y_label_area_size(45)
-        .build_cartesian_2d(lo..hi, lo..hi)
-        .map_err(e)?;
+    // One scale on both axes, so the square region is drawn square.
+    let mut chart = super::square_chart_on(
+        root,
+        "training sample (first replicate)",
+        (lo, hi),
+        (lo, hi),
+    )
+    .map_err(e)?;
     super::axes(&mut chart, x, y).draw().map_err(e)?;
     if let Some(a) = shade {
         chart
@@ -116,9 +123,9 @@ pub fn draw<DB: DrawingBackend>(
     }
     chart
         .draw_series(
-            xs.iter()
-                .zip(&ys)
-                .map(|(&u, &v)| Circle::new((u, v), 2, COLORS[0].mix(0.7).filled())),
+            xs.iter().zip(&ys).map(|(&u, &v)| {
+                Circle::new((u, v), 2, super::palette::series(0).mix(0.7).filled())
+            }),
         )
         .map_err(e)?;
     Ok(())

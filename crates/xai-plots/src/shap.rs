@@ -14,7 +14,8 @@ use serde::Deserialize;
 
 use super::key::{Key, Swatch};
 use super::labels::Names;
-use super::{COLORS, Canvas, Figure, PlotKind, PlotPlan, colour_bar, range, tick, with_colour_bar};
+use super::print::Width;
+use super::{Canvas, Figure, PlotKind, PlotPlan, colour_bar, range, tick, with_colour_bar};
 use xai_results::Invalid;
 use xai_results::output::RunOutput;
 
@@ -45,8 +46,13 @@ impl PlotKind for ShapSummary {
         plan.panels(&self.panels)
     }
 
-    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
-        size(fig.out, &self.quantity, self.panels.as_deref())
+    fn width(&self, fig: &Figure<'_>) -> Width {
+        Width::for_panels(panels(fig.out, &self.quantity, self.panels.as_deref()).len())
+    }
+
+    /// A row of 8-pt type a feature (24 units), at least 2.6 in.
+    fn height(&self, fig: &Figure<'_>, _width: u32) -> u32 {
+        (90 + 24 * fig.out.feature_names.len().max(1) as u32).max(260)
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -109,13 +115,15 @@ impl PlotKind for ShapDependence {
         plan.panels(&self.panels)
     }
 
-    fn size(&self, fig: &Figure<'_>) -> (u32, u32) {
-        dependence_size(
-            fig.out,
-            &self.quantity,
-            &self.feature,
-            self.panels.as_deref(),
-        )
+    fn width(&self, fig: &Figure<'_>) -> Width {
+        let n = self.panel_count(fig);
+        Width::for_panels(dependence_layout(n).1)
+    }
+
+    /// Panels 0.85 as tall as wide in the grid of [`dependence_layout`], and the key.
+    fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
+        let n = self.panel_count(fig);
+        super::print::grid_height(width, dependence_layout(n), 0.85, 40)
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -177,15 +185,6 @@ fn panels(out: &RunOutput, quantity: &str, key: Option<&str>) -> Vec<Panel> {
     list
 }
 
-/// The pixel size: a 520-px column per panel and the colour bar.
-fn size(out: &RunOutput, quantity: &str, key: Option<&str>) -> (u32, u32) {
-    let rows = out.feature_names.len().max(1) as u32;
-    (
-        520 * panels(out, quantity, key).len().max(1) as u32 + 110,
-        (120 + 42 * rows).max(420),
-    )
-}
-
 /// A deterministic vertical offset in [−0.3, 0.3] for the k-th dot of a row (the
 /// golden-ratio sequence: spread evenly, no random numbers).
 fn jitter(k: usize) -> f64 {
@@ -209,7 +208,7 @@ fn draw<DB: DrawingBackend>(
         ));
     }
     let d = out.feature_names.len();
-    let (plots, bar) = with_colour_bar(root, 110);
+    let (plots, bar) = with_colour_bar(root, 80);
     let areas = plots.split_evenly((1, list.len()));
     let axis = super::labels::axis_label(quantity);
     for (area, p) in areas.iter().zip(&list) {
@@ -218,13 +217,19 @@ fn draw<DB: DrawingBackend>(
             None => String::new(),
         };
         let (x0, x1) = range(p.points.iter().flatten().map(|q| q.0));
+        let longest = out
+            .feature_names
+            .iter()
+            .map(|f| super::raster::text_width(&names.feature_axis(f), super::print::TICK))
+            .fold(0.0, f64::max);
         let mut chart = ChartBuilder::on(area)
-            .caption(title, ("sans-serif", 16))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
+            .caption(title, ("sans-serif", super::print::LABEL))
+            .margin(8)
+            .x_label_area_size(36)
+            .y_label_area_size(longest as u32 + 12)
             .build_cartesian_2d(x0..x1, -0.6..(d as f64 - 0.4))
             .map_err(e)?;
+        let (w, _) = chart.plotting_area().dim_in_pixel();
         // Feature j sits at y = d − 1 − j: the first feature on top.
         let feature_at = |y: &f64| {
             let j = d as f64 - 1.0 - y.round();
@@ -239,9 +244,11 @@ fn draw<DB: DrawingBackend>(
             .light_line_style(TRANSPARENT)
             .bold_line_style(BLACK.mix(0.12))
             .y_labels(d)
+            .x_labels(super::print::ticks(w, 45))
             .y_label_formatter(&feature_at)
             .x_label_formatter(&tick)
-            .label_style(("sans-serif", 13))
+            .label_style(("sans-serif", super::print::TICK))
+            .axis_desc_style(("sans-serif", super::print::LABEL))
             .x_desc(axis.as_str())
             .draw()
             .map_err(e)?;
@@ -260,7 +267,7 @@ fn draw<DB: DrawingBackend>(
                 }))
                 .map_err(e)?;
         }
-        let red = COLORS[3].stroke_width(2);
+        let red = super::palette::CLASS_1.stroke_width(2);
         let steps = 30;
         chart
             .draw_series((0..steps).step_by(2).map(|k| {
@@ -279,6 +286,14 @@ struct Dependence {
     panel: String,
     feature: String,
     series: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+impl ShapDependence {
+    /// How many panels the figure draws.
+    fn panel_count(&self, fig: &Figure<'_>) -> usize {
+        let key = self.panels.as_deref();
+        dependence(fig.out, &self.quantity, &self.feature, key, None).len()
+    }
 }
 
 fn dependence(
@@ -331,17 +346,6 @@ fn dependence_layout(panels: usize) -> (usize, usize) {
     (panels.div_ceil(cols).max(1), cols)
 }
 
-/// The pixel size of a dependence figure: 500 × 420 px per panel.
-fn dependence_size(
-    out: &RunOutput,
-    quantity: &str,
-    feature: &FeatureChoice,
-    key: Option<&str>,
-) -> (u32, u32) {
-    let (rows, cols) = dependence_layout(dependence(out, quantity, feature, key, None).len());
-    (500 * cols as u32, 420 * rows as u32 + 70)
-}
-
 /// A SHAP dependence figure: per panel, a dot per kept row at (its value of the
 /// feature, its Shapley value for that feature), one colour and marker per value of
 /// `color_by` (circles, then triangles, …), a dashed line at φ = 0, and the key
@@ -367,7 +371,7 @@ fn draw_dependence<DB: DrawingBackend>(
     if let Some(c) = color_by {
         for p in &list {
             for (k, (series, _)) in p.series.iter().enumerate() {
-                let color = COLORS[k % COLORS.len()];
+                let color = super::palette::series(k);
                 legend.add(
                     names.setting_value(c, series),
                     Swatch::Marker(color, k % 2 == 1),
@@ -387,13 +391,7 @@ fn draw_dependence<DB: DrawingBackend>(
         let points = || p.series.iter().flat_map(|(_, s)| s.iter());
         let (x0, x1) = range(points().map(|q| q.0));
         let (y0, y1) = range(points().map(|q| q.1).chain([0.0]));
-        let mut chart = ChartBuilder::on(area)
-            .caption(title, ("sans-serif", 16))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(62)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(e)?;
+        let mut chart = super::chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
         let x_name = names.feature_axis(&p.feature);
         let y_name = format!("{axis} of {}", names.feature(&p.feature));
         super::axes(&mut chart, &x_name, &y_name)
@@ -408,7 +406,7 @@ fn draw_dependence<DB: DrawingBackend>(
             }))
             .map_err(e)?;
         for (k, (_, pts)) in p.series.iter().enumerate() {
-            let color = COLORS[k % COLORS.len()];
+            let color = super::palette::series(k);
             let style = color.mix(0.75).filled();
             if k % 2 == 0 {
                 chart.draw_series(pts.iter().map(|&q| Circle::new(q, 3, style)))
