@@ -441,11 +441,8 @@ fn draw_lines<DB: DrawingBackend>(
                     &areas[ri * y.len() * layout.columns.len() + g * layout.columns.len() + ci];
                 let title = title_of(names, &[(rows_key, rv), (cols_key, cv)]);
                 // An ROC curve reads against its diagonal: a square plot area.
-                let mut chart = match diagonal {
-                    true => super::square_chart_on(area, &title, (x0, x1), (y0, y1)),
-                    false => chart_on(area, &title, (x0, x1), (y0, y1)),
-                }
-                .map_err(e)?;
+                let mut chart =
+                    super::chart_shaped(area, &title, (x0, x1), (y0, y1), *diagonal).map_err(e)?;
                 let mut mesh = axes(&mut chart, &x_axis_label(&entry[0]), &axis_label(&entry[0]));
                 if log {
                     mesh.disable_y_mesh().y_labels(0);

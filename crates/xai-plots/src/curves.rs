@@ -14,7 +14,7 @@ use super::{Canvas, Figure, PlotKind, PlotPlan, chart_on, draw_vlines, range};
 use xai_core::interpolate;
 use xai_results::Invalid;
 use xai_results::output::RunOutput;
-use xai_results::table::SummaryRow;
+use xai_results::table::{CurveRow, SummaryRow};
 
 plot_settings! {
     /// Partial-dependence curves with their interval bands, one panel per PD quantity,
@@ -156,7 +156,7 @@ impl PlotKind for Curves {
         let (rows, cols) = grid(self, fig.out, fig.names);
         let cols = cols + usize::from(self.data.is_some());
         let key = match &self.ice {
-            Some(_) => ice_key(self, fig.names),
+            Some(_) => ice_key(self, fig.out, fig.names),
             None => pd_key(
                 &pd_panels(fig.out, self.pd.list(), &self.panels, fig.names),
                 &self.vlines,
@@ -329,7 +329,7 @@ fn banded(r: &SummaryRow) -> bool {
 
 /// The key of ICE panels: the PD in bold, the ICE curves' colours by class, and the
 /// histogram's classes.
-fn ice_key(plot: &Curves, names: &Names) -> Key {
+fn ice_key(plot: &Curves, out: &RunOutput, names: &Names) -> Key {
     let mut key = Key::default();
     let pd = &plot.pd.list()[0];
     key.add(
@@ -354,6 +354,10 @@ fn ice_key(plot: &Curves, names: &Names) -> Key {
             "every fit's ICE curves around the PD averaged over the fits",
             Swatch::Note,
         );
+    }
+    let (cut, total) = cut_curves(plot, out, names);
+    if cut > 0 {
+        key.add(super::cut_note(cut, total), Swatch::Note);
     }
     match plot.rug {
         true => key.add("ticks at the bottom: each row's own value", Swatch::Note),
@@ -382,18 +386,15 @@ fn draw<DB: DrawingBackend>(
     let Curves {
         pd,
         ice,
-        color_by,
         vlines,
         panels,
-        rug,
         histogram,
         data,
-        max_curves,
         ..
     } = plot;
     let list = pd_panels(out, pd.list(), panels, names);
     let key = match ice {
-        Some(_) => ice_key(plot, names),
+        Some(_) => ice_key(plot, out, names),
         None => pd_key(&list, vlines, names),
     };
     let (root, strip) = key.split(root);
@@ -408,7 +409,7 @@ fn draw<DB: DrawingBackend>(
         super::scatter::draw(&left, out, &d.x, &d.y, d.shade)?;
     }
     let root = &rest;
-    if let Some(ice) = ice {
+    if let Some(style) = plot.ice_style(names) {
         // Per feature: its ICE panel of each model, then (with `histogram`)
         // the feature's class histogram once (wood2024 Fig. 12-15's layout).
         let features = ice_columns(&list);
@@ -423,15 +424,6 @@ fn draw<DB: DrawingBackend>(
             })
             .collect();
         let areas = root.split_evenly(grid(plot, out, names));
-        let style = IceStyle {
-            ice,
-            max_curves: *max_curves,
-            pd: &pd.list()[0],
-            color_by: color_by.as_deref(),
-            vlines,
-            rug: *rug,
-            y_desc: names.axis(&pd.list()[0]),
-        };
         let mut next = areas.iter();
         for (k, (panel, f)) in cells.iter().enumerate() {
             let area = next.next().expect("a column per cell");
@@ -540,6 +532,22 @@ fn pd_panel<DB: DrawingBackend>(
     draw_vlines(&mut chart, style.vlines, (y0, y1)).map_err(e)
 }
 
+impl Curves {
+    /// How its ICE panels are drawn, where it draws ICE curves.
+    fn ice_style(&self, names: &Names) -> Option<IceStyle<'_>> {
+        let pd = &self.pd.list()[0];
+        Some(IceStyle {
+            ice: self.ice.as_deref()?,
+            max_curves: self.max_curves,
+            pd,
+            color_by: self.color_by.as_deref(),
+            vlines: &self.vlines,
+            rug: self.rug,
+            y_desc: names.axis(pd),
+        })
+    }
+}
+
 /// How ICE panels are drawn.
 struct IceStyle<'a> {
     ice: &'a str,
@@ -549,6 +557,62 @@ struct IceStyle<'a> {
     vlines: &'a [f64],
     rug: bool,
     y_desc: String,
+}
+
+/// The share of the colouring feature's values a colour bar spans (the middle 98 %;
+/// the rest take its end colours), so one outlying row cannot stretch the bar.
+const COLOUR_SHARE: f64 = 0.98;
+
+/// The ICE curves a panel draws: of its model, variant and feature, the first
+/// `max_curves`.
+fn panel_curves<'a>(
+    out: &'a RunOutput,
+    style: &IceStyle<'_>,
+    panel: &PdPanel<'_>,
+    feature: &str,
+) -> Vec<&'a CurveRow> {
+    out.curves
+        .iter()
+        .filter(|c| {
+            c.quantity == style.ice
+                && c.model == panel.model
+                && c.labels == panel.labels
+                && c.feature == feature
+        })
+        .take(style.max_curves.unwrap_or(usize::MAX))
+        .collect()
+}
+
+/// An ICE panel's y-range: the middle [`super::ROBUST_SHARE`] of its curves'
+/// values, widened to the whole PD.
+fn ice_y_range(curves: &[&CurveRow], pd: &[&SummaryRow]) -> (f64, f64) {
+    let whole: Vec<f64> = pd.iter().map(|r| r.value.estimate).collect();
+    super::robust_range(
+        curves.iter().flat_map(|c| c.values.iter().copied()),
+        super::ROBUST_SHARE,
+        &whole,
+    )
+}
+
+/// Over every ICE panel of the figure: how many curves leave their panel's
+/// y-range ([`ice_y_range`]), and how many are drawn.
+fn cut_curves(plot: &Curves, out: &RunOutput, names: &Names) -> (usize, usize) {
+    let Some(style) = plot.ice_style(names) else {
+        return (0, 0);
+    };
+    let (mut cut, mut total) = (0, 0);
+    for panel in &pd_panels(out, plot.pd.list(), &plot.panels, names) {
+        for (feature, pd) in &panel.features {
+            let curves = panel_curves(out, &style, panel, feature);
+            let (y0, y1) = ice_y_range(&curves, pd);
+            total += curves.len();
+            cut += curves
+                .iter()
+                .filter(|c| c.values.iter().any(|v| !(y0..=y1).contains(v)))
+                .count();
+        }
+    }
+    (cut, total)
 }
 
 fn ice_panel<DB: DrawingBackend>(
@@ -567,17 +631,7 @@ fn ice_panel<DB: DrawingBackend>(
     );
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (feature, pd) = &panel.features[f];
-    let curves: Vec<_> = out
-        .curves
-        .iter()
-        .filter(|c| {
-            c.quantity == ice
-                && c.model == panel.model
-                && c.labels == panel.labels
-                && &c.feature == feature
-        })
-        .take(style.max_curves.unwrap_or(usize::MAX))
-        .collect();
+    let curves = panel_curves(out, style, panel, feature);
     let own = out
         .feature_names
         .iter()
@@ -589,18 +643,17 @@ fn ice_panel<DB: DrawingBackend>(
         Some(b) => out.feature_names.iter().position(|n| n == b),
         None => None,
     };
-    let (c0, c1) = range(
+    // The colour bar spans the middle 98 % of the other feature's values; the rest
+    // take its end colours.
+    let (c0, c1) = super::robust_range(
         curves
             .iter()
             .filter_map(|c| by.and_then(|b| c.row_values.get(b).copied())),
+        COLOUR_SHARE,
+        &[],
     );
     let (x0, x1) = range(pd.iter().filter_map(|r| r.x));
-    let (y0, y1) = range(
-        curves
-            .iter()
-            .flat_map(|c| c.values.iter().copied())
-            .chain(pd.iter().map(|r| r.value.estimate)),
-    );
+    let (y0, y1) = ice_y_range(&curves, pd);
     // What tells the panel from the others: the model or setting, after the
     // feature where the figure varies several (the curves' name is the y-axis's and
     // the key's, the feature the x-axis's).
@@ -639,21 +692,29 @@ fn ice_panel<DB: DrawingBackend>(
             }),
             None => RGBColor(128, 128, 128),
         };
-        chart
-            .draw_series(LineSeries::new(
-                c.grid.iter().copied().zip(c.values.iter().copied()),
-                color.mix(0.35).stroke_width(1),
-            ))
-            .map_err(e)?;
+        let points: Vec<(f64, f64)> = c
+            .grid
+            .iter()
+            .copied()
+            .zip(c.values.iter().copied())
+            .collect();
+        for piece in super::clip_y(&points, (y0, y1)) {
+            chart
+                .draw_series(LineSeries::new(piece, color.mix(0.35).stroke_width(1)))
+                .map_err(e)?;
+        }
         // A variant with other features than the first's keeps no row values; a value
-        // outside the grid has no curve point to mark (it would sit on the frame).
+        // outside the grid has no curve point to mark (it would sit on the frame),
+        // nor one beyond the y-range.
         let Some(&x) = c.row_values.get(own) else {
             continue;
         };
         let (first, last) = (c.grid.first().copied(), c.grid.last().copied());
+        let at = interpolate(&c.grid, &c.values, x);
         if first
             .zip(last)
             .is_some_and(|(a, b)| x < a.min(b) || x > a.max(b))
+            || !(y0..=y1).contains(&at)
         {
             continue;
         }
@@ -673,11 +734,7 @@ fn ice_panel<DB: DrawingBackend>(
                 .map_err(e)?;
         } else {
             chart
-                .draw_series(std::iter::once(Circle::new(
-                    (x, interpolate(&c.grid, &c.values, x)),
-                    3,
-                    color.filled(),
-                )))
+                .draw_series(std::iter::once(Circle::new((x, at), 3, color.filled())))
                 .map_err(e)?;
         }
     }

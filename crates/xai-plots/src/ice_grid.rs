@@ -77,22 +77,32 @@ impl PlotKind for IceGrid {
         Width::for_panels(panels(fig.out, &self.pd).len().min(self.columns))
     }
 
-    /// Panels 0.7 as tall as wide, `columns` a row, and the key.
+    /// Panels 0.62 as tall as wide, `columns` a row (32 panels in 4 columns fill a
+    /// 7 × 9-in page), and the key.
     fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
-        let n = panels(fig.out, &self.pd).len().max(1);
-        let columns = self.columns.clamp(1, n);
-        grid_height(width, (n.div_ceil(columns), columns), 0.7, 50)
+        let style = self.style();
+        let list = cells(fig.out, &style);
+        let columns = self.columns.clamp(1, list.len().max(1));
+        let key = key(&style, fig.out, fig.names, &list).height(width);
+        grid_height(width, (list.len().div_ceil(columns), columns), 0.62, key)
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
-        let style = Style {
+        let style = self.style();
+        super::on_canvas!(canvas, root => draw(root, fig.out, style, fig.names))
+    }
+}
+
+impl IceGrid {
+    /// What it draws.
+    fn style(&self) -> Style<'_> {
+        Style {
             pd: &self.pd,
             ice: &self.ice,
             columns: self.columns,
             near: self.near,
             centred: self.centred,
-        };
-        super::on_canvas!(canvas, root => draw(root, fig.out, style, fig.names))
+        }
     }
 }
 
@@ -135,6 +145,74 @@ fn panels<'a>(out: &'a RunOutput, pd: &str) -> Vec<(&'a str, Vec<&'a SummaryRow>
     list
 }
 
+/// One feature's panel: its PD rows, its curves (of the first replicate, its model
+/// and variant), the PD's and the curves' values (centred where asked) and the
+/// y-range they are drawn on.
+struct Cell<'a> {
+    feature: &'a str,
+    pd: Vec<&'a SummaryRow>,
+    curves: Vec<&'a CurveRow>,
+    pd_values: Vec<f64>,
+    curve_values: Vec<Vec<f64>>,
+    y: (f64, f64),
+}
+
+impl Cell<'_> {
+    /// How many of its curves leave its y-range (and are cut at its edge).
+    fn cut(&self) -> usize {
+        let (y0, y1) = self.y;
+        self.curve_values
+            .iter()
+            .filter(|v| v.iter().any(|y| !(y0..=y1).contains(y)))
+            .count()
+    }
+}
+
+/// The panels' cells, in the run's feature order.
+fn cells<'a>(out: &'a RunOutput, style: &Style<'_>) -> Vec<Cell<'a>> {
+    let shift = |values: &[f64]| match (style.centred, values.first()) {
+        (true, Some(&v0)) => values.iter().map(|v| v - v0).collect(),
+        _ => values.to_vec(),
+    };
+    panels(out, style.pd)
+        .into_iter()
+        .map(|(feature, pd)| {
+            let first = pd[0];
+            let curves: Vec<&CurveRow> = out
+                .curves
+                .iter()
+                .filter(|c| {
+                    c.quantity == style.ice
+                        && c.replicate == 0
+                        && c.feature == *feature
+                        && c.model == first.model
+                        && c.labels == first.labels
+                })
+                .collect();
+            let pd_values = shift(&pd.iter().map(|r| r.value.estimate).collect::<Vec<_>>());
+            let curve_values: Vec<Vec<f64>> = curves.iter().map(|c| shift(&c.values)).collect();
+            let y = match super::robust_range(
+                curve_values.iter().flatten().copied(),
+                super::ROBUST_SHARE,
+                &pd_values,
+            ) {
+                // Every curve one value (a constant feature, centred): a readable
+                // unit range.
+                (lo, hi) if hi - lo < 1e-6 => ((lo + hi) / 2.0 - 0.5, (lo + hi) / 2.0 + 0.5),
+                bounds => bounds,
+            };
+            Cell {
+                feature,
+                pd,
+                curves,
+                pd_values,
+                curve_values,
+                y,
+            }
+        })
+        .collect()
+}
+
 /// Draws the grid.
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -142,44 +220,40 @@ fn draw<DB: DrawingBackend>(
     style: Style<'_>,
     names: &Names,
 ) -> Result<(), String> {
-    let list = panels(out, style.pd);
+    let list = cells(out, &style);
     if list.is_empty() {
         return Err(format!("the run has no `{}` rows to draw", style.pd));
     }
-    let key = key(&style);
+    let key = key(&style, out, names, &list);
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
     let columns = style.columns.clamp(1, list.len());
     let areas = root.split_evenly((list.len().div_ceil(columns), columns));
-    for (k, (area, (feature, pd))) in areas.iter().zip(&list).enumerate() {
-        let first = pd[0];
-        let curves: Vec<&CurveRow> = out
-            .curves
+    let width = areas[0].dim_in_pixel().0;
+    let captions: Vec<(Vec<String>, f64)> = list
+        .iter()
+        .map(|c| super::caption_lines(names.feature(c.feature), width))
+        .collect();
+    for (row, cells) in list.chunks(columns).enumerate() {
+        let first = row * columns;
+        let band = captions[first..first + cells.len()]
             .iter()
-            .filter(|c| {
-                c.quantity == style.ice
-                    && c.replicate == 0
-                    && c.feature == *feature
-                    && c.model == first.model
-                    && c.labels == first.labels
-            })
-            .collect();
-        panel(
-            area,
-            out,
-            &style,
-            names,
-            (feature, pd),
-            &curves,
-            k % columns == 0,
-        )?;
+            .map(|(lines, size)| super::caption_band(lines.len(), *size))
+            .max()
+            .unwrap_or(0);
+        for (k, cell) in cells.iter().enumerate() {
+            let area = super::captioned(&areas[first + k], &captions[first + k], band)
+                .map_err(|e| e.to_string())?;
+            panel(&area, out, &style, cell)?;
+        }
     }
     Ok(())
 }
 
-/// The key: the PD, the curves (solid near the row's own value with `near`), and
-/// the rows' own values.
-fn key(style: &Style<'_>) -> Key {
+/// The key: the PD, the curves (solid near the row's own value with `near`), the
+/// rows' own values, what the y-axes show (said once, not beside every panel) and
+/// how many curves leave their panel's y-range.
+fn key(style: &Style<'_>, out: &RunOutput, names: &Names, cells: &[Cell<'_>]) -> Key {
     let mut key = Key::default();
     key.add("PD", Swatch::Line(GOLD, 3, 0));
     match style.near {
@@ -197,6 +271,19 @@ fn key(style: &Style<'_>) -> Key {
         None => key.add("ICE of a row", Swatch::Line(FAINT, 1, 0)),
     }
     key.add("the row's own value", Swatch::Marker(GREEN, false));
+    let y = y_label(out, style.pd, names);
+    key.add(
+        match style.centred {
+            true => format!("y-axes: {y}, centred at the smallest grid value"),
+            false => format!("y-axes: {y}"),
+        },
+        Swatch::Note,
+    );
+    let cut: usize = cells.iter().map(Cell::cut).sum();
+    if cut > 0 {
+        let total: usize = cells.iter().map(|c| c.curves.len()).sum();
+        key.add(super::cut_note(cut, total), Swatch::Note);
+    }
     key
 }
 
@@ -225,138 +312,138 @@ fn feature_sd(out: &RunOutput, feature: &str) -> Option<f64> {
     Some(data.x().column(j).std(0.0))
 }
 
-/// One feature's panel.
+/// The position of grid value `v` on a binary feature's categorical axis (0, the
+/// imputed value between, 1), or `v` itself on any other axis.
+fn position(binary: Option<f64>, v: f64) -> f64 {
+    match binary {
+        Some(_) if v == 0.0 || v == 1.0 => v,
+        Some(_) => 0.5,
+        None => v,
+    }
+}
+
+/// One feature's panel, below its caption.
 fn panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     out: &RunOutput,
     style: &Style<'_>,
-    names: &Names,
-    (feature, pd): (&str, &[&SummaryRow]),
-    curves: &[&CurveRow],
-    first_column: bool,
+    cell: &Cell<'_>,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let grid: Vec<f64> = pd.iter().filter_map(|r| r.x).collect();
-    let shift = |values: &[f64]| match (style.centred, values.first()) {
-        (true, Some(&v0)) => values.iter().map(|v| v - v0).collect(),
-        _ => values.to_vec(),
+    let grid: Vec<f64> = cell.pd.iter().filter_map(|r| r.x).collect();
+    // A 0/1 feature with its imputed mean between reads on a categorical axis
+    // (0, the mean, 1): on a 0-1 axis the step to a mean of ~0.003 is a wall at 0.
+    let binary = match grid.as_slice() {
+        [0.0, m, 1.0] => Some(*m),
+        _ => None,
     };
-    let pd_values = shift(&pd.iter().map(|r| r.value.estimate).collect::<Vec<_>>());
-    let curve_values: Vec<Vec<f64>> = curves.iter().map(|c| shift(&c.values)).collect();
+    let at = |v: f64| position(binary, v);
     // A constant feature has one grid value: a unit-wide axis around it.
-    let (x0, x1) = match grid.as_slice() {
-        [only] => (only - 0.5, only + 0.5),
+    let (x0, x1) = match (grid.as_slice(), binary) {
+        ([only], _) => (only - 0.5, only + 0.5),
+        (_, Some(_)) => (-0.15, 1.15),
         _ => range(grid.iter().copied()),
     };
-    let (y0, y1) = match range(
-        curve_values
-            .iter()
-            .flatten()
-            .copied()
-            .chain(pd_values.iter().copied()),
-    ) {
-        // Every curve one value (a constant feature, centred): a readable unit range.
-        (lo, hi) if hi - lo < 1e-6 => ((lo + hi) / 2.0 - 0.5, (lo + hi) / 2.0 + 0.5),
-        bounds => bounds,
-    };
-    let y_desc = match (first_column, style.centred) {
-        (false, _) => String::new(),
-        (true, false) => y_label(out, style.pd, names),
-        (true, true) => format!("{} (centred)", y_label(out, style.pd, names)),
-    };
+    let (y0, y1) = cell.y;
     let mut chart = ChartBuilder::on(area)
-        .caption(names.feature(feature), ("sans-serif", super::print::LABEL))
         .margin(6)
         .x_label_area_size(20)
-        .y_label_area_size(if first_column { 50 } else { 34 })
+        .y_label_area_size(36)
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(e)?;
-    // A 0/1 feature (with, perhaps, its imputed mean between) reads on a
-    // categorical axis: ticks at 0 and 1 alone.
-    let binary = grid.len() <= 3 && grid.first() == Some(&0.0) && grid.last() == Some(&1.0);
-    let zero_one = |v: &f64| match *v {
-        0.0 | 1.0 => tick(v),
+    let zero_one = |v: &f64| match binary {
+        Some(m) if (v - 0.5).abs() < 1e-9 => tick(&((m * 1e3).round() / 1e3)),
+        _ if *v == 0.0 || *v == 1.0 => tick(v),
         _ => String::new(),
     };
+    let two_valued = grid.len() == 2 && grid == [0.0, 1.0];
     let (w, h) = chart.plotting_area().dim_in_pixel();
     let mut mesh = chart.configure_mesh();
     mesh.light_line_style(TRANSPARENT)
         .bold_line_style(BLACK.mix(0.12))
-        .x_labels(if binary {
-            3
-        } else {
-            super::print::ticks(w, 45)
-        })
-        .y_labels(super::print::ticks(h, 28))
-        .x_label_formatter(if binary { &zero_one } else { &tick })
+        .y_labels(super::print::ticks(h, 28).max(3))
         .y_label_formatter(&tick)
-        .label_style(("sans-serif", super::print::TICK))
-        .axis_desc_style(("sans-serif", super::print::LABEL))
-        .y_desc(y_desc);
-    if binary {
-        mesh.disable_x_mesh();
-    }
+        .label_style(("sans-serif", super::print::TICK));
+    match binary.is_some() || two_valued {
+        true => mesh
+            .x_labels(3)
+            .x_label_formatter(&zero_one)
+            .disable_x_mesh(),
+        false => mesh
+            .x_labels(super::print::ticks(w, 45).max(3))
+            .x_label_formatter(&tick),
+    };
     mesh.draw().map_err(e)?;
     if let [only] = grid.as_slice() {
         // A feature with one value in the data has no curve to draw.
         chart
             .draw_series(std::iter::once(Text::new(
                 format!("one value ({}) in the data", tick(only)),
-                (x0 + 0.05 * (x1 - x0), y0 + 0.75 * (y1 - y0)),
+                (x0 + 0.05 * (x1 - x0), y0 + 0.9 * (y1 - y0)),
                 ("sans-serif", super::print::TICK)
                     .into_font()
                     .color(&BLACK.mix(0.7)),
             )))
             .map_err(e)?;
     }
-    let own = out.feature_names.iter().position(|n| n == feature);
+    let own = out.feature_names.iter().position(|n| n == cell.feature);
     let half = match (style.near, grid.len() > CONTINUOUS) {
-        (Some(k), true) => feature_sd(out, feature).map(|sd| k * sd),
+        (Some(k), true) => feature_sd(out, cell.feature).map(|sd| k * sd),
         _ => None,
     };
     let black = BLACK.mix(0.3);
-    for (c, values) in curves.iter().zip(&curve_values) {
+    for (c, values) in cell.curves.iter().zip(&cell.curve_values) {
         let x_own = own.and_then(|j| c.row_values.get(j).copied());
-        let points = c.grid.iter().copied().zip(values.iter().copied());
-        match (half, x_own) {
+        let points: Vec<(f64, f64)> = c
+            .grid
+            .iter()
+            .map(|&g| at(g))
+            .zip(values.iter().copied())
+            .collect();
+        let near = match (half, x_own) {
             (Some(h), Some(x)) => {
-                chart
-                    .draw_series(DashedLineSeries::new(
-                        points,
-                        4,
-                        4,
-                        RGBColor(150, 150, 150).mix(0.4).stroke_width(1),
-                    ))
-                    .map_err(e)?;
                 let (lo, hi) = (x - h, x + h);
-                let near: Vec<(f64, f64)> = std::iter::once(lo.max(c.grid[0]))
-                    .chain(c.grid.iter().copied().filter(|&g| g > lo && g < hi))
-                    .chain(std::iter::once(hi.min(c.grid[c.grid.len() - 1])))
-                    .map(|g| (g, interpolate(&c.grid, values, g)))
-                    .collect();
-                chart
-                    .draw_series(LineSeries::new(near, black.stroke_width(1)))
-                    .map_err(e)?;
+                Some(
+                    std::iter::once(lo.max(c.grid[0]))
+                        .chain(c.grid.iter().copied().filter(|&g| g > lo && g < hi))
+                        .chain(std::iter::once(hi.min(c.grid[c.grid.len() - 1])))
+                        .map(|g| (g, interpolate(&c.grid, values, g)))
+                        .collect::<Vec<_>>(),
+                )
             }
-            _ => {
-                chart
-                    .draw_series(LineSeries::new(points, black.stroke_width(1)))
-                    .map_err(e)?;
+            _ => None,
+        };
+        for piece in super::clip_y(&points, (y0, y1)) {
+            match near {
+                Some(_) => chart.draw_series(DashedLineSeries::new(
+                    piece,
+                    4,
+                    4,
+                    RGBColor(150, 150, 150).mix(0.4).stroke_width(1),
+                )),
+                None => chart.draw_series(LineSeries::new(piece, black.stroke_width(1))),
             }
+            .map_err(e)?;
+        }
+        for piece in near.iter().flat_map(|n| super::clip_y(n, (y0, y1))) {
+            chart
+                .draw_series(LineSeries::new(piece, black.stroke_width(1)))
+                .map_err(e)?;
         }
         if let Some(x) = x_own {
-            chart
-                .draw_series(std::iter::once(Circle::new(
-                    (x, interpolate(&c.grid, values, x)),
-                    2,
-                    GREEN.filled(),
-                )))
-                .map_err(e)?;
+            let y = interpolate(&c.grid, values, x);
+            if (y0..=y1).contains(&y) {
+                chart
+                    .draw_series(std::iter::once(Circle::new((at(x), y), 2, GREEN.filled())))
+                    .map_err(e)?;
+            }
         }
     }
     chart
         .draw_series(LineSeries::new(
-            grid.iter().copied().zip(pd_values.iter().copied()),
+            grid.iter()
+                .map(|&g| at(g))
+                .zip(cell.pd_values.iter().copied()),
             GOLD.stroke_width(3),
         ))
         .map_err(e)?;

@@ -258,7 +258,7 @@ fn with_unit(name: String, unit: &str) -> String {
 /// `entropy_conditional_pfi` → "Conditional Entropy-PFI (nats)", `entropy_pd` →
 /// "Entropy (nats)", `likelihood_pd` → "Negative log-likelihood (nats)", `r2_pfi` →
 /// "R² drop (PFI)", `r2_cid` → "R² drop / (1 − Ĉ) (CID)", `prediction_shap` →
-/// "Shapley value φ (prediction)", `covered` → "Covered
+/// "Shapley value of the prediction", `covered` → "Covered
 /// fraction Ĉ"; a quantity not in the table keeps its key.
 pub fn axis_label(quantity: &str) -> String {
     let fixed = match quantity {
@@ -337,9 +337,10 @@ fn explanation_label(q: &Quantity) -> Option<String> {
             format!("{name} (conditional PD)")
         }
         (Aggregation::Pd | Aggregation::Ice, _) => with_unit(name.to_string(), unit),
-        (Aggregation::Shap, _) => {
-            with_unit(format!("Shapley value φ ({})", name.to_lowercase()), unit)
-        }
+        (Aggregation::Shap, _) => with_unit(
+            format!("Shapley value of the {}", name.to_lowercase()),
+            unit,
+        ),
         _ => return None,
     })
 }

@@ -394,10 +394,14 @@ fn title_lines(title: &str, width: u32) -> Vec<String> {
     print::wrap(title, print::TITLE, f64::from(width) - 24.0)
 }
 
-/// The height of a figure title of `lines` lines: 1.3 lines of type each and a
-/// margin above and below.
+/// The top of a figure title's line `k`: 6 units down, 1.3 lines of type each.
+fn title_top(k: usize) -> f64 {
+    6.0 + k as f64 * print::TITLE * 1.3
+}
+
+/// The height of a figure title of `lines` lines and half a line below it.
 fn title_height(lines: usize) -> u32 {
-    (6.0 + lines as f64 * print::TITLE * 1.3 + print::TITLE / 2.0).round() as u32
+    (title_top(lines) + print::TITLE / 2.0).round() as u32
 }
 
 /// `root` below its figure title, drawn in lines ([`title_lines`]) at 10 pt.
@@ -413,8 +417,8 @@ fn titled<DB: DrawingBackend>(
         .pos(Pos::new(HPos::Center, VPos::Top));
     let centre = root.dim_in_pixel().0 as i32 / 2;
     for (k, line) in lines.iter().enumerate() {
-        let y = 6.0 + k as f64 * print::TITLE * 1.3;
-        root.draw(&Text::new(line.as_str(), (centre, y as i32), style.clone()))
+        let y = title_top(k) as i32;
+        root.draw(&Text::new(line.as_str(), (centre, y), style.clone()))
             .map_err(e)?;
     }
     Ok(root.split_vertically(title_height(lines.len())).1)
@@ -549,10 +553,7 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
         titled_figure(root, &title, |area| kind.draw(Canvas::Svg(area), &fig))
             .map_err(err(&svg))?;
     }
-    std::fs::write(&svg, print::physical_svg(&text)).map_err(|e| BenchError::Plot {
-        path: svg.clone(),
-        message: e.to_string(),
-    })?;
+    std::fs::write(&svg, print::physical_svg(&text)).map_err(xai_data::error::io_err(&svg))?;
     let root = raster::Raster::new(&png, size).into_drawing_area();
     titled_figure(root, &title, |area| kind.draw(Canvas::Png(area), &fig)).map_err(err(&png))
 }
@@ -597,6 +598,7 @@ fn titled_figure<DB: DrawingBackend>(
     root.present().map_err(e)
 }
 
+/// The finite values' [min, max], padded by 5 % of its width on either side.
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
@@ -605,6 +607,86 @@ fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
         });
     let pad = 0.05 * (hi - lo).max(1e-9);
     (lo - pad, hi + pad)
+}
+
+/// The share of the ICE curves' values a panel's y-range holds: the middle 99.6 %,
+/// so a few outlying curves (0.2 % of the values above, 0.2 % below) cannot squash
+/// the rest (wood2024 Fig. 7's one curve at 0.5 nats over ~300 near 0).
+pub const ROBUST_SHARE: f64 = 0.996;
+
+/// The key's note on the `cut` of `total` ICE curves that leave their panel's
+/// robust y-range ([`ROBUST_SHARE`]).
+fn cut_note(cut: usize, total: usize) -> String {
+    format!(
+        "{cut} of {total} curves leave their panel's y-range (the middle {}\u{a0}% of the \
+         curves' values, and the PD) and are cut at its edge",
+        tick(&(100.0 * ROBUST_SHARE))
+    )
+}
+
+/// The sample quantile at `p` of sorted `v` (linear between order statistics, as
+/// numpy's default: position p · (n − 1)).
+fn quantile(v: &[f64], p: f64) -> f64 {
+    let at = p * (v.len() - 1) as f64;
+    let (i, f) = (at.floor() as usize, at.fract());
+    match v.get(i + 1) {
+        Some(next) => v[i] + f * (next - v[i]),
+        None => v[i],
+    }
+}
+
+/// A range robust to outliers: the middle `share` of the finite `values` (their
+/// (1 − share)/2 and (1 + share)/2 quantiles), widened to hold every one of `whole`
+/// (a PD drawn in full), padded as [`range`] pads.
+fn robust_range(values: impl Iterator<Item = f64>, share: f64, whole: &[f64]) -> (f64, f64) {
+    let mut v: Vec<f64> = values.filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    let tail = (1.0 - share) / 2.0;
+    let ends = match v.is_empty() {
+        true => Vec::new(),
+        false => vec![quantile(&v, tail), quantile(&v, 1.0 - tail)],
+    };
+    range(ends.into_iter().chain(whole.iter().copied()))
+}
+
+/// The pieces of the polyline `points` inside y ∈ [y0, y1]: each segment crossing
+/// an edge is cut where it crosses (linear between its ends), so a curve leaving a
+/// robust range runs to the panel's edge and no further.
+fn clip_y(points: &[(f64, f64)], (y0, y1): (f64, f64)) -> Vec<Vec<(f64, f64)>> {
+    let inside = |y: f64| (y0..=y1).contains(&y);
+    // The edge a value beyond the range lies past.
+    let edge = |y: f64| if y < y0 { y0 } else { y1 };
+    let cross = |a: (f64, f64), b: (f64, f64), y: f64| {
+        let t = (y - a.1) / (b.1 - a.1);
+        (a.0 + t * (b.0 - a.0), y)
+    };
+    let mut pieces: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut current: Vec<(f64, f64)> = Vec::new();
+    if let Some(&first) = points.first().filter(|p| inside(p.1)) {
+        current.push(first);
+    }
+    for pair in points.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        match (inside(a.1), inside(b.1)) {
+            (true, true) => current.push(b),
+            (true, false) => {
+                current.push(cross(a, b, edge(b.1)));
+                pieces.push(std::mem::take(&mut current));
+            }
+            (false, true) => {
+                current.push(cross(a, b, edge(a.1)));
+                current.push(b);
+            }
+            // From below the range to above it, or back: the part across it.
+            (false, false) if edge(a.1) != edge(b.1) => {
+                pieces.push(vec![cross(a, b, edge(a.1)), cross(a, b, edge(b.1))]);
+            }
+            (false, false) => {}
+        }
+    }
+    pieces.push(current);
+    pieces.retain(|piece| piece.len() > 1);
+    pieces
 }
 
 /// Splits a colour bar of `width` px off the right of `area`: (the rest, the bar's
@@ -670,6 +752,42 @@ fn caption_size(caption: &str, width: u32) -> f64 {
     fit_size(caption, width.saturating_sub(8))
 }
 
+/// A small multiple's caption on a panel `width` units wide: one line at 9 pt where
+/// it fits, else broken at spaces into lines at 8 pt ([`print::wrap`]), so a long
+/// feature name is neither cut nor shrunk below the ticks' size; and its type size.
+fn caption_lines(caption: &str, width: u32) -> (Vec<String>, f64) {
+    let room = f64::from(width.saturating_sub(8));
+    match raster::text_width(caption, print::LABEL) <= room {
+        true => (vec![caption.to_string()], print::LABEL),
+        false => (print::wrap(caption, print::TICK, room), print::TICK),
+    }
+}
+
+/// The height of a caption band of `lines` lines of type `size`, with a margin.
+fn caption_band(lines: usize, size: f64) -> u32 {
+    (lines as f64 * size * 1.2 + 6.0).round() as u32
+}
+
+/// Draws `lines` of type `size` centred at the top of `area` and returns the area
+/// below a band `band` units tall (the tallest caption of its row, so a row's
+/// panels stay aligned).
+fn captioned<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    (lines, size): &(Vec<String>, f64),
+    band: u32,
+) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
+    let style = ("sans-serif", *size)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    let centre = area.dim_in_pixel().0 as i32 / 2;
+    for (k, line) in lines.iter().enumerate() {
+        let y = 4 + (k as f64 * size * 1.2) as i32;
+        area.draw(&Text::new(line.as_str(), (centre, y), style.clone()))?;
+    }
+    Ok(area.split_vertically(band).1)
+}
+
 /// A chart's margin on every side, in layout units.
 const MARGIN: u32 = 8;
 /// The height of a chart's x tick labels and axis name, in layout units.
@@ -684,24 +802,14 @@ fn chart_on<'a, DB: DrawingBackend>(
     x: (f64, f64),
     y: (f64, f64),
 ) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
-    framed(area, caption, x, y, false)
+    chart_shaped(area, caption, x, y, false)
 }
 
-/// A captioned chart over [x0, x1] × [y0, y1] whose plot area is square and
-/// centred in `area`: a scatter or map over a square region in equal aspect, an ROC
-/// curve against its diagonal.
-fn square_chart_on<'a, DB: DrawingBackend>(
-    area: &'a DrawingArea<DB, Shift>,
-    caption: &str,
-    x: (f64, f64),
-    y: (f64, f64),
-) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
-    framed(area, caption, x, y, true)
-}
-
-/// The chart of [`chart_on`], or of [`square_chart_on`] (`square`): the room left
-/// over by the square plot area goes to the margins, half each side.
-fn framed<'a, DB: DrawingBackend>(
+/// The captioned chart of [`chart_on`], its plot area square and centred in `area`
+/// where `square` (a scatter or map over a square region in equal aspect, an ROC
+/// curve against its diagonal): the room the square leaves goes to the margins,
+/// half each side.
+fn chart_shaped<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
     caption: &str,
     (x0, x1): (f64, f64),
@@ -752,4 +860,46 @@ fn draw_vlines<DB: DrawingBackend>(
         chart.draw_series(dash)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{clip_y, quantile, robust_range};
+
+    #[test]
+    fn a_curve_leaving_the_range_is_cut_at_its_edges() {
+        let curve = [(0.0, 0.5), (1.0, 1.5), (2.0, 0.5), (3.0, -1.0), (4.0, 2.0)];
+        let pieces = clip_y(&curve, (0.0, 1.0));
+        assert_eq!(
+            pieces,
+            vec![
+                vec![(0.0, 0.5), (0.5, 1.0)],
+                vec![(1.5, 1.0), (2.0, 0.5), (2.0 + 1.0 / 3.0, 0.0)],
+                vec![(3.0 + 1.0 / 3.0, 0.0), (3.0 + 2.0 / 3.0, 1.0)],
+            ]
+        );
+        // A curve inside is one piece, unchanged; one beyond has none.
+        assert_eq!(
+            clip_y(&curve[..1], (0.0, 1.0)),
+            Vec::<Vec<(f64, f64)>>::new()
+        );
+        assert_eq!(
+            clip_y(&[(0.0, 0.2), (1.0, 0.8)], (0.0, 1.0)),
+            vec![vec![(0.0, 0.2), (1.0, 0.8)]]
+        );
+        assert!(clip_y(&[(0.0, 3.0), (1.0, 4.0)], (0.0, 1.0)).is_empty());
+    }
+
+    #[test]
+    fn a_robust_range_leaves_out_the_outlying_values_but_keeps_the_whole_pd() {
+        assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.5);
+        // 999 values in [0, 1] and one at 100: the range ignores the 100.
+        let values = (0..999).map(|k| k as f64 / 998.0).chain([100.0]);
+        let (lo, hi) = robust_range(values, 0.996, &[]);
+        assert!(lo > -0.06 && hi < 1.06, "{lo} {hi}");
+        // A PD beyond the curves' middle is drawn whole.
+        let values = (0..999).map(|k| k as f64 / 998.0).chain([100.0]);
+        let (_, hi) = robust_range(values, 0.996, &[2.0]);
+        assert!(hi > 2.0 && hi < 2.2, "{hi}");
+    }
 }

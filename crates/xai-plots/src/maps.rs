@@ -110,11 +110,7 @@ fn entropy_map<DB: DrawingBackend>(
     // One scale on both axes where the map's region is square.
     let (x, y) = ((xs[0], xs[xs.len() - 1]), (ys[0], ys[ys.len() - 1]));
     let square = ((x.1 - x.0) - (y.1 - y.0)).abs() < 1e-9 * (x.1 - x.0).abs().max(1.0);
-    let mut chart = match square {
-        true => super::square_chart_on(area, &title, x, y),
-        false => super::chart_on(area, &title, x, y),
-    }
-    .map_err(e)?;
+    let mut chart = super::chart_shaped(area, &title, x, y, square).map_err(e)?;
     super::axes(&mut chart, &snap.axes.0, &snap.axes.1)
         .disable_mesh()
         .draw()

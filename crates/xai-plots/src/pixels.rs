@@ -363,7 +363,7 @@ fn draw<DB: DrawingBackend>(
     }
     for (k, line) in [
         "Red: the pixel raises the entropy; blue: it lowers it; black outline: the digit's strokes.",
-        "Each row's colour scale is symmetric about 0 and saturates at the row's 95% quantile of |φ| (its bar, left).",
+        "Each row's colour scale is symmetric about 0 and saturates at the row's 95% quantile of the values' magnitude (its bar, left).",
     ]
     .into_iter()
     .enumerate()

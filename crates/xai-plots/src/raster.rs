@@ -505,22 +505,18 @@ mod tests {
         root.present().unwrap();
     }
 
-    fn grey(buffer: &[u8], (x, y): (u32, u32)) -> u8 {
-        buffer[((y * 60 + x) * 3) as usize]
+    /// The grey of pixel (x, y) of an RGB buffer `width` pixels wide.
+    fn grey(buffer: &[u8], width: u32, (x, y): (u32, u32)) -> u8 {
+        buffer[((y * width + x) * 3) as usize]
     }
 
     #[test]
     fn a_translucent_path_is_blended_once_where_its_segments_meet() {
         let mut buffer = vec![255u8; 60 * 60 * 3];
         corner_pixels(Raster::with_buffer(&mut buffer, (60, 60), 1));
-        let (segment, corner) = (grey(&buffer, (30, 10)), grey(&buffer, (50, 10)));
+        let (segment, corner) = (grey(&buffer, 60, (30, 10)), grey(&buffer, 60, (50, 10)));
         assert!(segment < 200, "the path was drawn ({segment})");
         assert_eq!(corner, segment, "the corner is as light as the segments");
-    }
-
-    /// The grey of pixel (x, y) of a 60 × 60-unit figure drawn at 3 px a unit.
-    fn grey3(buffer: &[u8], (x, y): (u32, u32)) -> u8 {
-        buffer[((y * 180 + x) * 3) as usize]
     }
 
     #[test]
@@ -529,13 +525,13 @@ mod tests {
         corner_pixels(Raster::with_buffer(&mut buffer, (60, 60), 3));
         // The segment (10, 10) → (50, 10) covers the pixel rows of unit row 10.
         let column = 30 * 3 + 1;
-        let rows: Vec<u8> = (28..35).map(|y| grey3(&buffer, (column, y))).collect();
+        let rows: Vec<u8> = (28..35).map(|y| grey(&buffer, 180, (column, y))).collect();
         // Three pixel rows, or four where plotters' polygon fill takes a boundary row.
         let inked = rows.iter().filter(|&&g| g < 230).count();
         assert!((3..=4).contains(&inked), "{rows:?}");
         assert_eq!(
-            grey3(&buffer, (50 * 3 + 1, 10 * 3 + 1)),
-            grey3(&buffer, (column, 31))
+            grey(&buffer, 180, (50 * 3 + 1, 10 * 3 + 1)),
+            grey(&buffer, 180, (column, 31))
         );
     }
 
@@ -553,7 +549,7 @@ mod tests {
         }
         root.present().unwrap();
         drop(root);
-        let row: Vec<u8> = (27..=92).map(|x| grey3(&buffer, (x, 45))).collect();
+        let row: Vec<u8> = (27..=92).map(|x| grey(&buffer, 180, (x, 45))).collect();
         // Units 10..30 are 60 pixels from pixel 30, each blended once.
         assert!(row[..3].iter().all(|&g| g == 255), "{row:?}");
         // Blended once: 0.5 black on white, 127 or 128 as plotters rounds the blend.
@@ -597,7 +593,7 @@ mod tests {
         // The defect Raster::draw_path exists for.
         let mut buffer = vec![255u8; 60 * 60 * 3];
         corner_pixels(BitMapBackend::with_buffer(&mut buffer, (60, 60)));
-        assert!(grey(&buffer, (50, 10)) + 20 < grey(&buffer, (30, 10)));
+        assert!(grey(&buffer, 60, (50, 10)) + 20 < grey(&buffer, 60, (30, 10)));
     }
 
     #[test]

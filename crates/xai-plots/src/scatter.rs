@@ -89,11 +89,12 @@ pub fn draw<DB: DrawingBackend>(
     );
     let (lo, hi) = range(xs.iter().chain(&ys).copied());
     // One scale on both axes, so the square region is drawn square.
-    let mut chart = super::square_chart_on(
+    let mut chart = super::chart_shaped(
         root,
         "training sample (first replicate)",
         (lo, hi),
         (lo, hi),
+        true,
     )
     .map_err(e)?;
     super::axes(&mut chart, x, y).draw().map_err(e)?;
