@@ -110,7 +110,7 @@ pub fn redraw(exp: &Experiment, out: &RunOutput, dir: &Path) -> Result<Vec<Undra
         match crate::plots::draw(plot, &setting, out, dir) {
             Ok(()) => {}
             Err(crate::error::BenchError::Plot { message, .. }) => {
-                for ext in ["svg", "png"] {
+                for ext in ["svg", "png", "pdf"] {
                     let path = dir.join(format!("{name}.{ext}"));
                     if path.exists() {
                         std::fs::remove_file(&path).map_err(crate::error::io_err(&path))?;

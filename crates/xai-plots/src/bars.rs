@@ -351,7 +351,7 @@ fn whisker(
     upper: f64,
 ) -> [PathElement<(f64, f64)>; 3] {
     let style = BLACK.mix(0.75).stroke_width(1);
-    let cap = 0.08;
+    let cap = 0.15;
     [
         PathElement::new(vec![pt(c, lower), pt(c, upper)], style),
         PathElement::new(vec![pt(c - cap, lower), pt(c + cap, lower)], style),
@@ -427,6 +427,28 @@ fn bars<DB: DrawingBackend>(
     let layout = Layout::of(panels, quantities, order);
     let areas = root.split_evenly((layout.rows, layout.cols));
     let titles = super::labels::quantity_titles(quantities);
+    // A panel's caption: the model and setting, after the quantity where the
+    // quantities stand side by side (in rows of one quantity each, the row's value
+    // axis names it).
+    let caption = |qi: usize, pi: usize| {
+        [
+            (layout.side_by_side && quantities.len() > 1).then(|| titles[qi].clone()),
+            Some(panels[pi].title.clone()),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join(", ")
+    };
+    let captions: Vec<String> = (0..quantities.len())
+        .flat_map(|qi| layout.cells[qi].iter().map(move |&pi| (qi, pi)))
+        .map(|(qi, pi)| caption(qi, pi))
+        .collect();
+    let band = super::caption_band_of(
+        captions.iter().map(String::as_str),
+        areas[0].dim_in_pixel().0,
+    );
     for (qi, q) in quantities.iter().enumerate() {
         let color = super::palette::quantity(q, qi);
         super::palette::record(&titles[qi], color);
@@ -451,35 +473,30 @@ fn bars<DB: DrawingBackend>(
             // across (else they are turned a quarter, reading upwards).
             let longest = features
                 .iter()
-                .map(|f| super::raster::text_width(names.feature(f), super::print::TICK))
+                .map(|f| super::glyphs::text_width(names.feature(f), super::print::TICK))
                 .fold(0.0, f64::max)
                 .ceil() as u32;
-            let y_labels = if horizontal { longest + 12 } else { 48 };
-            let slot = area.dim_in_pixel().0.saturating_sub(y_labels + 16) / nf.max(1) as u32;
-            let turned = !horizontal && longest + 4 > slot;
-            // The quantity where several are drawn, then the model and setting.
-            let caption = [
-                (quantities.len() > 1).then(|| titles[qi].clone()),
-                Some(panel.title.clone()),
-            ]
-            .into_iter()
-            .flatten()
-            .filter(|t| !t.is_empty())
-            .collect::<Vec<_>>()
-            .join(", ");
-            let size = super::caption_size(&caption, area.dim_in_pixel().0);
-            let x_labels = match (horizontal, turned) {
-                (true, _) => 36,
-                (false, true) => longest + 10,
-                (false, false) => 24,
+            let (w, h) = area.dim_in_pixel();
+            let x_labels = match horizontal {
+                true => 36,
+                false => 24,
             };
-            let mut builder = ChartBuilder::on(area);
-            // A panel with nothing to tell it from others takes no caption's room.
-            if !caption.is_empty() {
-                builder.caption(&caption, ("sans-serif", size));
-            }
-            let builder = builder
+            let y_labels = match horizontal {
+                true => longest + 12,
+                false => super::y_label_area(
+                    (lo - pad, hi + pad),
+                    h.saturating_sub(band + x_labels + 16),
+                    false,
+                ),
+            };
+            let slot = w.saturating_sub(y_labels + 16) / nf.max(1) as u32;
+            let turned = !horizontal && longest + 4 > slot;
+            let caption = caption(qi, pi);
+            super::draw_caption(area, &caption).map_err(e)?;
+            let x_labels = if turned { longest + 10 } else { x_labels };
+            let builder = ChartBuilder::on(area)
                 .margin(8)
+                .margin_top(8 + band)
                 .x_label_area_size(x_labels)
                 .y_label_area_size(y_labels)
                 .build_cartesian_2d(
@@ -503,8 +520,9 @@ fn bars<DB: DrawingBackend>(
                 }
             };
             // A row of panels of one quantity shares its value axis: named once, on
-            // the left.
+            // the left; a caption that says the axis's name already is not repeated.
             let label = match horizontal || layout.side_by_side || k == 0 {
+                true if names.axis(q) == caption => String::new(),
                 true => names.axis(q),
                 false => String::new(),
             };

@@ -407,10 +407,28 @@ fn draw_lines<DB: DrawingBackend>(
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
     let (rows_key, cols_key) = (rows.as_deref(), columns.as_deref());
+    // One quantity over a grid of panels: its name once, down the figure's left
+    // (a panel's own height is too short for it), the panels unnamed.
+    let shared = y.len() == 1 && layout.rows.len() * layout.columns.len() > 1;
+    let (name_strip, root) = root.split_horizontally(if shared { 20 } else { 0 });
+    if shared {
+        super::side_name(&name_strip, &axis_label(&y[0][0])).map_err(e)?;
+    }
     let areas = root.split_evenly((
         layout.rows.len().max(1),
         (y.len() * layout.columns.len()).max(1),
     ));
+    let titles: Vec<String> = layout
+        .rows
+        .iter()
+        .flat_map(|rv| {
+            layout
+                .columns
+                .iter()
+                .map(move |cv| title_of(names, &[(rows_key, rv), (cols_key, cv)]))
+        })
+        .collect();
+    let band = super::caption_band_of(titles.iter().map(String::as_str), areas[0].dim_in_pixel().0);
     for (g, entry) in y.iter().enumerate() {
         let selected = rows_of(out, entry, rows_where);
         // Values as drawn: log10 of widths (with their own ticks).
@@ -439,20 +457,23 @@ fn draw_lines<DB: DrawingBackend>(
             for (ci, cv) in layout.columns.iter().enumerate() {
                 let area =
                     &areas[ri * y.len() * layout.columns.len() + g * layout.columns.len() + ci];
-                let title = title_of(names, &[(rows_key, rv), (cols_key, cv)]);
+                let title = &titles[ri * layout.columns.len() + ci];
                 // An ROC curve reads against its diagonal: a square plot area.
-                let mut chart =
-                    super::chart_shaped(area, &title, (x0, x1), (y0, y1), *diagonal).map_err(e)?;
-                let mut mesh = axes(&mut chart, &x_axis_label(&entry[0]), &axis_label(&entry[0]));
+                let frame = super::Frame::new(title, band).square(*diagonal).log_y(log);
+                let mut chart = chart_on(area, &frame, (x0, x1), (y0, y1)).map_err(e)?;
+                // The y-axis is named on the first column of its entry (once for the
+                // figure where it is shared).
+                let y_name = match (shared, ci) {
+                    (false, 0) => axis_label(&entry[0]),
+                    _ => String::new(),
+                };
+                let mut mesh = axes(&mut chart, &x_axis_label(&entry[0]), &y_name);
                 if log {
                     mesh.disable_y_mesh().y_labels(0);
                 }
                 mesh.draw().map_err(e)?;
                 if log {
                     super::log_ticks(&mut chart, (x0, x1), (y0, y1)).map_err(e)?;
-                }
-                for h in entry.iter().filter_map(|q| hlines.get(q)) {
-                    styled_line(&mut chart, vec![(x0, at(*h)), (x1, at(*h))], 1, REFERENCE)?;
                 }
                 if *diagonal {
                     // Chance runs across the unit square of the ROC.
@@ -492,6 +513,11 @@ fn draw_lines<DB: DrawingBackend>(
                         let line = points.iter().map(|p| (p.0, p.1)).collect();
                         styled_line(&mut chart, line, style, color)?;
                     }
+                }
+                // Reference lines over the series, so a series at the level (the
+                // ideal coverage) does not hide it.
+                for h in entry.iter().filter_map(|q| hlines.get(q)) {
+                    styled_line(&mut chart, vec![(x0, at(*h)), (x1, at(*h))], 1, REFERENCE)?;
                 }
             }
         }
@@ -614,13 +640,16 @@ fn draw_tradeoff<DB: DrawingBackend>(
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
     let areas = root.split_evenly((1, estimands.len().max(1)));
-    for ((area, estimand), points) in areas.iter().zip(estimands).zip(&points) {
+    let titles: Vec<String> = estimands.iter().map(|q| learner_estimand(q)).collect();
+    let band = super::caption_band_of(titles.iter().map(String::as_str), areas[0].dim_in_pixel().0);
+    for (((area, title), estimand), points) in areas.iter().zip(&titles).zip(estimands).zip(&points)
+    {
         let (x0, x1) = range(points.iter().map(|p| p.width));
         // The coverages and the level, not down to 0: the points fill the panel.
         let (y0, y1) = range(points.iter().map(|p| p.coverage).chain([names.level()]));
         let (y0, y1) = (y0.max(-0.02), y1.min(1.02));
-        let mut chart =
-            chart_on(area, &learner_estimand(estimand), (x0, x1), (y0, y1)).map_err(e)?;
+        let frame = super::Frame::new(title, band);
+        let mut chart = chart_on(area, &frame, (x0, x1), (y0, y1)).map_err(e)?;
         axes(
             &mut chart,
             &axis_label(&summary(estimand, Inference::Width, false)),

@@ -424,17 +424,31 @@ fn draw<DB: DrawingBackend>(
             })
             .collect();
         let areas = root.split_evenly(grid(plot, out, names));
+        // The curves' panels beside a colour bar are the narrowest.
+        let width = areas[0]
+            .dim_in_pixel()
+            .0
+            .saturating_sub(match plot.color_by.as_deref() {
+                Some("class") | None => 0,
+                Some(_) => COLOUR_BAR,
+            });
+        let titles: Vec<String> = cells
+            .iter()
+            .map(|(p, f)| ice_title(out, style.ice, p, &p.features[*f].0, names))
+            .chain(histogram.then(|| HISTOGRAM.to_string()))
+            .collect();
+        let band = super::caption_band_of(titles.iter().map(String::as_str), width);
         let mut next = areas.iter();
         for (k, (panel, f)) in cells.iter().enumerate() {
             let area = next.next().expect("a column per cell");
-            ice_panel(area, panel, *f, out, &style, names)?;
+            ice_panel(area, panel, *f, out, &style, names, band)?;
             let name = &panel.features[*f].0;
             let last_of_feature = cells
                 .get(k + 1)
                 .is_none_or(|(p, g)| p.features[*g].0 != *name);
             if *histogram && last_of_feature {
                 let area = next.next().expect("a column per histogram");
-                class_histogram(area, out, name, names)?;
+                class_histogram(area, out, name, names, band)?;
             }
         }
     } else {
@@ -445,11 +459,16 @@ fn draw<DB: DrawingBackend>(
         let y = range(rows.flat_map(|r| [r.value.lower, r.value.upper, r.value.estimate]));
         let features = ice_columns(&list);
         let areas = root.split_evenly(grid(plot, out, names));
+        let band = super::caption_band_of(
+            list.iter().map(|p| p.title.as_str()),
+            areas[0].dim_in_pixel().0,
+        );
         for (area, panel) in areas.iter().zip(&list) {
             let style = PdStyle {
                 vlines,
                 y,
                 features: &features,
+                band,
             };
             pd_panel(area, panel, &style, names)?;
         }
@@ -457,12 +476,13 @@ fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
-/// How PD panels are drawn: their dotted lines, their shared y-range, and the
-/// features in colour order.
+/// How PD panels are drawn: their dotted lines, their shared y-range, the features
+/// in colour order and their caption band.
 struct PdStyle<'a> {
     vlines: &'a [f64],
     y: (f64, f64),
     features: &'a [String],
+    band: u32,
 }
 
 fn pd_panel<DB: DrawingBackend>(
@@ -475,7 +495,8 @@ fn pd_panel<DB: DrawingBackend>(
     let rows = panel.features.iter().flat_map(|(_, r)| r.iter());
     let (x0, x1) = range(rows.clone().filter_map(|r| r.x));
     let (y0, y1) = style.y;
-    let mut chart = chart_on(area, &panel.title, (x0, x1), (y0, y1)).map_err(e)?;
+    let frame = super::Frame::new(&panel.title, style.band);
+    let mut chart = chart_on(area, &frame, (x0, x1), (y0, y1)).map_err(e)?;
     // One feature's PD reads against that feature's name and unit; several share
     // the axis.
     let x_desc = match panel.features.as_slice() {
@@ -559,6 +580,9 @@ struct IceStyle<'a> {
     y_desc: String,
 }
 
+/// The width of an ICE panel's colour bar, in layout units.
+const COLOUR_BAR: u32 = 64;
+
 /// The share of the colouring feature's values a colour bar spans (the middle 98 %;
 /// the rest take its end colours), so one outlying row cannot stretch the bar.
 const COLOUR_SHARE: f64 = 0.98;
@@ -615,6 +639,34 @@ fn cut_curves(plot: &Curves, out: &RunOutput, names: &Names) -> (usize, usize) {
     (cut, total)
 }
 
+/// An ICE panel's caption: what tells it from the others, the model or setting,
+/// after the feature where the figure varies several (the curves' name is the
+/// y-axis's and the key's, the feature the x-axis's).
+fn ice_title(
+    out: &RunOutput,
+    ice: &str,
+    panel: &PdPanel<'_>,
+    feature: &str,
+    names: &Names,
+) -> String {
+    let several = out
+        .curves
+        .iter()
+        .any(|c| c.quantity == ice && c.feature != feature);
+    match (panel.title.is_empty(), several) {
+        (true, _) => format!(
+            "{} of {}",
+            super::labels::curve_name(ice),
+            names.feature(feature)
+        ),
+        (false, true) => format!("{}: {}", names.feature(feature), panel.title),
+        (false, false) => panel.title.clone(),
+    }
+}
+
+/// The class histogram's caption (the feature is the x-axis's name).
+const HISTOGRAM: &str = "training rows by class";
+
 fn ice_panel<DB: DrawingBackend>(
     whole: &DrawingArea<DB, Shift>,
     panel: &PdPanel<'_>,
@@ -622,6 +674,7 @@ fn ice_panel<DB: DrawingBackend>(
     out: &RunOutput,
     style: &IceStyle<'_>,
     names: &Names,
+    band: u32,
 ) -> Result<(), String> {
     let (ice, color_by, vlines, y_desc) = (
         style.ice,
@@ -654,33 +707,25 @@ fn ice_panel<DB: DrawingBackend>(
     );
     let (x0, x1) = range(pd.iter().filter_map(|r| r.x));
     let (y0, y1) = ice_y_range(&curves, pd);
-    // What tells the panel from the others: the model or setting, after the
-    // feature where the figure varies several (the curves' name is the y-axis's and
-    // the key's, the feature the x-axis's).
-    let several = out
-        .curves
-        .iter()
-        .any(|c| c.quantity == ice && &c.feature != feature);
-    let title = match (panel.title.is_empty(), several) {
-        (true, _) => format!(
-            "{} of {}",
-            super::labels::curve_name(ice),
-            names.feature(feature)
-        ),
-        (false, true) => format!("{}: {}", names.feature(feature), panel.title),
-        (false, false) => panel.title.clone(),
+    // The rug of the rows' own values has a strip of its own below the curves (two
+    // rows, one per class), so it never covers them.
+    let floor = match style.rug {
+        true => y0 - 0.08 * (y1 - y0),
+        false => y0,
     };
+    let title = ice_title(out, ice, panel, feature, names);
     // Colour encodes another feature's value: a labelled colour bar beside the panel.
     let area = match (by_class, by) {
         (false, Some(b)) => {
-            let (rest, bar) = super::with_colour_bar(whole, 64);
+            let (rest, bar) = super::with_colour_bar(whole, COLOUR_BAR);
             super::colour_bar(&bar, (c0, c1), names.feature(&out.feature_names[b]))?;
             rest
         }
         _ => whole.clone(),
     };
     let area = &area;
-    let mut chart = chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
+    let frame = super::Frame::new(&title, band);
+    let mut chart = chart_on(area, &frame, (x0, x1), (floor, y1)).map_err(e)?;
     super::axes(&mut chart, &names.feature_axis(feature), y_desc)
         .draw()
         .map_err(e)?;
@@ -720,7 +765,7 @@ fn ice_panel<DB: DrawingBackend>(
         }
         if style.rug {
             // One rug row per class (class 1 above class 0), one row otherwise.
-            let tick = 0.03 * (y1 - y0);
+            let tick = 0.035 * (y1 - floor);
             let row = if by_class {
                 c.row_class.unwrap_or(0) as f64
             } else {
@@ -728,7 +773,7 @@ fn ice_panel<DB: DrawingBackend>(
             };
             chart
                 .draw_series(std::iter::once(PathElement::new(
-                    vec![(x, y0 + row * tick), (x, y0 + (row + 1.0) * tick)],
+                    vec![(x, floor + row * tick), (x, floor + (row + 1.0) * tick)],
                     color.stroke_width(1),
                 )))
                 .map_err(e)?;
@@ -745,7 +790,7 @@ fn ice_panel<DB: DrawingBackend>(
             pd_color.stroke_width(3),
         ))
         .map_err(e)?;
-    draw_vlines(&mut chart, vlines, (y0, y1)).map_err(e)
+    draw_vlines(&mut chart, vlines, (floor, y1)).map_err(e)
 }
 
 /// Histogram of `feature` in the first replicate's training sample, one colour per
@@ -755,6 +800,7 @@ fn class_histogram<DB: DrawingBackend>(
     out: &RunOutput,
     feature: &str,
     names: &Names,
+    band: u32,
 ) -> Result<(), String> {
     const BINS: usize = 25;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
@@ -778,9 +824,13 @@ fn class_histogram<DB: DrawingBackend>(
         counts[usize::from(*c == Some(1))][(((v - lo) / width) as usize).min(BINS - 1)] += 1;
     }
     let top = counts.iter().flatten().copied().max().unwrap_or(1) as f64 * 1.1;
-    // The feature is the x-axis's name.
-    let caption = "training rows by class";
-    let mut chart = chart_on(area, caption, (lo, hi), (0.0, top)).map_err(e)?;
+    let mut chart = chart_on(
+        area,
+        &super::Frame::new(HISTOGRAM, band),
+        (lo, hi),
+        (0.0, top),
+    )
+    .map_err(e)?;
     super::axes(&mut chart, &names.feature_axis(feature), "rows")
         .y_label_formatter(&super::count)
         .draw()

@@ -230,19 +230,12 @@ fn draw<DB: DrawingBackend>(
     let columns = style.columns.clamp(1, list.len());
     let areas = root.split_evenly((list.len().div_ceil(columns), columns));
     let width = areas[0].dim_in_pixel().0;
-    let captions: Vec<(Vec<String>, f64)> = list
-        .iter()
-        .map(|c| super::caption_lines(names.feature(c.feature), width))
-        .collect();
+    // A caption band per row: the row's panels align, other rows keep their height.
     for (row, cells) in list.chunks(columns).enumerate() {
-        let first = row * columns;
-        let band = captions[first..first + cells.len()]
-            .iter()
-            .map(|(lines, size)| super::caption_band(lines.len(), *size))
-            .max()
-            .unwrap_or(0);
+        let band = super::caption_band_of(cells.iter().map(|c| names.feature(c.feature)), width);
         for (k, cell) in cells.iter().enumerate() {
-            let area = super::captioned(&areas[first + k], &captions[first + k], band)
+            let area = &areas[row * columns + k];
+            let area = super::captioned(area, names.feature(cell.feature), band)
                 .map_err(|e| e.to_string())?;
             panel(&area, out, &style, cell)?;
         }
@@ -361,7 +354,7 @@ fn panel<DB: DrawingBackend>(
     let mut mesh = chart.configure_mesh();
     mesh.light_line_style(TRANSPARENT)
         .bold_line_style(BLACK.mix(0.12))
-        .y_labels(super::print::ticks(h, 28).max(3))
+        .y_labels(super::print::ticks(h, 22))
         .y_label_formatter(&tick)
         .label_style(("sans-serif", super::print::TICK));
     match binary.is_some() || two_valued {
@@ -370,7 +363,7 @@ fn panel<DB: DrawingBackend>(
             .x_label_formatter(&zero_one)
             .disable_x_mesh(),
         false => mesh
-            .x_labels(super::print::ticks(w, 45).max(3))
+            .x_labels(super::print::ticks(w, 45))
             .x_label_formatter(&tick),
     };
     mesh.draw().map_err(e)?;

@@ -63,9 +63,11 @@ impl Key {
     /// spaces into notes that fit ([`crate::print::wrap`]).
     fn rows(&self, width: u32) -> Vec<Vec<(String, Swatch, i32)>> {
         let width = width as i32 - 2 * GAP;
-        let measure = |s: &str| crate::raster::text_width(s, TYPE).ceil() as i32;
+        let measure = |s: &str| crate::glyphs::text_width(s, TYPE).ceil() as i32;
         let mut rows: Vec<Vec<(String, Swatch, i32)>> = Vec::new();
         let mut used = 0;
+        // A row holding a piece of a broken note takes nothing else.
+        let mut closed = false;
         let pieces = self.entries.iter().flat_map(|(label, swatch)| {
             match matches!(swatch, Swatch::Note) && measure(label) > width {
                 true => crate::print::wrap(label, TYPE, f64::from(width))
@@ -82,7 +84,7 @@ impl Key {
                     _ => SWATCH.0 + SWATCH.1,
                 };
             match rows.last_mut() {
-                Some(row) if !broken && used + GAP + w <= width => {
+                Some(row) if !broken && !closed && used + GAP + w <= width => {
                     used += GAP + w;
                     row.push((label, swatch, w));
                 }
@@ -91,6 +93,7 @@ impl Key {
                     rows.push(vec![(label, swatch, w)]);
                 }
             }
+            closed = broken;
         }
         rows
     }
@@ -233,6 +236,10 @@ mod tests {
         let words: Vec<String> = rows.iter().flatten().map(|(l, _, _)| l.clone()).collect();
         assert_eq!(words.join(" "), note);
         assert_eq!(key.rows(4000).len(), 1);
+        // An entry after a broken note starts a row of its own.
+        key.add("boot", Swatch::Line(BLACK, 2, 0));
+        let rows = key.rows(340);
+        assert_eq!(rows.last().unwrap().len(), 1, "{rows:?}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Figures drawn from a run, as SVG and PNG, with a bundled font (DejaVu Sans) so no
-//! system font is needed. Plots only draw what the run computed.
+//! Figures drawn from a run, as SVG, PNG (300 dpi) and PDF at their printed size
+//! ([`print`]), with a bundled font (DejaVu Sans) so no system font is needed; colours
+//! from [`palette`]. Plots only draw what the run computed.
 //!
 //! Every plot kind follows the pattern methods follow: a settings struct in the file
 //! that draws it, implementing [`PlotKind`] (its YAML settings, their validation
@@ -14,7 +15,7 @@
 
 /// `plot_settings! { /// doc \n pub struct Kind { fields } }`: a plot kind's YAML
 /// settings struct with the fields every plot has, `name` (the file stem of the
-/// figure, `<name>.svg` and `<name>.png`), `title` (what it shows, required for a
+/// figure, `<name>.svg`, `.png`, `.pdf`), `title` (what it shows, required for a
 /// file other than the paper's figure `fig<N>`), `companion` (a figure of ours
 /// beside the paper's, drawn as "\<title\> (companion to \<figure\>)"), `width`
 /// (its printed width) and `at`, before its own, and [`Named`] reading them.
@@ -32,7 +33,7 @@ macro_rules! plot_settings {
         #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
         #[serde(deny_unknown_fields)]
         pub struct $Kind {
-            /// File stem of the figure (`<name>.svg`, `<name>.png`).
+            /// File stem of the figure (`<name>.svg`, `.png`, `.pdf`).
             pub name: String,
             /// What the figure shows (required for a file other than the paper's
             /// figure `fig<N>`).
@@ -84,11 +85,13 @@ macro_rules! plot_settings {
 pub mod bars;
 pub mod coverage;
 pub mod curves;
+mod glyphs;
 pub mod ice_grid;
 mod key;
 pub mod labels;
 pub mod maps;
 pub mod palette;
+pub mod pdf;
 pub mod pixels;
 pub mod print;
 pub mod raster;
@@ -141,7 +144,7 @@ xai_core::registry! {
 
 /// The file stem and own title every plot has (`plot_settings!` writes them).
 pub trait Named {
-    /// The file stem of the figure (`<name>.svg`, `<name>.png`).
+    /// The file stem of the figure (`<name>.svg`, `.png`, `.pdf`).
     fn name(&self) -> &str;
 
     /// The figure's own title, if any.
@@ -329,7 +332,7 @@ fn grid() -> ShapeStyle {
 }
 
 /// The axes of every chart in one style: a light major grid and no minor grid, tick
-/// labels in [`tick`] form at 8 pt, about one per 45 units across and one per 28
+/// labels in [`tick`] form at 8 pt, about one per 45 units across and one per 22
 /// units up (so a small panel is not crowded), the axis names `x` and `y` at 9 pt.
 /// Callers add what differs (no grid on a map, category or count labels) before
 /// `draw()`.
@@ -351,7 +354,7 @@ fn axes<'a, 'b, DB: DrawingBackend>(
     mesh.light_line_style(TRANSPARENT)
         .bold_line_style(grid())
         .x_labels(print::ticks(w, 45))
-        .y_labels(print::ticks(h, 28))
+        .y_labels(print::ticks(h, 22))
         .x_label_formatter(&tick)
         .y_label_formatter(&tick)
         .label_style(("sans-serif", print::TICK))
@@ -367,7 +370,7 @@ fn axes<'a, 'b, DB: DrawingBackend>(
 fn fitted(name: &str, length: u32) -> String {
     let smallest = print::pt(print::SMALLEST_PT);
     let mut name = name.to_string();
-    while raster::text_width(&name, smallest) > f64::from(length) {
+    while glyphs::text_width(&name, smallest) > f64::from(length) {
         match name.rfind(" (").or_else(|| name.rfind(", ")) {
             Some(i) if i > 0 => name.truncate(i),
             _ => break,
@@ -379,7 +382,7 @@ fn fitted(name: &str, length: u32) -> String {
 /// The whole type size of `text` on `room` units: 9 pt ([`print::LABEL`]), shrunk
 /// (down to 7 pt) only as far as it needs to fit.
 fn fit_size(text: &str, room: u32) -> f64 {
-    let full = raster::text_width(text, print::LABEL);
+    let full = glyphs::text_width(text, print::LABEL);
     match full <= f64::from(room) {
         true => print::LABEL,
         false => (print::LABEL * f64::from(room) / full)
@@ -411,36 +414,24 @@ fn titled<DB: DrawingBackend>(
 ) -> Result<DrawingArea<DB, Shift>, String> {
     let lines = title_lines(title, root.dim_in_pixel().0);
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let style = ("sans-serif", print::TITLE)
-        .into_font()
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Center, VPos::Top));
-    let centre = root.dim_in_pixel().0 as i32 / 2;
-    for (k, line) in lines.iter().enumerate() {
-        let y = title_top(k) as i32;
-        root.draw(&Text::new(line.as_str(), (centre, y), style.clone()))
-            .map_err(e)?;
-    }
+    let step = title_top(1) - title_top(0);
+    centred_lines(&root, &lines, print::TITLE, (title_top(0), step)).map_err(e)?;
     Ok(root.split_vertically(title_height(lines.len())).1)
 }
 
 /// The grid lines and tick labels of a log10 y-axis whose chart draws log10 of its
-/// values over [y0, y1]: at 1, 2 and 5 times the powers of ten in range, labelled with
-/// the value itself.
+/// values over [y0, y1]: at [`log_tick_values`], labelled with the value itself.
 fn log_ticks<DB: DrawingBackend>(
     chart: &mut Chart<'_, DB>,
     (x0, x1): (f64, f64),
     (y0, y1): (f64, f64),
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let ticks: Vec<f64> = (y0.floor() as i32..=y1.ceil() as i32)
-        .flat_map(|k| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(k)))
-        .filter(|v| (y0..=y1).contains(&v.log10()))
-        .collect();
+    let (_, h) = chart.plotting_area().dim_in_pixel();
     let style = ("sans-serif", print::TICK)
         .into_font()
         .color(&BLACK)
         .pos(Pos::new(HPos::Right, VPos::Center));
-    for v in ticks {
+    for v in log_tick_values((y0, y1), print::ticks(h, 22)) {
         let y = v.log10();
         chart.draw_series(std::iter::once(PathElement::new(
             vec![(x0, y), (x1, y)],
@@ -453,6 +444,23 @@ fn log_ticks<DB: DrawingBackend>(
         ))?;
     }
     Ok(())
+}
+
+/// The values a log10 axis over [y0, y1] (log10 of the values) labels: 1, 2 and 5
+/// times the powers of ten in range, or 1 and 5, or 1 alone, the most of these that
+/// are at most `n`.
+fn log_tick_values((y0, y1): (f64, f64), n: usize) -> Vec<f64> {
+    let at = |mantissas: &[f64]| -> Vec<f64> {
+        (y0.floor() as i32..=y1.ceil() as i32)
+            .flat_map(|k| mantissas.iter().map(move |m| m * 10f64.powi(k)))
+            .filter(|v| (y0..=y1).contains(&v.log10()))
+            .collect()
+    };
+    [&[1.0, 2.0, 5.0][..], &[1.0, 5.0], &[1.0]]
+        .into_iter()
+        .map(at)
+        .find(|v| v.len() <= n)
+        .unwrap_or_else(|| at(&[1.0]))
 }
 
 /// A count's tick label: a whole number.
@@ -487,20 +495,24 @@ pub fn is_paper_figure(figure: &str) -> bool {
     !figure.trim().eq_ignore_ascii_case("none")
 }
 
-/// Draws `plot` into `<dir>/<name>.svg` and `<dir>/<name>.png`.
+/// Draws `plot` into `<dir>/<name>.svg`, `<dir>/<name>.png` (300 dpi) and
+/// `<dir>/<name>.pdf` (from the SVG, [`pdf`]), all at the figure's printed size.
 pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path) -> Result<()> {
     register_fonts();
     let kind = plot.kind();
     // `figure: none` (a study of its own): a plot's title is its own, else the
     // experiment's, and names no paper figure.
+    // The citation "(paper Fig. N)" is one word to the title's line breaks (no-break
+    // spaces), so a title never breaks inside it.
+    let cite = format!("{} {}", setting.paper, setting.figure).replace(' ', "\u{a0}");
     let title = match (kind.title(), !is_paper_figure(setting.figure)) {
         (Some(own), true) => own.to_string(),
         (None, true) => setting.title.to_string(),
-        (Some(own), false) if kind.companion() => {
-            format!("{own} (companion to {} {})", setting.paper, setting.figure)
-        }
-        (Some(own), false) => format!("{own} ({} {})", setting.paper, setting.figure),
-        (None, false) => format!("{} ({} {})", setting.title, setting.paper, setting.figure),
+        (Some(own), false) if kind.companion() => format!("{own} (companion to {cite})"),
+        // An own title that names its figure ("Fig. I.7: …") takes the paper before it.
+        (Some(own), false) if own.starts_with("Fig") => format!("{}\u{a0}{own}", setting.paper),
+        (Some(own), false) => format!("{own} ({cite})"),
+        (None, false) => format!("{} ({cite})", setting.title),
     };
     let mut names = setting.names.clone();
     let (at, title) =
@@ -523,10 +535,7 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
                 });
             }
             names.one_fit(k);
-            (
-                &single,
-                format!("{title}, one run of the data and fits (replicate {k})"),
-            )
+            (&single, format!("{title}, one fit (replicate\u{a0}{k})"))
         }
         None => (out, title),
     };
@@ -553,7 +562,11 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
         titled_figure(root, &title, |area| kind.draw(Canvas::Svg(area), &fig))
             .map_err(err(&svg))?;
     }
-    std::fs::write(&svg, print::physical_svg(&text)).map_err(xai_data::error::io_err(&svg))?;
+    let text = print::physical_svg(&text);
+    std::fs::write(&svg, &text).map_err(xai_data::error::io_err(&svg))?;
+    let pdf_path = dir.join(format!("{}.pdf", kind.name()));
+    let pdf = pdf::from_svg(&text).map_err(err(&pdf_path))?;
+    std::fs::write(&pdf_path, pdf).map_err(xai_data::error::io_err(&pdf_path))?;
     let root = raster::Raster::new(&png, size).into_drawing_area();
     titled_figure(root, &title, |area| kind.draw(Canvas::Png(area), &fig)).map_err(err(&png))
 }
@@ -617,9 +630,13 @@ pub const ROBUST_SHARE: f64 = 0.996;
 /// The key's note on the `cut` of `total` ICE curves that leave their panel's
 /// robust y-range ([`ROBUST_SHARE`]).
 fn cut_note(cut: usize, total: usize) -> String {
+    let (leave, are) = match cut {
+        1 => ("leaves", "is"),
+        _ => ("leave", "are"),
+    };
     format!(
-        "{cut} of {total} curves leave their panel's y-range (the middle {}\u{a0}% of the \
-         curves' values, and the PD) and are cut at its edge",
+        "{cut} of {total} curves {leave} their panel's y-range (the middle {}\u{a0}% of the \
+         curves' values, and the PD) and {are} cut at its edge",
         tick(&(100.0 * ROBUST_SHARE))
     )
 }
@@ -709,10 +726,15 @@ fn colour_bar<DB: DrawingBackend>(
     use plotters::style::colors::colormaps::ViridisRGB;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     // The label reads horizontally above the bar (a rotated axis name on the right
-    // would be upside down and far from the bar).
+    // would be upside down and far from the bar), in lines as wide as the bar's strip.
+    let lines = print::wrap(
+        label,
+        print::TICK,
+        f64::from(area.dim_in_pixel().0.saturating_sub(4)),
+    );
+    centred_lines(area, &lines, print::TICK, (6.0, 16.0)).map_err(e)?;
     let mut chart = ChartBuilder::on(area)
-        .caption(label, ("sans-serif", print::TICK))
-        .margin_top(19)
+        .margin_top(14 + 16 * lines.len() as u32)
         .margin_bottom(40)
         .margin_left(4)
         .margin_right(4)
@@ -724,7 +746,8 @@ fn colour_bar<DB: DrawingBackend>(
         .configure_mesh()
         .disable_mesh()
         .disable_x_axis()
-        .y_labels(print::ticks(h, 28))
+        .set_all_tick_mark_size(4)
+        .y_labels(print::ticks(h, 22))
         .y_label_formatter(&tick)
         .label_style(("sans-serif", print::TICK))
         .draw()
@@ -746,96 +769,181 @@ fn colour_bar<DB: DrawingBackend>(
     Ok(())
 }
 
-/// The type size of a panel caption on an area `width` units wide ([`fit_size`],
-/// less a margin).
-fn caption_size(caption: &str, width: u32) -> f64 {
-    fit_size(caption, width.saturating_sub(8))
-}
-
-/// A small multiple's caption on a panel `width` units wide: one line at 9 pt where
-/// it fits, else broken at spaces into lines at 8 pt ([`print::wrap`]), so a long
-/// feature name is neither cut nor shrunk below the ticks' size; and its type size.
+/// A panel's caption on a panel `width` units wide, at 9 pt: one line where it
+/// fits, else broken at spaces into balanced lines ([`print::wrap`]), so a long
+/// caption is neither cut nor shrunk and every caption of a figure has one size;
+/// and its type size.
 fn caption_lines(caption: &str, width: u32) -> (Vec<String>, f64) {
     let room = f64::from(width.saturating_sub(8));
-    match raster::text_width(caption, print::LABEL) <= room {
-        true => (vec![caption.to_string()], print::LABEL),
-        false => (print::wrap(caption, print::TICK, room), print::TICK),
+    match caption.is_empty() {
+        true => (Vec::new(), print::LABEL),
+        false => (print::wrap(caption, print::LABEL, room), print::LABEL),
     }
 }
 
-/// The height of a caption band of `lines` lines of type `size`, with a margin.
+/// The height of a caption band of `lines` lines of type `size`, with a margin
+/// (none without a caption).
 fn caption_band(lines: usize, size: f64) -> u32 {
-    (lines as f64 * size * 1.2 + 6.0).round() as u32
+    match lines {
+        0 => 0,
+        n => (n as f64 * size * 1.2 + 6.0).round() as u32,
+    }
 }
 
-/// Draws `lines` of type `size` centred at the top of `area` and returns the area
-/// below a band `band` units tall (the tallest caption of its row, so a row's
-/// panels stay aligned).
-fn captioned<DB: DrawingBackend>(
+/// The caption band that holds every one of `captions` on panels `width` units
+/// wide: the panels of a figure (or of a row) share it, so their axes align.
+fn caption_band_of<'a>(captions: impl IntoIterator<Item = &'a str>, width: u32) -> u32 {
+    captions
+        .into_iter()
+        .map(|c| {
+            let (lines, size) = caption_lines(c, width);
+            caption_band(lines.len(), size)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Draws `caption` ([`caption_lines`]) centred at the top of `area`.
+fn draw_caption<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    (lines, size): &(Vec<String>, f64),
-    band: u32,
-) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
-    let style = ("sans-serif", *size)
+    caption: &str,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (lines, size) = caption_lines(caption, area.dim_in_pixel().0);
+    centred_lines(area, &lines, size, (4.0, size * 1.2))
+}
+
+/// Draws `lines` of type `size` centred across `area`, the first's top `top` units
+/// down and each next `step` further.
+fn centred_lines<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    lines: &[String],
+    size: f64,
+    (top, step): (f64, f64),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let style = ("sans-serif", size)
         .into_font()
         .color(&BLACK)
         .pos(Pos::new(HPos::Center, VPos::Top));
     let centre = area.dim_in_pixel().0 as i32 / 2;
     for (k, line) in lines.iter().enumerate() {
-        let y = 4 + (k as f64 * size * 1.2) as i32;
+        let y = (top + k as f64 * step) as i32;
         area.draw(&Text::new(line.as_str(), (centre, y), style.clone()))?;
     }
+    Ok(())
+}
+
+/// Draws `caption` at the top of `area` and returns the area below its `band`
+/// (the tallest caption of its row, so a row's panels stay aligned).
+fn captioned<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    caption: &str,
+    band: u32,
+) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
+    draw_caption(area, caption)?;
     Ok(area.split_vertically(band).1)
+}
+
+/// A y-axis name shared by a figure's panels, turned a quarter and centred down
+/// `strip` (the figure's left edge), 9 pt, shrunk to 7 pt where the strip is short.
+fn side_name<DB: DrawingBackend>(
+    strip: &DrawingArea<DB, Shift>,
+    name: &str,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (w, h) = strip.dim_in_pixel();
+    let style = ("sans-serif", fit_size(name, h))
+        .into_font()
+        .transform(FontTransform::Rotate270)
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    strip.draw(&Text::new(name, (w as i32 / 2 - 6, h as i32 / 2), style))
 }
 
 /// A chart's margin on every side, in layout units.
 const MARGIN: u32 = 8;
 /// The height of a chart's x tick labels and axis name, in layout units.
 const X_LABELS: u32 = 35;
-/// The width of a chart's y tick labels and axis name, in layout units.
-const Y_LABELS: u32 = 52;
 
-/// A captioned line-chart area over [x0, x1] × [y0, y1].
-fn chart_on<'a, DB: DrawingBackend>(
-    area: &'a DrawingArea<DB, Shift>,
-    caption: &str,
-    x: (f64, f64),
-    y: (f64, f64),
-) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
-    chart_shaped(area, caption, x, y, false)
+/// The width of a y-axis's tick labels, tick marks and name: the widest label of
+/// the ticks the axis draws over `y` on a plot `height` units tall (plotters' own
+/// key points, or [`log_tick_values`] for a log axis), so its name never runs over
+/// them.
+fn y_label_area(y: (f64, f64), height: u32, log: bool) -> u32 {
+    let n = print::ticks(height, 22);
+    let labels: Vec<String> = match log {
+        true => log_tick_values(y, n).iter().map(tick).collect(),
+        false => {
+            use plotters::coord::ranged1d::Ranged;
+            let axis: plotters::coord::types::RangedCoordf64 = (y.0..y.1).into();
+            axis.key_points(n).iter().map(tick).collect()
+        }
+    };
+    let widest = labels
+        .iter()
+        .map(|l| glyphs::text_width(l, print::TICK))
+        .fold(0.0, f64::max);
+    // Tick mark and gap (13), the name's height (12) and a margin (7).
+    widest.ceil() as u32 + 32
 }
 
-/// The captioned chart of [`chart_on`], its plot area square and centred in `area`
-/// where `square` (a scatter or map over a square region in equal aspect, an ROC
-/// curve against its diagonal): the room the square leaves goes to the margins,
-/// half each side.
-fn chart_shaped<'a, DB: DrawingBackend>(
+/// How a panel's chart is framed ([`chart_on`]): its caption in a band its row
+/// shares, a square plot area or not, and a log y-axis's labels or linear ones.
+pub(crate) struct Frame<'c> {
+    caption: &'c str,
+    band: u32,
+    square: bool,
+    log_y: bool,
+}
+
+impl<'c> Frame<'c> {
+    /// `caption` in a band `band` units tall ([`caption_band_of`]).
+    fn new(caption: &'c str, band: u32) -> Self {
+        Self {
+            caption,
+            band,
+            square: false,
+            log_y: false,
+        }
+    }
+
+    /// A square plot area, centred (a scatter or map over a square region in equal
+    /// aspect, an ROC curve against its diagonal).
+    fn square(self, square: bool) -> Self {
+        Self { square, ..self }
+    }
+
+    /// The y-axis is labelled by [`log_ticks`].
+    fn log_y(self, log_y: bool) -> Self {
+        Self { log_y, ..self }
+    }
+}
+
+/// A captioned chart over [x0, x1] × [y0, y1] framed as `frame` says: the caption
+/// drawn above it ([`draw_caption`]), the y labels as wide as their ticks
+/// ([`y_label_area`]), and a square plot area's leftover room in its margins, half
+/// each side.
+fn chart_on<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
-    caption: &str,
+    frame: &Frame<'_>,
     (x0, x1): (f64, f64),
     (y0, y1): (f64, f64),
-    square: bool,
 ) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
     let (w, h) = area.dim_in_pixel();
-    let size = caption_size(caption, w);
-    // plotters' caption: its layout height and up to 5 units above and below.
-    let text = (size / 1.24) as u32;
-    let caption_h = text + 2 * (text / 2).min(5);
-    let room_x = w.saturating_sub(Y_LABELS + 2 * MARGIN);
-    let room_y = h.saturating_sub(X_LABELS + 2 * MARGIN + caption_h);
-    let side = room_x.min(room_y);
-    let (extra_x, extra_y) = match square {
-        true => (room_x - side, room_y - side),
+    draw_caption(area, frame.caption)?;
+    let plot_h = h.saturating_sub(frame.band + X_LABELS + 2 * MARGIN);
+    let y_labels = y_label_area((y0, y1), plot_h, frame.log_y);
+    let room_x = w.saturating_sub(y_labels + 2 * MARGIN);
+    let side = room_x.min(plot_h);
+    let (extra_x, extra_y) = match frame.square {
+        true => (room_x - side, plot_h - side),
         false => (0, 0),
     };
     ChartBuilder::on(area)
-        .caption(caption, ("sans-serif", size))
         .margin_left(MARGIN + extra_x / 2)
         .margin_right(MARGIN + extra_x - extra_x / 2)
-        .margin_top(MARGIN + extra_y / 2)
+        .margin_top(MARGIN + frame.band + extra_y / 2)
         .margin_bottom(MARGIN + extra_y - extra_y / 2)
         .x_label_area_size(X_LABELS)
-        .y_label_area_size(Y_LABELS)
+        .y_label_area_size(y_labels)
         .build_cartesian_2d(x0..x1, y0..y1)
 }
 

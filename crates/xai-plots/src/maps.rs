@@ -86,31 +86,46 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, out: &RunOutput) -> R
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
     let areas = root.split_evenly((1, 3));
-    entropy_map(&areas[0], snap, false)?;
     // Both maps share one entropy scale: its colour bar beside the second.
     let (second, bar) = super::with_colour_bar(&areas[1], 60);
-    entropy_map(&second, snap, true)?;
+    let titles = [
+        map_title(snap, false),
+        map_title(snap, true),
+        HISTOGRAMS.to_string(),
+    ];
+    let band = super::caption_band_of(titles.iter().map(String::as_str), second.dim_in_pixel().0);
+    entropy_map(&areas[0], snap, false, band)?;
+    entropy_map(&second, snap, true, band)?;
     super::colour_bar(&bar, range(snap.entropy.iter().copied()), "Entropy (nats)")?;
-    histograms(&areas[2], snap)
+    histograms(&areas[2], snap, band)
+}
+
+/// The histograms' caption.
+const HISTOGRAMS: &str = "entropy of the test rows";
+
+/// The caption of the map before or after the permutation.
+fn map_title(snap: &EntropyMap, permuted: bool) -> String {
+    match permuted {
+        true => format!("after permuting {} (colour = original class)", snap.feature),
+        false => "test rows and the model's entropy".to_string(),
+    }
 }
 
 fn entropy_map<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     snap: &EntropyMap,
     permuted: bool,
+    band: u32,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (xs, ys) = (&snap.xs, &snap.ys);
     let (h0, h1) = range(snap.entropy.iter().copied());
-    let title = if permuted {
-        format!("after permuting {} (colour = original class)", snap.feature)
-    } else {
-        "test rows and the model's entropy".to_string()
-    };
+    let title = map_title(snap, permuted);
     // One scale on both axes where the map's region is square.
     let (x, y) = ((xs[0], xs[xs.len() - 1]), (ys[0], ys[ys.len() - 1]));
     let square = ((x.1 - x.0) - (y.1 - y.0)).abs() < 1e-9 * (x.1 - x.0).abs().max(1.0);
-    let mut chart = super::chart_shaped(area, &title, x, y, square).map_err(e)?;
+    let frame = super::Frame::new(&title, band).square(square);
+    let mut chart = chart_on(area, &frame, x, y).map_err(e)?;
     super::axes(&mut chart, &snap.axes.0, &snap.axes.1)
         .disable_mesh()
         .draw()
@@ -153,6 +168,7 @@ fn entropy_map<DB: DrawingBackend>(
 fn histograms<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     snap: &EntropyMap,
+    band: u32,
 ) -> Result<(), String> {
     const BINS: usize = 20;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
@@ -167,7 +183,8 @@ fn histograms<DB: DrawingBackend>(
     };
     let (before, after) = (count(&snap.before), count(&snap.after));
     let top = before.iter().chain(&after).copied().max().unwrap_or(1) as f64 * 1.1;
-    let mut chart = chart_on(area, "entropy of the test rows", (lo, hi), (0.0, top)).map_err(e)?;
+    let frame = super::Frame::new(HISTOGRAMS, band);
+    let mut chart = chart_on(area, &frame, (lo, hi), (0.0, top)).map_err(e)?;
     super::axes(&mut chart, "Entropy (nats)", "rows")
         .y_label_formatter(&super::count)
         .draw()

@@ -70,10 +70,12 @@ pub fn quantity(q: &str, i: usize) -> RGBColor {
     }
 }
 
-/// [`CLASS_1`] for class 1, [`CLASS_0`] otherwise.
+/// [`CLASS_1`] for class 1, [`CLASS_0`] for class 0 (and a row of no class),
+/// class k ≥ 2 the (k − 2)-th [`series`] colour, so three classes take three colours.
 pub fn class(class: Option<usize>) -> RGBColor {
     match class {
         Some(1) => CLASS_1,
+        Some(k) if k >= 2 => series(k - 2),
         _ => CLASS_0,
     }
 }
@@ -137,6 +139,7 @@ mod tests {
         assert_eq!(statistic("entropy_pd"), Some(ENTROPY));
         assert_eq!(statistic("r2_pfi"), None);
         assert_eq!((class(Some(1)), class(Some(0))), (CLASS_1, CLASS_0));
+        assert_eq!(class(Some(2)), SERIES[0]);
         for c in SERIES {
             assert!(![LIKELIHOOD, ENTROPY, CLASS_1, CLASS_0].contains(&c));
         }

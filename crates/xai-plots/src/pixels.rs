@@ -155,7 +155,7 @@ fn height(
     let side = (out.feature_names.len() as f64).sqrt().round() as usize;
     let cell = pixel_side(width, columns, side) * side as u32;
     let lines = (b.len().max(1) * (quantities.len() + 1)) as u32;
-    lines * (cell + GAP.1) + 50
+    lines * (cell + GAP.1) + 20 + NOTE_LINE as u32 * notes(width).len() as u32
 }
 
 /// |φ| at full colour as text: three decimals from 0.01 up, else two significant
@@ -361,15 +361,28 @@ fn draw<DB: DrawingBackend>(
             y += cell + GAP.1 as i32;
         }
     }
-    for (k, line) in [
+    for (k, line) in notes(root.dim_in_pixel().0).iter().enumerate() {
+        root.draw(&Text::new(
+            line.as_str(),
+            (10, y + 4 + NOTE_LINE * k as i32),
+            small.clone(),
+        ))
+        .map_err(e)?;
+    }
+    Ok(())
+}
+
+/// The height of a line of the notes below the maps, in layout units.
+const NOTE_LINE: i32 = 15;
+
+/// The notes below the maps (what the colours and outlines are), in lines that fit
+/// a figure `width` units wide at 8 pt.
+fn notes(width: u32) -> Vec<String> {
+    [
         "Red: the pixel raises the entropy; blue: it lowers it; black outline: the digit's strokes.",
         "Each row's colour scale is symmetric about 0 and saturates at the row's 95% quantile of the values' magnitude (its bar, left).",
     ]
-    .into_iter()
-    .enumerate()
-    {
-        root.draw(&Text::new(line, (10, y + 4 + 15 * k as i32), small.clone()))
-            .map_err(e)?;
-    }
-    Ok(())
+    .iter()
+    .flat_map(|n| super::print::wrap(n, super::print::TICK, f64::from(width.saturating_sub(20))))
+    .collect()
 }

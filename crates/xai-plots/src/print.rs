@@ -82,9 +82,10 @@ pub fn grid_height(width: u32, (rows, cols): (usize, usize), aspect: f64, extra:
 }
 
 /// How many tick labels an axis of `length` units takes: one per `spacing` units,
-/// at least two (so a small panel is not crowded with labels).
+/// at least three (so a short axis still reads), and few enough that a small panel
+/// is not crowded with labels.
 pub fn ticks(length: u32, spacing: u32) -> usize {
-    (length / spacing.max(1)).max(2) as usize
+    (length / spacing.max(1)).max(3) as usize
 }
 
 /// The SVG text of a figure with its physical size: the root's width and height in
@@ -131,7 +132,7 @@ fn physical_root(tag: &str) -> String {
 /// size `size`, balanced (the narrowest limit that still needs no more lines), so no
 /// line is left with a lone word; a word wider than `width` stands on its own line.
 pub fn wrap(text: &str, size: f64, width: f64) -> Vec<String> {
-    let measure = |s: &str| crate::raster::text_width(s, size);
+    let measure = |s: &str| crate::glyphs::text_width(s, size);
     let greedy = |limit: f64| {
         let mut lines: Vec<String> = Vec::new();
         for word in text.split(' ').filter(|w| !w.is_empty()) {
@@ -234,14 +235,14 @@ mod tests {
     fn a_long_text_wraps_into_balanced_lines() {
         crate::register_fonts();
         let text = "Entropy-PDP and ICE of plas (wood2024 Fig. 12), one run of the data and fits (replicate 0)";
-        let one = crate::raster::text_width(text, TITLE);
+        let one = crate::glyphs::text_width(text, TITLE);
         let lines = wrap(text, TITLE, one * 0.9);
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert_eq!(lines.join(" "), text);
         // Balanced: neither line under a third of the other (no lone "0)").
         let w: Vec<f64> = lines
             .iter()
-            .map(|l| crate::raster::text_width(l, TITLE))
+            .map(|l| crate::glyphs::text_width(l, TITLE))
             .collect();
         assert!(w[0].min(w[1]) > w[0].max(w[1]) / 3.0, "{lines:?}");
         assert_eq!(wrap(text, TITLE, one + 1.0), vec![text.to_string()]);
@@ -251,7 +252,8 @@ mod tests {
     fn panels_keep_their_shape_and_ticks_their_spacing() {
         assert_eq!(grid_height(700, (1, 2), 0.75, 40), 263 + 40);
         assert_eq!(ticks(150, 40), 3);
-        assert_eq!(ticks(10, 40), 2);
+        assert_eq!(ticks(10, 40), 3);
+        assert_eq!(ticks(200, 40), 5);
         assert_eq!(Width::for_panels(1), Width::Column);
         assert_eq!(Width::for_panels(3), Width::Page);
     }

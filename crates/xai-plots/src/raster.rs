@@ -20,41 +20,15 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::OnceLock;
 
-use ab_glyph::{Font, FontRef, ScaleFont, point};
+use ab_glyph::{Font, point};
+
+use crate::glyphs::{font, layout_box, pen_positions};
 use plotters::prelude::*;
 use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
 };
-
-/// The bundled font.
-fn font() -> &'static FontRef<'static> {
-    static FONT: OnceLock<FontRef<'static>> = OnceLock::new();
-    FONT.get_or_init(|| {
-        FontRef::try_from_slice(dejavu::sans::regular()).expect("the bundled DejaVu Sans is valid")
-    })
-}
-
-/// Each glyph of `text` at `size` px with its pen position x_i = Σ_{k<i} (advance_k
-/// + kern_{k,k+1}), and the pen's position after the last.
-fn pen_positions(text: &str, size: f64) -> (Vec<(ab_glyph::GlyphId, f32)>, f32) {
-    let scaled = font().as_scaled(size as f32);
-    let mut pen = 0f32;
-    let mut prev = None;
-    let mut glyphs = Vec::with_capacity(text.len());
-    for c in text.chars() {
-        let id = scaled.glyph_id(c);
-        if let Some(p) = prev {
-            pen += scaled.kern(p, id);
-        }
-        prev = Some(id);
-        glyphs.push((id, pen));
-        pen += scaled.h_advance(id);
-    }
-    (glyphs, pen)
-}
 
 /// Rasterises `text` at `size` px: calls `draw(x, y, coverage)` for every covered
 /// pixel, x from the pen's start, y from the top of plotters' text box (the baseline
@@ -74,18 +48,6 @@ pub fn glyph_pixels(text: &str, size: f64, mut draw: impl FnMut(i32, i32, f32)) 
             outline.draw(|x, y, coverage| draw(x0 + x as i32, y0 + y as i32, coverage));
         }
     }
-}
-
-/// The width of `text` at type size `size`: the pen's advance with kerning (as
-/// plotters' ab_glyph font measures it).
-pub fn text_width(text: &str, size: f64) -> f64 {
-    f64::from(layout_box(text, size).0)
-}
-
-/// The width and height of plotters' layout box of `text` at `size` px: the pen's
-/// advance with kerning, and size / 1.24 (as plotters' ab_glyph font lays it out).
-fn layout_box(text: &str, size: f64) -> (i32, i32) {
-    (pen_positions(text, size).1 as i32, (size / 1.24) as i32)
 }
 
 /// A PNG file being drawn: [`BitMapBackend`] at `scale` pixels a layout unit, with
@@ -160,8 +122,7 @@ impl<'a> DrawingBackend for Raster<'a> {
         to: BackendCoord,
         style: &S,
     ) -> Result<(), Failure<'a>> {
-        let points = vec![self.centre(from), self.centre(to)];
-        self.stroke(points, style.color(), style.stroke_width() * self.scale)
+        self.draw_path([from, to], style)
     }
 
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
@@ -366,6 +327,7 @@ impl DrawingBackend for Coverage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ab_glyph::ScaleFont;
 
     const SIZE: f64 = 60.0;
     const WIDTH: u32 = 1400;

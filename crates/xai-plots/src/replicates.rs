@@ -231,13 +231,17 @@ fn draw<DB: DrawingBackend>(
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
     let areas = root.split_evenly((1, list.len()));
-    for ((area, p), truth) in areas.iter().zip(&list).zip(&truths) {
-        let title = format!(
-            "{} ({} replicates)",
-            names.setting_value(what.panels, &p.value),
-            p.lines.len()
-        );
-        let mut chart = chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
+    let titles: Vec<String> = list
+        .iter()
+        .map(|p| {
+            let what = names.setting_value(what.panels, &p.value);
+            format!("{what} ({} replicates)", p.lines.len())
+        })
+        .collect();
+    let band = super::caption_band_of(titles.iter().map(String::as_str), areas[0].dim_in_pixel().0);
+    for (((area, p), truth), title) in areas.iter().zip(&list).zip(&truths).zip(&titles) {
+        let mut chart =
+            chart_on(area, &super::Frame::new(title, band), (x0, x1), (y0, y1)).map_err(e)?;
         axes(&mut chart, &names.feature_axis(what.feature), "PD")
             .draw()
             .map_err(e)?;

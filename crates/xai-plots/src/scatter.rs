@@ -89,14 +89,13 @@ pub fn draw<DB: DrawingBackend>(
     );
     let (lo, hi) = range(xs.iter().chain(&ys).copied());
     // One scale on both axes, so the square region is drawn square.
-    let mut chart = super::chart_shaped(
-        root,
-        "training sample (first replicate)",
-        (lo, hi),
-        (lo, hi),
-        true,
+    let caption = "training sample (first replicate)";
+    let frame = super::Frame::new(
+        caption,
+        super::caption_band_of([caption], root.dim_in_pixel().0),
     )
-    .map_err(e)?;
+    .square(true);
+    let mut chart = super::chart_on(root, &frame, (lo, hi), (lo, hi)).map_err(e)?;
     super::axes(&mut chart, x, y).draw().map_err(e)?;
     if let Some(a) = shade {
         chart

@@ -220,7 +220,7 @@ fn draw<DB: DrawingBackend>(
         let longest = out
             .feature_names
             .iter()
-            .map(|f| super::raster::text_width(&names.feature_axis(f), super::print::TICK))
+            .map(|f| super::glyphs::text_width(&names.feature_axis(f), super::print::TICK))
             .fold(0.0, f64::max);
         let mut chart = ChartBuilder::on(area)
             .caption(title, ("sans-serif", super::print::LABEL))
@@ -379,21 +379,28 @@ fn draw_dependence<DB: DrawingBackend>(
             }
         }
     }
+    // What the y-axes show, said once: the panels' own names are short.
+    let axis = super::labels::axis_label(quantity);
+    legend.add(
+        format!("y-axes: {axis}, for the feature on the x-axis"),
+        Swatch::Note,
+    );
     let (root, strip) = legend.split(root);
     legend.draw(&strip)?;
     let areas = root.split_evenly(dependence_layout(list.len()));
-    let axis = super::labels::axis_label(quantity);
-    for (area, p) in areas.iter().zip(&list) {
-        let title = match key {
-            Some(k) => names.setting_value(k, &p.panel),
-            None => String::new(),
-        };
+    let titles: Vec<String> = list
+        .iter()
+        .map(|p| key.map_or_else(String::new, |k| names.setting_value(k, &p.panel)))
+        .collect();
+    let band = super::caption_band_of(titles.iter().map(String::as_str), areas[0].dim_in_pixel().0);
+    for ((area, p), title) in areas.iter().zip(&list).zip(&titles) {
         let points = || p.series.iter().flat_map(|(_, s)| s.iter());
         let (x0, x1) = range(points().map(|q| q.0));
         let (y0, y1) = range(points().map(|q| q.1).chain([0.0]));
-        let mut chart = super::chart_on(area, &title, (x0, x1), (y0, y1)).map_err(e)?;
+        let frame = super::Frame::new(title, band);
+        let mut chart = super::chart_on(area, &frame, (x0, x1), (y0, y1)).map_err(e)?;
         let x_name = names.feature_axis(&p.feature);
-        let y_name = format!("{axis} of {}", names.feature(&p.feature));
+        let y_name = format!("Shapley value of {}", names.feature(&p.feature));
         super::axes(&mut chart, &x_name, &y_name)
             .draw()
             .map_err(e)?;
