@@ -171,9 +171,10 @@ mod tests {
     fn dataset_columns_are_drawn_with_their_registered_names_and_units() {
         let names = names_of("wood2024-fig12");
         assert_eq!(names.feature("plas"), "Plasma glucose (2-h OGTT)");
+        // A name ending in a parenthesis takes its unit after a comma.
         assert_eq!(
             names.feature_axis("plas"),
-            "Plasma glucose (2-h OGTT) (mg/dL)"
+            "Plasma glucose (2-h OGTT), mg/dL"
         );
         assert_eq!(names.feature_axis("pedi"), "Diabetes pedigree function");
         // Classes by the registry's names; a DGP's keep their index.

@@ -449,6 +449,17 @@ fn bars<DB: DrawingBackend>(
         captions.iter().map(String::as_str),
         areas[0].dim_in_pixel().0,
     );
+    // Vertical bars: one tick-label width for every panel, so the rows' axes align.
+    let plot_h = areas[0].dim_in_pixel().1.saturating_sub(band + 24 + 16);
+    let value_labels = quantities
+        .iter()
+        .map(|q| {
+            let (lo, hi) = value_range(panels, quantities, q, order.shared_y);
+            let pad = 0.08 * (hi - lo).max(1e-9);
+            super::y_label_area((lo - pad, hi + pad), plot_h, false)
+        })
+        .max()
+        .unwrap_or(0);
     for (qi, q) in quantities.iter().enumerate() {
         let color = super::palette::quantity(q, qi);
         super::palette::record(&titles[qi], color);
@@ -476,18 +487,14 @@ fn bars<DB: DrawingBackend>(
                 .map(|f| super::glyphs::text_width(names.feature(f), super::print::TICK))
                 .fold(0.0, f64::max)
                 .ceil() as u32;
-            let (w, h) = area.dim_in_pixel();
+            let w = area.dim_in_pixel().0;
             let x_labels = match horizontal {
                 true => 36,
                 false => 24,
             };
             let y_labels = match horizontal {
                 true => longest + 12,
-                false => super::y_label_area(
-                    (lo - pad, hi + pad),
-                    h.saturating_sub(band + x_labels + 16),
-                    false,
-                ),
+                false => value_labels,
             };
             let slot = w.saturating_sub(y_labels + 16) / nf.max(1) as u32;
             let turned = !horizontal && longest + 4 > slot;

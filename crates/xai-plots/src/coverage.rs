@@ -341,7 +341,7 @@ fn lines_key(plot: &Lines, layout: &LinesLayout, out: &RunOutput, names: &Names)
         };
         key.add(
             format!("{what} {}", super::tick(v)),
-            Swatch::Line(REFERENCE, 2, 1),
+            Swatch::Line(REFERENCE, 1, 1),
         );
     }
     if plot.diagonal {
@@ -377,6 +377,14 @@ const REFERENCE: RGBColor = RGBColor(110, 110, 110);
 
 /// Whether every quantity of a panel entry is a mean interval width, drawn on a
 /// log y-axis: widths fall like t(m−1)/√m, so m = 2's would flatten the rest.
+/// The y-axis name of quantity `q`, saying where its axis is logarithmic.
+fn y_axis_name(q: &str, log: bool) -> String {
+    match log {
+        true => format!("{} (log scale)", axis_label(q)),
+        false => axis_label(q),
+    }
+}
+
 fn log_scale(entry: &[String]) -> bool {
     entry
         .iter()
@@ -412,7 +420,7 @@ fn draw_lines<DB: DrawingBackend>(
     let shared = y.len() == 1 && layout.rows.len() * layout.columns.len() > 1;
     let (name_strip, root) = root.split_horizontally(if shared { 20 } else { 0 });
     if shared {
-        super::side_name(&name_strip, &axis_label(&y[0][0])).map_err(e)?;
+        super::side_name(&name_strip, &y_axis_name(&y[0][0], log_scale(&y[0]))).map_err(e)?;
     }
     let areas = root.split_evenly((
         layout.rows.len().max(1),
@@ -464,7 +472,7 @@ fn draw_lines<DB: DrawingBackend>(
                 // The y-axis is named on the first column of its entry (once for the
                 // figure where it is shared).
                 let y_name = match (shared, ci) {
-                    (false, 0) => axis_label(&entry[0]),
+                    (false, 0) => y_axis_name(&entry[0], log),
                     _ => String::new(),
                 };
                 let mut mesh = axes(&mut chart, &x_axis_label(&entry[0]), &y_name);
@@ -514,10 +522,18 @@ fn draw_lines<DB: DrawingBackend>(
                         styled_line(&mut chart, line, style, color)?;
                     }
                 }
-                // Reference lines over the series, so a series at the level (the
-                // ideal coverage) does not hide it.
+                // Reference lines over the series, thin and dashed, so neither a
+                // series at the level (the ideal coverage) hides them nor they it.
                 for h in entry.iter().filter_map(|q| hlines.get(q)) {
-                    styled_line(&mut chart, vec![(x0, at(*h)), (x1, at(*h))], 1, REFERENCE)?;
+                    let level = vec![(x0, at(*h)), (x1, at(*h))];
+                    chart
+                        .draw_series(DashedLineSeries::new(
+                            level,
+                            5,
+                            7,
+                            REFERENCE.stroke_width(1),
+                        ))
+                        .map_err(e)?;
                 }
             }
         }

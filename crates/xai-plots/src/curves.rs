@@ -271,7 +271,9 @@ fn ice_columns(panels: &[PdPanel<'_>]) -> Vec<String> {
 /// the colour every panel draws it in, then what each quantity's band is.
 fn pd_key(list: &[PdPanel<'_>], vlines: &[f64], names: &Names) -> Key {
     let mut key = Key::default();
-    for (i, feature) in ice_columns(list).iter().enumerate() {
+    // One feature is the x-axis's name: its swatch would say nothing more.
+    let features = ice_columns(list);
+    for (i, feature) in features.iter().enumerate().filter(|_| features.len() > 1) {
         let color = super::palette::series(i);
         let rows = list
             .iter()

@@ -213,6 +213,20 @@ fn cells<'a>(out: &'a RunOutput, style: &Style<'_>) -> Vec<Cell<'a>> {
         .collect()
 }
 
+/// A panel's caption: the feature's name, and the one value a feature constant in
+/// the data takes (it has no curve to draw).
+fn caption(cell: &Cell<'_>, names: &Names) -> String {
+    let values: Vec<f64> = cell.pd.iter().filter_map(|r| r.x).collect();
+    match values.as_slice() {
+        [only] => format!(
+            "{} (one value in the data: {})",
+            names.feature(cell.feature),
+            tick(only)
+        ),
+        _ => names.feature(cell.feature).to_string(),
+    }
+}
+
 /// Draws the grid.
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -232,11 +246,14 @@ fn draw<DB: DrawingBackend>(
     let width = areas[0].dim_in_pixel().0;
     // A caption band per row: the row's panels align, other rows keep their height.
     for (row, cells) in list.chunks(columns).enumerate() {
-        let band = super::caption_band_of(cells.iter().map(|c| names.feature(c.feature)), width);
+        let captions: Vec<String> = cells.iter().map(|c| caption(c, names)).collect();
+        // Small multiples: captions at 8 pt.
+        let size = super::print::TICK;
+        let band = super::caption_band_at(captions.iter().map(String::as_str), width, size);
         for (k, cell) in cells.iter().enumerate() {
             let area = &areas[row * columns + k];
-            let area = super::captioned(area, names.feature(cell.feature), band)
-                .map_err(|e| e.to_string())?;
+            let area =
+                super::captioned(area, &captions[k], size, band).map_err(|e| e.to_string())?;
             panel(&area, out, &style, cell)?;
         }
     }
@@ -315,6 +332,29 @@ fn position(binary: Option<f64>, v: f64) -> f64 {
     }
 }
 
+/// A small panel's y labels over `range` on `length` units: the label-count hint
+/// and the step of the labelled values. Where plotters' round values leave fewer
+/// than two labels (0 alone over [−0.45, 0.42]), the next finer set is taken and
+/// every other one labelled (−0.4, 0, 0.4 of the five 0.2 apart), so the scale
+/// reads and no labels touch.
+fn thinned_labels(range: (f64, f64), length: u32) -> (usize, f64) {
+    use plotters::coord::ranged1d::Ranged;
+    let axis: plotters::coord::types::RangedCoordf64 = (range.0..range.1).into();
+    let step = |points: &[f64]| match points {
+        [a, b, ..] => b - a,
+        _ => range.1 - range.0,
+    };
+    let n = super::tick_count(range, length, 20, 2);
+    let points = axis.key_points(n);
+    if points.len() >= 2 {
+        return (n, step(&points));
+    }
+    let finer = (n + 1..n + 12)
+        .find(|&m| axis.key_points(m).len() >= 3)
+        .unwrap_or(n);
+    (finer, 2.0 * step(&axis.key_points(finer)))
+}
+
 /// One feature's panel, below its caption.
 fn panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -351,11 +391,20 @@ fn panel<DB: DrawingBackend>(
     };
     let two_valued = grid.len() == 2 && grid == [0.0, 1.0];
     let (w, h) = chart.plotting_area().dim_in_pixel();
+    let y_ticks = thinned_labels((y0, y1), h);
+    let y_label = |v: &f64| {
+        let k = v / y_ticks.1;
+        match (k - k.round()).abs() < 1e-6 {
+            true => tick(v),
+            false => String::new(),
+        }
+    };
     let mut mesh = chart.configure_mesh();
     mesh.light_line_style(TRANSPARENT)
         .bold_line_style(BLACK.mix(0.12))
-        .y_labels(super::print::ticks(h, 22))
-        .y_label_formatter(&tick)
+        // Small multiples: at least two labels that do not collide.
+        .y_labels(y_ticks.0)
+        .y_label_formatter(&y_label)
         .label_style(("sans-serif", super::print::TICK));
     match binary.is_some() || two_valued {
         true => mesh
@@ -363,22 +412,10 @@ fn panel<DB: DrawingBackend>(
             .x_label_formatter(&zero_one)
             .disable_x_mesh(),
         false => mesh
-            .x_labels(super::print::ticks(w, 45))
+            .x_labels(super::tick_count((x0, x1), w, 45, 2))
             .x_label_formatter(&tick),
     };
     mesh.draw().map_err(e)?;
-    if let [only] = grid.as_slice() {
-        // A feature with one value in the data has no curve to draw.
-        chart
-            .draw_series(std::iter::once(Text::new(
-                format!("one value ({}) in the data", tick(only)),
-                (x0 + 0.05 * (x1 - x0), y0 + 0.9 * (y1 - y0)),
-                ("sans-serif", super::print::TICK)
-                    .into_font()
-                    .color(&BLACK.mix(0.7)),
-            )))
-            .map_err(e)?;
-    }
     let own = out.feature_names.iter().position(|n| n == cell.feature);
     let half = match (style.near, grid.len() > CONTINUOUS) {
         (Some(k), true) => feature_sd(out, cell.feature).map(|sd| k * sd),
@@ -441,4 +478,18 @@ fn panel<DB: DrawingBackend>(
         ))
         .map_err(e)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thinned_labels;
+
+    #[test]
+    fn a_small_panel_labels_every_other_round_value_rather_than_0_alone() {
+        let (_, step) = thinned_labels((-0.45, 0.42), 40);
+        assert!((step - 0.4).abs() < 1e-9, "{step}");
+        // Where two round values fit, they are labelled as they are.
+        let (_, step) = thinned_labels((-0.05, 0.3), 60);
+        assert!(step <= 0.2, "{step}");
+    }
 }

@@ -157,9 +157,15 @@ impl Names {
         self.features.get(key).map_or(key, |f| f.name.as_str())
     }
 
-    /// A feature's axis label: its name with its unit ("Age (days)").
+    /// A feature's axis label: its name with its unit ("Age (days)"), after a comma
+    /// where the name ends in a parenthesis ("Plasma glucose (2-h OGTT), mg/dL").
     pub fn feature_axis(&self, key: &str) -> String {
         match self.features.get(key) {
+            // "Plasma glucose (2-h OGTT), mg/dL": no second parenthesis.
+            Some(FeatureName {
+                name,
+                unit: Some(unit),
+            }) if name.ends_with(')') => format!("{name}, {unit}"),
             Some(FeatureName {
                 name,
                 unit: Some(unit),

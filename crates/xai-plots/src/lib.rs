@@ -348,13 +348,14 @@ fn axes<'a, 'b, DB: DrawingBackend>(
     DB,
 > {
     let (w, h) = chart.plotting_area().dim_in_pixel();
+    let (xs, ys) = (chart.x_range(), chart.y_range());
     let (x, y) = (fitted(x, w), fitted(y, h));
     let size = fit_size(&x, w).min(fit_size(&y, h));
     let mut mesh = chart.configure_mesh();
     mesh.light_line_style(TRANSPARENT)
         .bold_line_style(grid())
-        .x_labels(print::ticks(w, 45))
-        .y_labels(print::ticks(h, 22))
+        .x_labels(tick_count((xs.start, xs.end), w, 45, 3))
+        .y_labels(tick_count((ys.start, ys.end), h, 22, 3))
         .x_label_formatter(&tick)
         .y_label_formatter(&tick)
         .label_style(("sans-serif", print::TICK))
@@ -362,6 +363,27 @@ fn axes<'a, 'b, DB: DrawingBackend>(
         .x_desc(x)
         .y_desc(y);
     mesh
+}
+
+/// The label-count hint for an axis over `range` that is `length` units long:
+/// plotters' own round values ([`plotters::coord::ranged1d::Ranged::key_points`])
+/// are taken at the smallest hint that labels at least `least` of them and at most
+/// one per `spacing` units (or `least`, on a short axis), so a short axis still
+/// reads (a hint of 4 over [0.2, 1] gives only 0.5 and 1) and a small panel is not
+/// crowded; where plotters offers no such count, the fewest above `least` whose
+/// labels do not touch.
+fn tick_count((lo, hi): (f64, f64), length: u32, spacing: u32, least: usize) -> usize {
+    use plotters::coord::ranged1d::Ranged;
+    let axis: plotters::coord::types::RangedCoordf64 = (lo..hi).into();
+    let most = ((length / spacing.max(1)) as usize).max(least);
+    let labelled = |n: usize| axis.key_points(n).len();
+    // Else as few more as plotters offers, while 8-pt labels (13 units) still stand
+    // apart: (count − 1) · 14 ≤ length.
+    let apart = |count: usize| (count.saturating_sub(1) as u32) * 14 <= length;
+    (1..=most + 12)
+        .find(|&n| (least..=most).contains(&labelled(n)))
+        .or_else(|| (1..=most + 12).find(|&n| labelled(n) >= least && apart(labelled(n))))
+        .unwrap_or(most)
 }
 
 /// An axis name that fits `length` units at 7 pt: whole where it does, else with
@@ -431,7 +453,7 @@ fn log_ticks<DB: DrawingBackend>(
         .into_font()
         .color(&BLACK)
         .pos(Pos::new(HPos::Right, VPos::Center));
-    for v in log_tick_values((y0, y1), print::ticks(h, 22)) {
+    for v in log_tick_values((y0, y1), h) {
         let y = v.log10();
         chart.draw_series(std::iter::once(PathElement::new(
             vec![(x0, y), (x1, y)],
@@ -446,21 +468,20 @@ fn log_ticks<DB: DrawingBackend>(
     Ok(())
 }
 
-/// The values a log10 axis over [y0, y1] (log10 of the values) labels: 1, 2 and 5
-/// times the powers of ten in range, or 1 and 5, or 1 alone, the most of these that
-/// are at most `n`.
-fn log_tick_values((y0, y1): (f64, f64), n: usize) -> Vec<f64> {
-    let at = |mantissas: &[f64]| -> Vec<f64> {
-        (y0.floor() as i32..=y1.ceil() as i32)
-            .flat_map(|k| mantissas.iter().map(move |m| m * 10f64.powi(k)))
-            .filter(|v| (y0..=y1).contains(&v.log10()))
-            .collect()
+/// The values a log10 axis over [y0, y1] (log10 of the values), `height` units
+/// tall, labels: 1, 2 and 5 times the powers of ten in range where their labels
+/// stand at least 16 units apart (2 and 5 are 0.3 and 0.4 decades apart), else the
+/// powers of ten alone.
+fn log_tick_values((y0, y1): (f64, f64), height: u32) -> Vec<f64> {
+    let per_decade = f64::from(height) / (y1 - y0).max(1e-9);
+    let mantissas: &[f64] = match per_decade * 2f64.log10() >= 16.0 {
+        true => &[1.0, 2.0, 5.0],
+        false => &[1.0],
     };
-    [&[1.0, 2.0, 5.0][..], &[1.0, 5.0], &[1.0]]
-        .into_iter()
-        .map(at)
-        .find(|v| v.len() <= n)
-        .unwrap_or_else(|| at(&[1.0]))
+    (y0.floor() as i32..=y1.ceil() as i32)
+        .flat_map(|k| mantissas.iter().map(move |m| m * 10f64.powi(k)))
+        .filter(|v| (y0..=y1).contains(&v.log10()))
+        .collect()
 }
 
 /// A count's tick label: a whole number.
@@ -635,8 +656,8 @@ fn cut_note(cut: usize, total: usize) -> String {
         _ => ("leave", "are"),
     };
     format!(
-        "{cut} of {total} curves {leave} their panel's y-range (the middle {}\u{a0}% of the \
-         curves' values, and the PD) and {are} cut at its edge",
+        "{cut} of {total} curves {leave} the y-range (the middle {}\u{a0}% of values) and {are} \
+         cut at its edge",
         tick(&(100.0 * ROBUST_SHARE))
     )
 }
@@ -747,7 +768,7 @@ fn colour_bar<DB: DrawingBackend>(
         .disable_mesh()
         .disable_x_axis()
         .set_all_tick_mark_size(4)
-        .y_labels(print::ticks(h, 22))
+        .y_labels(tick_count((lo, hi), h, 22, 3))
         .y_label_formatter(&tick)
         .label_style(("sans-serif", print::TICK))
         .draw()
@@ -769,15 +790,15 @@ fn colour_bar<DB: DrawingBackend>(
     Ok(())
 }
 
-/// A panel's caption on a panel `width` units wide, at 9 pt: one line where it
-/// fits, else broken at spaces into balanced lines ([`print::wrap`]), so a long
-/// caption is neither cut nor shrunk and every caption of a figure has one size;
-/// and its type size.
-fn caption_lines(caption: &str, width: u32) -> (Vec<String>, f64) {
+/// A panel's caption on a panel `width` units wide, at type size `size` (9 pt, 8 pt
+/// for small multiples): one line where it fits, else broken at spaces into
+/// balanced lines ([`print::wrap`]), so a long caption is neither cut nor shrunk and
+/// every caption of a figure has one size; and that size.
+fn caption_lines(caption: &str, width: u32, size: f64) -> (Vec<String>, f64) {
     let room = f64::from(width.saturating_sub(8));
     match caption.is_empty() {
-        true => (Vec::new(), print::LABEL),
-        false => (print::wrap(caption, print::LABEL, room), print::LABEL),
+        true => (Vec::new(), size),
+        false => (print::wrap(caption, size, room), size),
     }
 }
 
@@ -793,12 +814,14 @@ fn caption_band(lines: usize, size: f64) -> u32 {
 /// The caption band that holds every one of `captions` on panels `width` units
 /// wide: the panels of a figure (or of a row) share it, so their axes align.
 fn caption_band_of<'a>(captions: impl IntoIterator<Item = &'a str>, width: u32) -> u32 {
+    caption_band_at(captions, width, print::LABEL)
+}
+
+/// [`caption_band_of`] for captions of type size `size`.
+fn caption_band_at<'a>(captions: impl IntoIterator<Item = &'a str>, width: u32, size: f64) -> u32 {
     captions
         .into_iter()
-        .map(|c| {
-            let (lines, size) = caption_lines(c, width);
-            caption_band(lines.len(), size)
-        })
+        .map(|c| caption_band(caption_lines(c, width, size).0.len(), size))
         .max()
         .unwrap_or(0)
 }
@@ -808,7 +831,16 @@ fn draw_caption<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     caption: &str,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let (lines, size) = caption_lines(caption, area.dim_in_pixel().0);
+    draw_caption_at(area, caption, print::LABEL)
+}
+
+/// [`draw_caption`] at type size `size`.
+fn draw_caption_at<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    caption: &str,
+    size: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (lines, size) = caption_lines(caption, area.dim_in_pixel().0, size);
     centred_lines(area, &lines, size, (4.0, size * 1.2))
 }
 
@@ -832,14 +864,15 @@ fn centred_lines<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Draws `caption` at the top of `area` and returns the area below its `band`
-/// (the tallest caption of its row, so a row's panels stay aligned).
+/// Draws `caption` at type size `size` at the top of `area` and returns the area
+/// below its `band` (the tallest caption of its row, so a row's panels stay aligned).
 fn captioned<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     caption: &str,
+    size: f64,
     band: u32,
 ) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
-    draw_caption(area, caption)?;
+    draw_caption_at(area, caption, size)?;
     Ok(area.split_vertically(band).1)
 }
 
@@ -868,13 +901,15 @@ const X_LABELS: u32 = 35;
 /// key points, or [`log_tick_values`] for a log axis), so its name never runs over
 /// them.
 fn y_label_area(y: (f64, f64), height: u32, log: bool) -> u32 {
-    let n = print::ticks(height, 22);
     let labels: Vec<String> = match log {
-        true => log_tick_values(y, n).iter().map(tick).collect(),
+        true => log_tick_values(y, height).iter().map(tick).collect(),
         false => {
             use plotters::coord::ranged1d::Ranged;
             let axis: plotters::coord::types::RangedCoordf64 = (y.0..y.1).into();
-            axis.key_points(n).iter().map(tick).collect()
+            axis.key_points(tick_count(y, height, 22, 3))
+                .iter()
+                .map(tick)
+                .collect()
         }
     };
     let widest = labels
@@ -1009,5 +1044,31 @@ mod tests {
         let values = (0..999).map(|k| k as f64 / 998.0).chain([100.0]);
         let (_, hi) = robust_range(values, 0.996, &[2.0]);
         assert!(hi > 2.0 && hi < 2.2, "{hi}");
+    }
+}
+
+#[cfg(test)]
+mod ticks {
+    use super::tick_count;
+    use plotters::coord::ranged1d::Ranged;
+    use plotters::coord::types::RangedCoordf64;
+
+    fn labels((lo, hi): (f64, f64), n: usize) -> usize {
+        let axis: RangedCoordf64 = (lo..hi).into();
+        axis.key_points(n).len()
+    }
+
+    #[test]
+    fn a_short_axis_still_gets_three_labels_and_a_small_one_is_not_crowded() {
+        // Coverage over [0.2, 1.02] on 130 units: a plain hint of 5 labels only 0.5
+        // and 1; the count found labels at least three and at most 130 / 22.
+        let n = tick_count((0.2, 1.02), 130, 22, 3);
+        assert!((3..=5).contains(&labels((0.2, 1.02), n)), "{n}");
+        // A 40-unit small multiple over [−0.45, 0.42]: plotters' round values are
+        // 0 alone or five 0.2 apart (56 units for their labels): the count keeps
+        // them from touching, however few that leaves (the grid thins them: its
+        // `thinned_labels`).
+        let n = tick_count((-0.45, 0.42), 40, 20, 2);
+        assert!(labels((-0.45, 0.42), n) <= 3, "{n}");
     }
 }

@@ -45,10 +45,9 @@ impl PlotKind for PermutationMap {
         Width::Page
     }
 
-    /// Three panels, low enough that both maps' square plot areas are one size
-    /// (the second gives room to the colour bar), and the key.
+    /// Three panels 0.9 as tall as wide, and the key.
     fn height(&self, _fig: &Figure<'_>, width: u32) -> u32 {
-        super::print::grid_height(width, (1, 3), 0.75, 40)
+        super::print::grid_height(width, (1, 3), 0.9, 40)
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -86,7 +85,9 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, out: &RunOutput) -> R
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
     let areas = root.split_evenly((1, 3));
-    // Both maps share one entropy scale: its colour bar beside the second.
+    // Both maps share one entropy scale: its colour bar beside the second, and as
+    // much room left blank beside the first, so the two maps are one size.
+    let (first, _) = super::with_colour_bar(&areas[0], 60);
     let (second, bar) = super::with_colour_bar(&areas[1], 60);
     let titles = [
         map_title(snap, false),
@@ -94,7 +95,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, out: &RunOutput) -> R
         HISTOGRAMS.to_string(),
     ];
     let band = super::caption_band_of(titles.iter().map(String::as_str), second.dim_in_pixel().0);
-    entropy_map(&areas[0], snap, false, band)?;
+    entropy_map(&first, snap, false, band)?;
     entropy_map(&second, snap, true, band)?;
     super::colour_bar(&bar, range(snap.entropy.iter().copied()), "Entropy (nats)")?;
     histograms(&areas[2], snap, band)

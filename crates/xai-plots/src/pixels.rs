@@ -75,16 +75,25 @@ impl PlotKind for PixelMaps {
     }
 }
 
-/// Width of the row titles on the left, in layout units.
+/// The least width of the row titles on the left, in layout units (they take what
+/// the images leave: [`left`]).
 const LEFT: u32 = 140;
-/// The space between two images, and below a row of images.
-const GAP: (u32, u32) = (10, 24);
+/// The space between two images, and below a row of images (its captions' room).
+const GAP: (u32, u32) = (10, 20);
 
 /// The side of one image pixel, in whole layout units: `columns` images fill the
 /// figure's `width` beside the row titles.
 fn pixel_side(width: u32, columns: usize, side: usize) -> u32 {
     let cell = width.saturating_sub(LEFT + 10) / columns.max(1) as u32;
     (cell.saturating_sub(GAP.0) / side.max(1) as u32).max(1)
+}
+
+/// Where the images start: the row titles take every unit the `columns` images of
+/// `cell` units leave on a figure `width` wide, so the images reach its right edge.
+fn left(width: u32, columns: usize, cell: u32) -> u32 {
+    width
+        .saturating_sub(10 + columns as u32 * (cell + GAP.0))
+        .max(LEFT)
 }
 
 /// One kept image: its pixel values and, per quantity, its φ per pixel.
@@ -247,6 +256,7 @@ fn draw<DB: DrawingBackend>(
     let columns = list.iter().map(|(_, i)| i.len()).max().unwrap_or(1);
     let side = pixel_side(root.dim_in_pixel().0, columns, width) as i32;
     let cell = side * width as i32;
+    let left = left(root.dim_in_pixel().0, columns, cell as u32);
     let square = |x0: i32, y0: i32, values: &[f64], colour: &dyn Fn(f64) -> RGBColor| {
         for (p, v) in values.iter().enumerate() {
             let (r, c) = ((p / width) as i32, (p % width) as i32);
@@ -308,7 +318,7 @@ fn draw<DB: DrawingBackend>(
                 q => names.setting_value("quantity", &quantities[q - 1]),
             };
             // The row's title, in lines that fit beside the images.
-            let lines = super::print::wrap(&title, super::print::LABEL, f64::from(LEFT - 16));
+            let lines = super::print::wrap(&title, super::print::LABEL, f64::from(left - 16));
             for (k, l) in lines.iter().enumerate() {
                 let at = y + cell / 2 - 22 - 13 * (lines.len() as i32 - 1) + 15 * k as i32;
                 root.draw(&Text::new(l.as_str(), (10, at), text.clone()))
@@ -327,7 +337,7 @@ fn draw<DB: DrawingBackend>(
                 }
             };
             for (k, image) in images.iter().enumerate() {
-                let x = LEFT as i32 + k as i32 * (cell + GAP.0 as i32);
+                let x = left as i32 + k as i32 * (cell + GAP.0 as i32);
                 if line == 0 {
                     square(x, y, &image.pixels, &|v| {
                         let g = (255.0 * (1.0 - v / brightest)).round() as u8;

@@ -81,13 +81,6 @@ pub fn grid_height(width: u32, (rows, cols): (usize, usize), aspect: f64, extra:
     (panel * aspect * rows.max(1) as f64).round() as u32 + extra
 }
 
-/// How many tick labels an axis of `length` units takes: one per `spacing` units,
-/// at least three (so a short axis still reads), and few enough that a small panel
-/// is not crowded with labels.
-pub fn ticks(length: u32, spacing: u32) -> usize {
-    (length / spacing.max(1)).max(3) as usize
-}
-
 /// The SVG text of a figure with its physical size: the root's width and height in
 /// inches (its view box stays in layout units), and each `font-size` set so the
 /// em is the one the PNG prints (plotters writes size / 1.24; the PNG's em is
@@ -249,11 +242,8 @@ mod tests {
     }
 
     #[test]
-    fn panels_keep_their_shape_and_ticks_their_spacing() {
+    fn panels_keep_their_shape() {
         assert_eq!(grid_height(700, (1, 2), 0.75, 40), 263 + 40);
-        assert_eq!(ticks(150, 40), 3);
-        assert_eq!(ticks(10, 40), 3);
-        assert_eq!(ticks(200, 40), 5);
         assert_eq!(Width::for_panels(1), Width::Column);
         assert_eq!(Width::for_panels(3), Width::Page);
     }

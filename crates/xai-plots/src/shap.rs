@@ -244,7 +244,7 @@ fn draw<DB: DrawingBackend>(
             .light_line_style(TRANSPARENT)
             .bold_line_style(BLACK.mix(0.12))
             .y_labels(d)
-            .x_labels(super::print::ticks(w, 45))
+            .x_labels(super::tick_count((x0, x1), w, 45, 3))
             .y_label_formatter(&feature_at)
             .x_label_formatter(&tick)
             .label_style(("sans-serif", super::print::TICK))
