@@ -470,13 +470,15 @@ fn log_ticks<DB: DrawingBackend>(
 
 /// The values a log10 axis over [y0, y1] (log10 of the values), `height` units
 /// tall, labels: 1, 2 and 5 times the powers of ten in range where their labels
-/// stand at least 16 units apart (2 and 5 are 0.3 and 0.4 decades apart), else the
-/// powers of ten alone.
+/// stand at least 16 units apart (1 to 2 is 0.3 decades), else 1 and 3 times them
+/// (0.48 and 0.52 decades apart), else the powers of ten alone.
 fn log_tick_values((y0, y1): (f64, f64), height: u32) -> Vec<f64> {
     let per_decade = f64::from(height) / (y1 - y0).max(1e-9);
-    let mantissas: &[f64] = match per_decade * 2f64.log10() >= 16.0 {
-        true => &[1.0, 2.0, 5.0],
-        false => &[1.0],
+    let apart = |decades: f64| per_decade * decades >= 16.0;
+    let mantissas: &[f64] = match (apart(2f64.log10()), apart(3f64.log10())) {
+        (true, _) => &[1.0, 2.0, 5.0],
+        (false, true) => &[1.0, 3.0],
+        (false, false) => &[1.0],
     };
     (y0.floor() as i32..=y1.ceil() as i32)
         .flat_map(|k| mantissas.iter().map(move |m| m * 10f64.powi(k)))
@@ -1049,7 +1051,33 @@ mod tests {
 
 #[cfg(test)]
 mod ticks {
-    use super::tick_count;
+    use super::{tick, tick_count};
+
+    /// The labels of a log axis over [y0, y1] decades on `height` units.
+    fn log_tick_values(y: (f64, f64), height: u32) -> Vec<String> {
+        super::log_tick_values(y, height).iter().map(tick).collect()
+    }
+
+    #[test]
+    fn a_log_axis_labels_as_densely_as_its_labels_stand_apart() {
+        let named = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // Two decades on 200 units: 1-2-5 (0.3 decades = 30 units apart).
+        assert_eq!(
+            log_tick_values((-2.0, 0.0), 200),
+            named(&["0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1"])
+        );
+        // On 90 units 1 and 2 would stand 13.5 apart: 1 and 3.
+        assert_eq!(
+            log_tick_values((-2.0, 0.0), 90),
+            named(&["0.01", "0.03", "0.1", "0.3", "1"])
+        );
+        // On 40 units, decades alone.
+        assert_eq!(
+            log_tick_values((-2.0, 0.0), 40),
+            named(&["0.01", "0.1", "1"])
+        );
+    }
+
     use plotters::coord::ranged1d::Ranged;
     use plotters::coord::types::RangedCoordf64;
 
