@@ -21,8 +21,9 @@ struct Panel<'a> {
 
 /// Which features a bar panel shows, in which order.
 pub struct BarOrder {
-    /// A fixed order (features not in it go last); empty for the data's order.
-    pub features: Vec<String>,
+    /// Per model, a fixed order (features not in it go last); a model without one
+    /// takes the first model's; empty for the data's order.
+    pub features: Vec<(String, Vec<String>)>,
     /// Each panel by its own estimates instead, largest first.
     pub rank: bool,
     /// Only the first `top` features.
@@ -37,21 +38,29 @@ pub struct BarOrder {
     pub horizontal: bool,
 }
 
-/// Features by decreasing estimate of `quantity` in its first panel (model and grid
-/// values of its first summary row); empty when no order is asked for.
-pub fn feature_order(out: &RunOutput, quantity: Option<&str>) -> Vec<String> {
+/// Per model (in run order), its features by decreasing estimate of `quantity` at
+/// the grid values of the first summary row (wood2024 Figs. 8 and 11 order each
+/// model's bars by its own L-PFI); empty when no order is asked for.
+pub fn feature_order(out: &RunOutput, quantity: Option<&str>) -> Vec<(String, Vec<String>)> {
     let Some(q) = quantity else { return Vec::new() };
     let rows: Vec<&SummaryRow> = out.summary.iter().filter(|r| r.quantity == q).collect();
     let Some(first) = rows.first() else {
         return Vec::new();
     };
-    let mut panel: Vec<&SummaryRow> = rows
-        .iter()
-        .copied()
-        .filter(|r| r.model == first.model && r.labels == first.labels)
-        .collect();
-    panel.sort_by(|a, b| b.value.estimate.total_cmp(&a.value.estimate));
-    panel.iter().map(|r| r.feature.clone()).collect()
+    let mut orders: Vec<(String, Vec<&SummaryRow>)> = Vec::new();
+    for r in rows.iter().filter(|r| r.labels == first.labels) {
+        match orders.iter_mut().find(|(m, _)| *m == r.model) {
+            Some((_, panel)) => panel.push(r),
+            None => orders.push((r.model.clone(), vec![r])),
+        }
+    }
+    orders
+        .into_iter()
+        .map(|(model, mut panel)| {
+            panel.sort_by(|a, b| b.value.estimate.total_cmp(&a.value.estimate));
+            (model, panel.iter().map(|r| r.feature.clone()).collect())
+        })
+        .collect()
 }
 
 plot_settings! {
@@ -63,8 +72,8 @@ plot_settings! {
         /// Grid key whose values get a panel each.
         #[serde(default)]
         pub panels: Option<String>,
-        /// Order the features by this quantity's estimate, largest first (as in the
-        /// first panel).
+        /// Order the features by this quantity's estimate, largest first (each
+        /// model's by its own, at the first panel's grid values).
         #[serde(default)]
         pub order_by: Option<String>,
         /// Order each panel's features by its own estimates, largest first (a ranking
@@ -399,9 +408,15 @@ fn shown_features<'a>(rows: &mut Vec<&'a SummaryRow>, order: &BarOrder) -> Vec<&
         }
     }
     if !order.rank {
+        let model = rows.first().map(|r| r.model.as_str());
+        let own = order
+            .features
+            .iter()
+            .find(|(m, _)| Some(m.as_str()) == model);
+        let listed = own.or(order.features.first()).map(|(_, f)| f.as_slice());
         let place = |f: &str| {
-            order
-                .features
+            listed
+                .unwrap_or_default()
                 .iter()
                 .position(|o| o == f)
                 .unwrap_or(usize::MAX)
@@ -678,6 +693,40 @@ mod tests {
             msg.contains("`pfi`") && msg.contains("differ in dgp, n"),
             "{msg}"
         );
+    }
+
+    /// Each model's panel takes its own order; a model the order does not list takes
+    /// the first model's.
+    #[test]
+    fn each_model_s_bars_follow_its_own_order() {
+        let at = |model: &str, feature: &str| SummaryRow {
+            model: model.into(),
+            feature: feature.into(),
+            ..row("pfi")
+        };
+        let order = super::BarOrder {
+            features: vec![
+                ("a".into(), vec!["X2".into(), "X1".into()]),
+                ("b".into(), vec!["X1".into(), "X2".into()]),
+            ],
+            rank: false,
+            top: None,
+            shared_y: false,
+            side_by_side: false,
+            wrap: None,
+            horizontal: true,
+        };
+        let shown = |model: &str| {
+            let (x1, x2) = (at(model, "X1"), at(model, "X2"));
+            let mut rows = vec![&x1, &x2];
+            super::shown_features(&mut rows, &order)
+                .iter()
+                .map(|f| f.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(shown("a"), ["X2", "X1"]);
+        assert_eq!(shown("b"), ["X1", "X2"]);
+        assert_eq!(shown("c"), ["X2", "X1"]);
     }
 
     #[test]

@@ -103,14 +103,18 @@ impl PlotKind for Lines {
         Width::for_panels(entries * layout.columns.len())
     }
 
-    /// Panels 0.8 as tall as wide (square with a `diagonal`: an ROC curve), and the
-    /// key.
+    /// Panels 0.8 as tall as wide (square with a `diagonal`: an ROC curve) below
+    /// their caption band, and the key.
     fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
         let (layout, entries) = lines_layout(self, fig.out);
         let cols = (entries * layout.columns.len()).max(1);
         let key = lines_key(self, &layout, fig.out, fig.names).height(width);
         let aspect = if self.diagonal { 1.0 } else { PANEL_ASPECT };
-        grid_height(width, (layout.rows.len(), cols), aspect, key)
+        let panel = width.saturating_sub(side_strip(self, &layout)) / cols as u32;
+        let titles = panel_titles(self, &layout, fig.names);
+        let band = super::caption_band_of(titles.iter().map(String::as_str), panel);
+        let rows = layout.rows.len().max(1);
+        grid_height(width, (rows, cols), aspect, key + rows as u32 * band)
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -243,6 +247,30 @@ fn takes(row: &Row<'_>, key: Option<&str>, value: &str) -> bool {
 }
 
 /// A panel title from the values of its row and column keys.
+/// Every panel's caption, row by row: its row's and column's values.
+fn panel_titles(plot: &Lines, layout: &LinesLayout, names: &Names) -> Vec<String> {
+    let (rows_key, cols_key) = (plot.rows.as_deref(), plot.columns.as_deref());
+    layout
+        .rows
+        .iter()
+        .flat_map(|rv| {
+            layout
+                .columns
+                .iter()
+                .map(move |cv| title_of(names, &[(rows_key, rv), (cols_key, cv)]))
+        })
+        .collect()
+}
+
+/// The width of the strip down the figure's left that names one quantity shared by
+/// a grid of panels (none for one panel or several quantities).
+fn side_strip(plot: &Lines, layout: &LinesLayout) -> u32 {
+    match plot.y.len() == 1 && layout.rows.len() * layout.columns.len() > 1 {
+        true => 20,
+        false => 0,
+    }
+}
+
 fn title_of(names: &Names, parts: &[(Option<&str>, &str)]) -> String {
     parts
         .iter()
@@ -417,8 +445,9 @@ fn draw_lines<DB: DrawingBackend>(
     let (rows_key, cols_key) = (rows.as_deref(), columns.as_deref());
     // One quantity over a grid of panels: its name once, down the figure's left
     // (a panel's own height is too short for it), the panels unnamed.
-    let shared = y.len() == 1 && layout.rows.len() * layout.columns.len() > 1;
-    let (name_strip, root) = root.split_horizontally(if shared { 20 } else { 0 });
+    let strip = side_strip(plot, &layout);
+    let shared = strip > 0;
+    let (name_strip, root) = root.split_horizontally(strip);
     if shared {
         super::side_name(&name_strip, &y_axis_name(&y[0][0], log_scale(&y[0]))).map_err(e)?;
     }
@@ -426,16 +455,7 @@ fn draw_lines<DB: DrawingBackend>(
         layout.rows.len().max(1),
         (y.len() * layout.columns.len()).max(1),
     ));
-    let titles: Vec<String> = layout
-        .rows
-        .iter()
-        .flat_map(|rv| {
-            layout
-                .columns
-                .iter()
-                .map(move |cv| title_of(names, &[(rows_key, rv), (cols_key, cv)]))
-        })
-        .collect();
+    let titles = panel_titles(plot, &layout, names);
     let band = super::caption_band_of(titles.iter().map(String::as_str), areas[0].dim_in_pixel().0);
     for (g, entry) in y.iter().enumerate() {
         let selected = rows_of(out, entry, rows_where);

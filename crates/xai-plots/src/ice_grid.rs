@@ -158,6 +158,17 @@ struct Cell<'a> {
 }
 
 impl Cell<'_> {
+    /// The imputed mean of a 0/1 feature whose grid is 0, that mean and 1: such a
+    /// feature reads on a categorical axis (0, the mean, 1), since on a 0-1 axis the
+    /// step to a mean of ~0.003 is a wall at 0.
+    fn binary(&self) -> Option<f64> {
+        let grid: Vec<f64> = self.pd.iter().filter_map(|r| r.x).collect();
+        match grid.as_slice() {
+            [0.0, m, 1.0] => Some(*m),
+            _ => None,
+        }
+    }
+
     /// How many of its curves leave its y-range (and are cut at its edge).
     fn cut(&self) -> usize {
         let (y0, y1) = self.y;
@@ -289,6 +300,12 @@ fn key(style: &Style<'_>, out: &RunOutput, names: &Names, cells: &[Cell<'_>]) ->
         },
         Swatch::Note,
     );
+    if cells.iter().any(|c| c.binary().is_some()) {
+        key.add(
+            "x-axes of 0/1 features: 0, the imputed mean and 1, equally spaced",
+            Swatch::Note,
+        );
+    }
     let cut: usize = cells.iter().map(Cell::cut).sum();
     if cut > 0 {
         let total: usize = cells.iter().map(|c| c.curves.len()).sum();
@@ -364,12 +381,7 @@ fn panel<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let grid: Vec<f64> = cell.pd.iter().filter_map(|r| r.x).collect();
-    // A 0/1 feature with its imputed mean between reads on a categorical axis
-    // (0, the mean, 1): on a 0-1 axis the step to a mean of ~0.003 is a wall at 0.
-    let binary = match grid.as_slice() {
-        [0.0, m, 1.0] => Some(*m),
-        _ => None,
-    };
+    let binary = cell.binary();
     let at = |v: f64| position(binary, v);
     // A constant feature has one grid value: a unit-wide axis around it.
     let (x0, x1) = match (grid.as_slice(), binary) {

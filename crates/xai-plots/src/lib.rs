@@ -386,11 +386,21 @@ fn tick_count((lo, hi): (f64, f64), length: u32, spacing: u32, least: usize) -> 
         .unwrap_or(most)
 }
 
-/// An axis name that fits `length` units at 7 pt: whole where it does, else with
-/// its trailing qualifiers dropped (", mean over refits", " (corrected)") while it
-/// is longer and has any.
+/// An axis name that fits `length` units: whole where it fits at 9 pt; else without
+/// its parenthesised glosses ("Plasma glucose (2-h OGTT), mg/dL" reads "Plasma
+/// glucose, mg/dL"; a unit and "(log scale)" stay) where that fits at 9 pt, so
+/// sibling panels keep one size; else with its trailing qualifiers dropped (", mean
+/// over refits", " (corrected)") while it is longer than `length` at 7 pt.
 fn fitted(name: &str, length: u32) -> String {
     let smallest = print::pt(print::SMALLEST_PT);
+    let fits = |n: &str| glyphs::text_width(n, print::LABEL) <= f64::from(length);
+    if fits(name) {
+        return name.to_string();
+    }
+    let plain = without_glosses(name);
+    if fits(&plain) {
+        return plain;
+    }
     let mut name = name.to_string();
     while glyphs::text_width(&name, smallest) > f64::from(length) {
         match name.rfind(" (").or_else(|| name.rfind(", ")) {
@@ -399,6 +409,25 @@ fn fitted(name: &str, length: u32) -> String {
         }
     }
     name
+}
+
+/// `name` without its parenthesised glosses: every " (…)" but "(log scale)".
+fn without_glosses(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(i) = rest.find(" (") {
+        let Some(len) = rest[i..].find(')') else {
+            break;
+        };
+        let gloss = &rest[i..=i + len];
+        out.push_str(&rest[..i]);
+        if gloss == " (log scale)" {
+            out.push_str(gloss);
+        }
+        rest = &rest[i + len + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The whole type size of `text` on `room` units: 9 pt ([`print::LABEL`]), shrunk
@@ -1009,7 +1038,32 @@ fn draw_vlines<DB: DrawingBackend>(
 
 #[cfg(test)]
 mod tests {
-    use super::{clip_y, quantile, robust_range};
+    use super::{clip_y, fitted, quantile, robust_range, without_glosses};
+
+    #[test]
+    fn a_long_axis_name_loses_its_gloss_before_its_size() {
+        let name = "Plasma glucose (2-h OGTT), mg/dL";
+        assert_eq!(without_glosses(name), "Plasma glucose, mg/dL");
+        assert_eq!(
+            without_glosses("Mean width (corrected) (log scale)"),
+            "Mean width (log scale)"
+        );
+        assert_eq!(without_glosses("P(biopsy positive)"), "P(biopsy positive)");
+        // Room for the whole name: kept; for the plain one at 9 pt: the plain one.
+        let whole = super::glyphs::text_width(name, super::print::LABEL).ceil() as u32;
+        assert_eq!(fitted(name, whole), name);
+        assert_eq!(fitted(name, whole - 10), "Plasma glucose, mg/dL");
+        // Room for less at 9 pt: shrunk, and cut at its qualifiers only below 7 pt.
+        let plain = super::glyphs::text_width("Plasma glucose, mg/dL", super::print::LABEL);
+        let room = plain.floor() as u32 - 1;
+        let small = super::print::pt(super::print::SMALLEST_PT);
+        let got = fitted(name, room);
+        assert_ne!(got, "Plasma glucose, mg/dL");
+        assert!(
+            super::glyphs::text_width(&got, small) <= f64::from(room),
+            "{got}"
+        );
+    }
 
     #[test]
     fn a_curve_leaving_the_range_is_cut_at_its_edges() {

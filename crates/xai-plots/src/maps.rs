@@ -45,9 +45,13 @@ impl PlotKind for PermutationMap {
         Width::Page
     }
 
-    /// Three panels 0.9 as tall as wide, and the key.
-    fn height(&self, _fig: &Figure<'_>, width: u32) -> u32 {
-        super::print::grid_height(width, (1, 3), 0.9, 40)
+    /// The maps' square plots as wide as their share of the page ([`MAP_SHARE`])
+    /// less their y-axis, below two lines of caption and above their x-axis, and
+    /// the key.
+    fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
+        let key = fig.out.maps.first().map_or(0, |s| key(s).height(width));
+        let side = (f64::from(width) * MAP_SHARE) as u32;
+        side + 40 + key
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -61,7 +65,38 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, out: &RunOutput) -> R
         .maps
         .first()
         .ok_or("no entropy map: the run has no permutation_map method")?;
-    // The key: the points' classes, then the histograms' two samples.
+    let key = key(snap);
+    let (root, strip) = key.split(root);
+    key.draw(&strip)?;
+    // Both maps share one entropy scale, its colour bar beside the second: the first
+    // map's area is the second's without it, so the two maps are one size, and the
+    // histograms take what is left.
+    let width = root.dim_in_pixel().0;
+    let map = (f64::from(width) * MAP_SHARE) as u32;
+    let (first, rest) = root.split_horizontally(map);
+    let (areas_1, hist) = rest.split_horizontally(map + COLOUR_BAR);
+    let (second, bar) = super::with_colour_bar(&areas_1, COLOUR_BAR);
+    let titles = [
+        map_title(snap, false),
+        map_title(snap, true),
+        HISTOGRAMS.to_string(),
+    ];
+    let band = super::caption_band_of(titles.iter().map(String::as_str), second.dim_in_pixel().0);
+    entropy_map(&first, snap, false, band)?;
+    entropy_map(&second, snap, true, band)?;
+    super::colour_bar(&bar, range(snap.entropy.iter().copied()), "Entropy (nats)")?;
+    histograms(&hist, snap, band)
+}
+
+/// Each map's share of the figure's width (the second's colour bar besides): the
+/// two maps and the histograms fill a page, the maps about 1.9 in square.
+const MAP_SHARE: f64 = 0.32;
+/// The width of the entropy colour bar beside the second map, in layout units.
+const COLOUR_BAR: u32 = 60;
+
+/// The key: the points' classes, then the histograms' two samples (before in grey,
+/// after in the entropy colour: no class's colour).
+fn key(snap: &EntropyMap) -> Key {
     let mut key = Key::default();
     let mut classes = snap.classes.clone();
     classes.sort_unstable();
@@ -79,27 +114,14 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, out: &RunOutput) -> R
     {
         key.add(
             format!("entropies {label} (mean {:.3})", mean(values)),
-            Swatch::Patch(super::palette::series(k), 0.45),
+            Swatch::Patch(SAMPLES[k], 0.45),
         );
     }
-    let (root, strip) = key.split(root);
-    key.draw(&strip)?;
-    let areas = root.split_evenly((1, 3));
-    // Both maps share one entropy scale: its colour bar beside the second, and as
-    // much room left blank beside the first, so the two maps are one size.
-    let (first, _) = super::with_colour_bar(&areas[0], 60);
-    let (second, bar) = super::with_colour_bar(&areas[1], 60);
-    let titles = [
-        map_title(snap, false),
-        map_title(snap, true),
-        HISTOGRAMS.to_string(),
-    ];
-    let band = super::caption_band_of(titles.iter().map(String::as_str), second.dim_in_pixel().0);
-    entropy_map(&first, snap, false, band)?;
-    entropy_map(&second, snap, true, band)?;
-    super::colour_bar(&bar, range(snap.entropy.iter().copied()), "Entropy (nats)")?;
-    histograms(&areas[2], snap, band)
+    key
 }
+
+/// The histograms' colours: before grey, after the entropy colour.
+const SAMPLES: [RGBColor; 2] = [RGBColor(110, 110, 110), super::palette::ENTROPY];
 
 /// The histograms' caption.
 const HISTOGRAMS: &str = "entropy of the test rows";
@@ -191,7 +213,7 @@ fn histograms<DB: DrawingBackend>(
         .draw()
         .map_err(e)?;
     for (k, counts) in [&before, &after].into_iter().enumerate() {
-        let color = super::palette::series(k);
+        let color = SAMPLES[k];
         chart
             .draw_series(counts.iter().enumerate().map(|(b, &n)| {
                 let x = lo + b as f64 * width;

@@ -78,21 +78,33 @@ impl PlotKind for PixelMaps {
 /// The least width of the row titles on the left, in layout units (they take what
 /// the images leave: [`left`]).
 const LEFT: u32 = 140;
-/// The space between two images, and below a row of images (its captions' room).
-const GAP: (u32, u32) = (10, 20);
+/// The space between two images side by side.
+const GAP: u32 = 10;
+
+/// The space below row `line` of a block of `lines` rows, in layout units: room for
+/// the test images' captions (13-unit type), a hairline between the maps of one
+/// block, and a wider one where the next block starts, so that three pairs of two
+/// maps fit a page's 9 in.
+fn gap_below(line: usize, lines: usize) -> u32 {
+    match line {
+        0 => 18,
+        l if l + 1 == lines => 12,
+        _ => 4,
+    }
+}
 
 /// The side of one image pixel, in whole layout units: `columns` images fill the
 /// figure's `width` beside the row titles.
 fn pixel_side(width: u32, columns: usize, side: usize) -> u32 {
     let cell = width.saturating_sub(LEFT + 10) / columns.max(1) as u32;
-    (cell.saturating_sub(GAP.0) / side.max(1) as u32).max(1)
+    (cell.saturating_sub(GAP) / side.max(1) as u32).max(1)
 }
 
 /// Where the images start: the row titles take every unit the `columns` images of
 /// `cell` units leave on a figure `width` wide, so the images reach its right edge.
 fn left(width: u32, columns: usize, cell: u32) -> u32 {
     width
-        .saturating_sub(10 + columns as u32 * (cell + GAP.0))
+        .saturating_sub(10 + columns as u32 * (cell + GAP))
         .max(LEFT)
 }
 
@@ -163,8 +175,9 @@ fn height(
     let columns = b.iter().map(|(_, i)| i.len()).max().unwrap_or(1);
     let side = (out.feature_names.len() as f64).sqrt().round() as usize;
     let cell = pixel_side(width, columns, side) * side as u32;
-    let lines = (b.len().max(1) * (quantities.len() + 1)) as u32;
-    lines * (cell + GAP.1) + 20 + NOTE_LINE as u32 * notes(width).len() as u32
+    let lines = quantities.len() + 1;
+    let block: u32 = (0..lines).map(|l| cell + gap_below(l, lines)).sum();
+    10 + b.len().max(1) as u32 * block + 10 + NOTE_LINE as u32 * notes(width).len() as u32
 }
 
 /// |φ| at full colour as text: three decimals from 0.01 up, else two significant
@@ -337,7 +350,7 @@ fn draw<DB: DrawingBackend>(
                 }
             };
             for (k, image) in images.iter().enumerate() {
-                let x = left as i32 + k as i32 * (cell + GAP.0 as i32);
+                let x = left as i32 + k as i32 * (cell + GAP as i32);
                 if line == 0 {
                     square(x, y, &image.pixels, &|v| {
                         let g = (255.0 * (1.0 - v / brightest)).round() as u8;
@@ -368,13 +381,13 @@ fn draw<DB: DrawingBackend>(
             if line > 0 {
                 colour_bar(root, (10, y + cell / 2 + 8), scale)?;
             }
-            y += cell + GAP.1 as i32;
+            y += cell + gap_below(line, quantities.len() + 1) as i32;
         }
     }
     for (k, line) in notes(root.dim_in_pixel().0).iter().enumerate() {
         root.draw(&Text::new(
             line.as_str(),
-            (10, y + 4 + NOTE_LINE * k as i32),
+            (10, y + NOTE_LINE * k as i32),
             small.clone(),
         ))
         .map_err(e)?;
@@ -390,7 +403,7 @@ const NOTE_LINE: i32 = 15;
 fn notes(width: u32) -> Vec<String> {
     [
         "Red: the pixel raises the entropy; blue: it lowers it; black outline: the digit's strokes.",
-        "Each row's colour scale is symmetric about 0 and saturates at the row's 95% quantile of the values' magnitude (its bar, left).",
+        "Each row's colour scale is symmetric about 0 and saturates at its 95% quantile of |value| (its bar, left).",
     ]
     .iter()
     .flat_map(|n| super::print::wrap(n, super::print::TICK, f64::from(width.saturating_sub(20))))

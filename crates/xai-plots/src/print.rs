@@ -124,11 +124,13 @@ fn physical_root(tag: &str) -> String {
 /// `text` broken at spaces into the fewest lines of at most `width` units at type
 /// size `size`, balanced (the narrowest limit that still needs no more lines), so no
 /// line is left with a lone word; a word wider than `width` stands on its own line.
+/// A parenthesis that fits a line is not broken ("Î(X; Y | rest)" stays whole).
 pub fn wrap(text: &str, size: f64, width: f64) -> Vec<String> {
     let measure = |s: &str| crate::glyphs::text_width(s, size);
+    let words = unbroken(text, &|s: &str| measure(s) <= width);
     let greedy = |limit: f64| {
         let mut lines: Vec<String> = Vec::new();
-        for word in text.split(' ').filter(|w| !w.is_empty()) {
+        for word in &words {
             match lines.last_mut() {
                 Some(line) if measure(&format!("{line} {word}")) <= limit => {
                     line.push(' ');
@@ -150,6 +152,29 @@ pub fn wrap(text: &str, size: f64, width: f64) -> Vec<String> {
         }
     }
     greedy(hi)
+}
+
+/// The words of `text`, those inside one parenthesis joined into one where the
+/// joined one `fits`.
+fn unbroken(text: &str, fits: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut group: Vec<&str> = Vec::new();
+    let mut depth = 0i32;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        group.push(word);
+        depth += word.matches('(').count() as i32 - word.matches(')').count() as i32;
+        if depth <= 0 {
+            let joined = group.join(" ");
+            match fits(&joined) {
+                true => words.push(joined),
+                false => words.extend(group.iter().map(|w| w.to_string())),
+            }
+            group.clear();
+            depth = 0;
+        }
+    }
+    words.extend(group.iter().map(|w| w.to_string()));
+    words
 }
 
 thread_local! {
@@ -239,6 +264,27 @@ mod tests {
             .collect();
         assert!(w[0].min(w[1]) > w[0].max(w[1]) / 3.0, "{lines:?}");
         assert_eq!(wrap(text, TITLE, one + 1.0), vec![text.to_string()]);
+    }
+
+    #[test]
+    fn a_parenthesis_that_fits_a_line_is_not_broken() {
+        crate::register_fonts();
+        let text = "95% quantile of Î(X; Y | rest) under the null (nats)";
+        let formula = crate::glyphs::text_width("of Î(X; Y | rest)", LABEL);
+        let lines = wrap(text, LABEL, formula + 20.0);
+        assert!(lines.len() > 1, "{lines:?}");
+        assert!(
+            lines.iter().any(|l| l.contains("Î(X; Y | rest)")),
+            "{lines:?}"
+        );
+        assert_eq!(lines.join(" "), text);
+        // Narrower than the parenthesis: broken inside it after all.
+        let lines = wrap(text, LABEL, formula / 2.0);
+        assert!(
+            !lines.iter().any(|l| l.contains("Î(X; Y | rest)")),
+            "{lines:?}"
+        );
+        assert_eq!(lines.join(" "), text);
     }
 
     #[test]
