@@ -387,8 +387,8 @@ fn tick_count((lo, hi): (f64, f64), length: u32, spacing: u32, least: usize) -> 
 }
 
 /// An axis name that fits `length` units: whole where it fits at 9 pt; else without
-/// its parenthesised glosses ("Plasma glucose (2-h OGTT), mg/dL" reads "Plasma
-/// glucose, mg/dL"; a unit and "(log scale)" stay) where that fits at 9 pt, so
+/// its glosses ([`without_glosses`]: "Plasma glucose (2-h OGTT), mg/dL" reads "Plasma
+/// glucose, mg/dL"; "(nats)" and "(log scale)" stay) where that fits at 9 pt, so
 /// sibling panels keep one size; else with its trailing qualifiers dropped (", mean
 /// over refits", " (corrected)") while it is longer than `length` at 7 pt.
 fn fitted(name: &str, length: u32) -> String {
@@ -411,7 +411,8 @@ fn fitted(name: &str, length: u32) -> String {
     name
 }
 
-/// `name` without its parenthesised glosses: every " (…)" but "(log scale)".
+/// `name` without its parenthesised glosses of several words ("(2-h OGTT)"); a
+/// one-word parenthesis (a unit, "(nats)") and "(log scale)" stay.
 fn without_glosses(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut rest = name;
@@ -421,7 +422,7 @@ fn without_glosses(name: &str) -> String {
         };
         let gloss = &rest[i..=i + len];
         out.push_str(&rest[..i]);
-        if gloss == " (log scale)" {
+        if gloss == " (log scale)" || !gloss[2..].contains(' ') {
             out.push_str(gloss);
         }
         rest = &rest[i + len + 1..];
@@ -1045,8 +1046,12 @@ mod tests {
         let name = "Plasma glucose (2-h OGTT), mg/dL";
         assert_eq!(without_glosses(name), "Plasma glucose, mg/dL");
         assert_eq!(
-            without_glosses("Mean width (corrected) (log scale)"),
+            without_glosses("Mean width (of the interval) (log scale)"),
             "Mean width (log scale)"
+        );
+        assert_eq!(
+            without_glosses("Shapley value of Plasma glucose (2-h OGTT) (nats)"),
+            "Shapley value of Plasma glucose (nats)"
         );
         assert_eq!(without_glosses("P(biopsy positive)"), "P(biopsy positive)");
         // Room for the whole name: kept; for the plain one at 9 pt: the plain one.
