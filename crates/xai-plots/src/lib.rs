@@ -350,7 +350,7 @@ fn axes<'a, 'b, DB: DrawingBackend>(
     let (w, h) = chart.plotting_area().dim_in_pixel();
     let (xs, ys) = (chart.x_range(), chart.y_range());
     let (x, y) = (fitted(x, w), fitted(y, h));
-    let size = fit_size(&x, w).min(fit_size(&y, h));
+    let size = print::axis_name_size(fit_size(&x, w).min(fit_size(&y, h)));
     let mut mesh = chart.configure_mesh();
     mesh.light_line_style(TRANSPARENT)
         .bold_line_style(grid())
@@ -609,19 +609,29 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
         let path = path.to_path_buf();
         move |message: String| BenchError::Plot { path, message }
     };
-    let mut text = String::new();
-    {
-        let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
-        titled_figure(root, &title, |area| kind.draw(Canvas::Svg(area), &fig))
-            .map_err(err(&svg))?;
-    }
-    let text = print::physical_svg(&text);
-    std::fs::write(&svg, &text).map_err(xai_data::error::io_err(&svg))?;
-    let pdf_path = dir.join(format!("{}.pdf", kind.name()));
-    let pdf = pdf::from_svg(&text).map_err(err(&pdf_path))?;
-    std::fs::write(&pdf_path, pdf).map_err(xai_data::error::io_err(&pdf_path))?;
-    let root = raster::Raster::new(&png, size).into_drawing_area();
-    titled_figure(root, &title, |area| kind.draw(Canvas::Png(area), &fig)).map_err(err(&png))
+    let svg_text = || {
+        let mut text = String::new();
+        {
+            let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
+            titled_figure(root, &title, |area| kind.draw(Canvas::Svg(area), &fig))
+                .map_err(err(&svg))?;
+        }
+        Ok::<String, BenchError>(text)
+    };
+    // Drawn once to measure its axis names, then at one size for them all.
+    print::one_axis_name_size(
+        || drop(svg_text()),
+        || {
+            let text = print::physical_svg(&svg_text()?);
+            std::fs::write(&svg, &text).map_err(xai_data::error::io_err(&svg))?;
+            let pdf_path = dir.join(format!("{}.pdf", kind.name()));
+            let pdf = pdf::from_svg(&text).map_err(err(&pdf_path))?;
+            std::fs::write(&pdf_path, pdf).map_err(xai_data::error::io_err(&pdf_path))?;
+            let root = raster::Raster::new(&png, size).into_drawing_area();
+            titled_figure(root, &title, |area| kind.draw(Canvas::Png(area), &fig))
+                .map_err(err(&png))
+        },
+    )
 }
 
 /// The run at the grid values `at` asks for ([`RunOutput::at_grid_value`]; `None`

@@ -206,9 +206,73 @@ pub fn smallest_type<R>(draw: impl FnOnce() -> R) -> (R, Option<f64>) {
     (result, least)
 }
 
+/// How the axes of the figure being drawn size their names: each at its own fit,
+/// recording the least fit (a measuring pass), or every one at one size.
+#[derive(Debug, Clone, Copy)]
+enum AxisNames {
+    Own,
+    Measuring(f64),
+    At(f64),
+}
+
+thread_local! {
+    /// The axis names' sizing of the figure this thread draws.
+    static AXIS_NAMES: Cell<AxisNames> = const { Cell::new(AxisNames::Own) };
+}
+
+/// The type size of axis names that fit their axes at `own` units: `own`, or, inside
+/// [`one_axis_name_size`]'s drawing, the least size any panel's names fit at.
+pub(crate) fn axis_name_size(own: f64) -> f64 {
+    AXIS_NAMES.with(|a| match a.get() {
+        AxisNames::Own => own,
+        AxisNames::Measuring(least) => {
+            a.set(AxisNames::Measuring(least.min(own)));
+            own
+        }
+        AxisNames::At(size) => size.min(own),
+    })
+}
+
+/// Puts the axis names' sizing back when dropped, a failed drawing too.
+struct Restore(AxisNames);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        AXIS_NAMES.with(|a| a.set(self.0));
+    }
+}
+
+/// Runs `measure` (a drawing of the figure, thrown away), recording the least size any
+/// of its axes' names fit at, then `draw` with every axis named at that size, so
+/// sibling panels' names are one size (a long name on a short axis sets it).
+pub(crate) fn one_axis_name_size<R>(measure: impl FnOnce(), draw: impl FnOnce() -> R) -> R {
+    let _restore = Restore(AXIS_NAMES.with(|a| a.replace(AxisNames::Measuring(LABEL))));
+    measure();
+    let least = match AXIS_NAMES.with(|a| a.get()) {
+        AxisNames::Measuring(least) => least,
+        _ => LABEL,
+    };
+    AXIS_NAMES.with(|a| a.set(AxisNames::At(least)));
+    draw()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_axis_of_a_figure_names_itself_at_the_least_size_measured() {
+        let sizes = one_axis_name_size(
+            || {
+                assert_eq!(axis_name_size(LABEL), LABEL);
+                assert_eq!(axis_name_size(13.0), 13.0);
+            },
+            || [axis_name_size(LABEL), axis_name_size(12.0)],
+        );
+        assert_eq!(sizes, [13.0, 12.0]);
+        // Outside a figure's drawing, each axis has its own size again.
+        assert_eq!(axis_name_size(LABEL), LABEL);
+    }
 
     #[test]
     fn a_page_is_seven_inches_and_type_has_its_points() {
