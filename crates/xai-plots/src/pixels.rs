@@ -84,7 +84,7 @@ const GAP: u32 = 10;
 /// The space below row `line` of a block of `lines` rows, in layout units: room for
 /// the test images' captions (13-unit type), a hairline between the maps of one
 /// block, and a wider one where the next block starts, so that three pairs of two
-/// maps fit a page's 9 in.
+/// maps with their notes take 9.4 in (watson2023 Fig. 1a; 10.4 in with 20-unit gaps).
 fn gap_below(line: usize, lines: usize) -> u32 {
     match line {
         0 => 18,

@@ -210,8 +210,11 @@ pub fn smallest_type<R>(draw: impl FnOnce() -> R) -> (R, Option<f64>) {
 /// recording the least fit (a measuring pass), or every one at one size.
 #[derive(Debug, Clone, Copy)]
 enum AxisNames {
+    /// Each axis at its own fit size (outside a figure's drawing).
     Own,
+    /// The measuring pass: the least fit size so far.
     Measuring(f64),
+    /// The drawing pass: every axis at this size (or its own fit, if smaller).
     At(f64),
 }
 
