@@ -915,7 +915,7 @@ fn plot_plan<'a>(
     crate::plots::PlotPlan {
         grid,
         tidy: spec.tidy,
-        models: spec.models.len(),
+        models: spec.models.keys().map(String::as_str).collect(),
         entropy_maps: spec
             .methods
             .iter()

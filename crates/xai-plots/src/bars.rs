@@ -36,6 +36,8 @@ pub struct BarOrder {
     pub wrap: Option<usize>,
     /// Horizontal bars, names on the y-axis.
     pub horizontal: bool,
+    /// Each horizontal bar's estimate printed beyond its whisker.
+    pub values: bool,
 }
 
 /// Per model (in run order), its features by decreasing estimate of `quantity` at
@@ -104,6 +106,15 @@ plot_settings! {
         /// over replicates; needs the tidy rows.
         #[serde(default)]
         pub replicate: Option<usize>,
+        /// Draw only these models' panels (model keys; all by default): a companion
+        /// figure can leave out a model whose bars are all 0 by construction.
+        #[serde(default)]
+        pub models: Option<Vec<String>>,
+        /// With `horizontal`, each bar's estimate printed beyond its whisker, so bars
+        /// too short to see on an axis set by the largest still read (cid2021 Fig. 3's
+        /// CID, whose two largest are ten times the rest).
+        #[serde(default)]
+        pub values: bool,
     }
 }
 
@@ -118,16 +129,17 @@ impl Bars {
             side_by_side: self.side_by_side,
             wrap: self.wrap,
             horizontal: self.horizontal,
+            values: self.values,
         };
         let (out, panels) = (fig.out, &self.panels);
         let panel_col = panels
             .as_ref()
             .and_then(|k| out.keys.iter().position(|c| c == k));
         let mut list: Vec<Panel<'_>> = Vec::new();
-        let rows = out
-            .summary
-            .iter()
-            .filter(|r| self.quantities.contains(&r.quantity));
+        let rows = out.summary.iter().filter(|r| {
+            self.quantities.contains(&r.quantity)
+                && self.models.as_ref().is_none_or(|m| m.contains(&r.model))
+        });
         // The model is named where the quantities that use one have several.
         let mut models = rows
             .clone()
@@ -171,6 +183,31 @@ impl PlotKind for Bars {
         for q in self.quantities.iter().chain(&self.order_by) {
             plan.known(q, q)?;
         }
+        for m in self.models.iter().flatten() {
+            if !plan.models.contains(&m.as_str()) {
+                return Err(Invalid::new(
+                    "models",
+                    format!(
+                        "bars `models` names `{m}`, which the experiment does not fit; its \
+                         models are {}",
+                        plan.models.join(", ")
+                    ),
+                ));
+            }
+        }
+        if self.models.as_ref().is_some_and(Vec::is_empty) {
+            return Err(Invalid::new(
+                "models",
+                "bars `models` lists at least one model (leave it out to draw all)",
+            ));
+        }
+        if self.values && !self.horizontal {
+            return Err(Invalid::new(
+                "values",
+                "bars `values` prints each estimate beyond its whisker: it needs \
+                 `horizontal: true`",
+            ));
+        }
         if self.top == Some(0) {
             return Err(Invalid::new("top", "bars `top` must be at least 1"));
         }
@@ -196,15 +233,54 @@ impl PlotKind for Bars {
     }
 
     /// Horizontal bars take a row of 8-pt type each (18 units) and their axis and
-    /// caption; vertical panels are 0.6 as tall as wide, at least 1.4 in; then the
-    /// key.
+    /// caption; vertical panels are 0.6 as tall as wide, at least 1.4 in, and tall
+    /// enough that each value axis's name fits at 9 pt beside the plot (below the
+    /// captions and above the names, turned where they do not fit across); then
+    /// the key.
     fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
         let (list, order) = self.panel_list(fig);
         let layout = Layout::of(&list, &self.quantities, &order);
         let bars = bar_count(&list, &order, fig.names) as u32;
         let panel = match order.horizontal {
             true => 18 * bars + 80,
-            false => (width as f64 / layout.cols as f64 * 0.6).max(140.0) as u32 + 40,
+            false => {
+                let w = width / layout.cols.max(1) as u32;
+                let band = super::caption_band_of(
+                    captions(&list, &self.quantities, &layout)
+                        .iter()
+                        .map(String::as_str),
+                    w,
+                );
+                let longest = list
+                    .iter()
+                    .flat_map(|p| p.rows.iter())
+                    .map(|r| super::glyphs::text_width(fig.names.feature(&r.feature), super::print::TICK))
+                    .fold(0.0, f64::max)
+                    .ceil() as u32;
+                // The value labels' width is not known before the range: 50 units.
+                let slot = w.saturating_sub(50 + 16) / bars.max(1);
+                let x_labels = match longest + 4 > slot {
+                    true => longest + 10,
+                    false => 24,
+                };
+                // The names drawn: a caption that says one leaves it out.
+                let titles = super::labels::quantity_titles(&self.quantities);
+                let name = self
+                    .quantities
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(qi, q)| {
+                        let axis = value_axis(&self.quantities, q, fig.names);
+                        let drawn = layout.cells[qi].iter().any(|&pi| {
+                            caption(&titles, &list, layout.side_by_side, qi, pi) != axis
+                        });
+                        drawn.then(|| super::glyphs::text_width(&axis, super::print::LABEL))
+                    })
+                    .fold(0.0, f64::max)
+                    .ceil() as u32;
+                let aspect = (f64::from(w) * 0.6).max(140.0) as u32 + 40;
+                aspect.max(name + 8 + 16 + band + x_labels)
+            }
         };
         let key = whiskers_key(&list, &self.quantities, fig.names);
         panel * layout.rows as u32 + key.height(width)
@@ -442,24 +518,8 @@ fn bars<DB: DrawingBackend>(
     let layout = Layout::of(panels, quantities, order);
     let areas = root.split_evenly((layout.rows, layout.cols));
     let titles = super::labels::quantity_titles(quantities);
-    // A panel's caption: the model and setting, after the quantity where the
-    // quantities stand side by side (in rows of one quantity each, the row's value
-    // axis names it).
-    let caption = |qi: usize, pi: usize| {
-        [
-            (layout.side_by_side && quantities.len() > 1).then(|| titles[qi].clone()),
-            Some(panels[pi].title.clone()),
-        ]
-        .into_iter()
-        .flatten()
-        .filter(|t| !t.is_empty())
-        .collect::<Vec<_>>()
-        .join(", ")
-    };
-    let captions: Vec<String> = (0..quantities.len())
-        .flat_map(|qi| layout.cells[qi].iter().map(move |&pi| (qi, pi)))
-        .map(|(qi, pi)| caption(qi, pi))
-        .collect();
+    let caption = |qi: usize, pi: usize| caption(&titles, panels, layout.side_by_side, qi, pi);
+    let captions = captions(panels, quantities, &layout);
     let band = super::caption_band_of(
         captions.iter().map(String::as_str),
         areas[0].dim_in_pixel().0,
@@ -494,7 +554,6 @@ fn bars<DB: DrawingBackend>(
             let pos = |c: f64| if horizontal { nf as f64 - 1.0 - c } else { c };
             let pt = |c: f64, v: f64| if horizontal { (v, pos(c)) } else { (pos(c), v) };
             let categories = -0.5f64..nf as f64 - 0.5;
-            let values = (lo - pad)..(hi + pad);
             // The widest name at 8 pt, and whether vertical bars' names fit their slot
             // across (else they are turned a quarter, reading upwards).
             let longest = features
@@ -511,6 +570,22 @@ fn bars<DB: DrawingBackend>(
                 true => longest + 12,
                 false => value_labels,
             };
+            // Printed values take the room of the widest beyond the largest bar.
+            let printed = |r: &&SummaryRow| value_label(r.value.estimate);
+            let room = match order.values {
+                true => rows
+                    .iter()
+                    .map(|r| super::glyphs::text_width(&printed(r), super::print::TICK))
+                    .fold(0.0, f64::max),
+                false => 0.0,
+            };
+            let plot_w = f64::from(w.saturating_sub(y_labels + 16)).max(1.0);
+            let span = hi - lo + 2.0 * pad;
+            let beyond = match room > 0.0 {
+                true => (room + 8.0) / (plot_w - room - 8.0).max(1.0) * span,
+                false => 0.0,
+            };
+            let values = (lo - pad)..(hi + pad + beyond);
             let slot = w.saturating_sub(y_labels + 16) / nf.max(1) as u32;
             let turned = !horizontal && longest + 4 > slot;
             let caption = caption(qi, pi);
@@ -543,9 +618,10 @@ fn bars<DB: DrawingBackend>(
             };
             // A row of panels of one quantity shares its value axis: named once, on
             // the left; a caption that says the axis's name already is not repeated.
+            let axis = value_axis(quantities, q, names);
             let label = match horizontal || layout.side_by_side || k == 0 {
-                true if names.axis(q) == caption => String::new(),
-                true => names.axis(q),
+                true if axis == caption => String::new(),
+                true => axis,
                 false => String::new(),
             };
             let (x_desc, y_desc) = if horizontal {
@@ -580,11 +656,28 @@ fn bars<DB: DrawingBackend>(
                 }))
                 .map_err(e)?;
             // A bar of exactly 0 (a term set to zero, e.g. Ĉ of a feature whose Î
-            // is below its null) is marked, so it does not read as a missing bar.
+            // is below its null) is marked "0", so it does not read as a missing bar;
+            // one too short to see, whiskers and all, "≈0" where at most
+            // [`NEAR_ZERO_MARKS`] bars of the panel are that short (whiskers or not:
+            // a row of short bars reads as nothing anyway, and marks would crowd
+            // it), unless its value is printed.
+            let seen = |v: f64| v.is_finite() && v.abs() >= NEAR_ZERO * span;
+            let unseen = |r: &&&SummaryRow| {
+                r.value.estimate != 0.0
+                    && ![r.value.estimate, r.value.lower, r.value.upper]
+                        .into_iter()
+                        .any(seen)
+            };
+            let near_zero = rows.iter().filter(|r| !seen(r.value.estimate)).count();
+            let mark = |r: &&&SummaryRow| match r.value.estimate {
+                0.0 => Some("0"),
+                _ if !order.values && near_zero <= NEAR_ZERO_MARKS && unseen(r) => Some("≈0"),
+                _ => None,
+            };
             chart
-                .draw_series(rows.iter().filter(|r| r.value.estimate == 0.0).map(|r| {
+                .draw_series(rows.iter().filter_map(|r| Some((r, mark(&r)?))).map(|(r, m)| {
                     Text::new(
-                        "0",
+                        m,
                         pt(at(r), 0.0),
                         ("sans-serif", super::print::TICK)
                             .into_font()
@@ -603,6 +696,26 @@ fn bars<DB: DrawingBackend>(
                         .flat_map(|r| whisker(pt, at(r), r.value.lower, r.value.upper)),
                 )
                 .map_err(e)?;
+            if order.values {
+                // Just beyond the whisker's (or the bar's) end, at 4 units.
+                let gap = 4.0 / plot_w * span;
+                chart
+                    .draw_series(rows.iter().map(|r| {
+                        let end = [r.value.estimate, r.value.upper, 0.0]
+                            .into_iter()
+                            .filter(|v| v.is_finite())
+                            .fold(f64::NEG_INFINITY, f64::max);
+                        Text::new(
+                            printed(r),
+                            pt(at(r), end + gap),
+                            ("sans-serif", super::print::TICK)
+                                .into_font()
+                                .color(&BLACK)
+                                .pos(Pos::new(HPos::Left, VPos::Center)),
+                        )
+                    }))
+                    .map_err(e)?;
+            }
             chart
                 .draw_series(std::iter::once(PathElement::new(
                     vec![pt(-0.5, 0.0), pt(nf as f64 - 0.5, 0.0)],
@@ -612,6 +725,59 @@ fn bars<DB: DrawingBackend>(
         }
     }
     Ok(())
+}
+
+/// A panel's caption: the model and setting, after the quantity's title (of
+/// `titles`) where the quantities stand `side_by_side` (in rows of one quantity each,
+/// the row's value axis names it).
+fn caption(titles: &[String], panels: &[Panel<'_>], side_by_side: bool, qi: usize, pi: usize) -> String {
+    [
+        (side_by_side && titles.len() > 1).then(|| titles[qi].clone()),
+        Some(panels[pi].title.clone()),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|t| !t.is_empty())
+    .collect::<Vec<_>>()
+    .join(", ")
+}
+
+/// Every panel's caption, quantity by quantity ([`caption`]).
+fn captions(panels: &[Panel<'_>], quantities: &[String], layout: &Layout) -> Vec<String> {
+    let titles = super::labels::quantity_titles(quantities);
+    (0..quantities.len())
+        .flat_map(|qi| layout.cells[qi].iter().map(move |&pi| (qi, pi)))
+        .map(|(qi, pi)| caption(&titles, panels, layout.side_by_side, qi, pi))
+        .collect()
+}
+
+/// The name of `q`'s value axis among `quantities`: as one fit's where the panels
+/// are titled by their estimands ([`Names::estimand_axis`]).
+fn value_axis(quantities: &[String], q: &str, names: &Names) -> String {
+    match super::labels::titled_by_estimand(quantities) {
+        true => names.estimand_axis(q),
+        false => names.axis(q),
+    }
+}
+
+/// A bar, and its whiskers, shorter than this share of the value axis cannot be seen.
+const NEAR_ZERO: f64 = 0.01;
+
+/// At most this many unseen bars in a panel are marked "≈0".
+const NEAR_ZERO_MARKS: usize = 2;
+
+/// A bar's printed value: two significant digits, trailing zeros kept, with a real
+/// minus sign ("2.3", "0.20", "−0.0070"); "0" for 0.
+fn value_label(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return super::tick(&v);
+    }
+    let digits = (1.0 - v.abs().log10().floor()).max(0.0) as usize;
+    let text = format!("{:.digits$}", v.abs());
+    match v < 0.0 {
+        true => format!("\u{2212}{text}"),
+        false => text,
+    }
 }
 
 /// The names of vertical bars turned a quarter, reading upwards, their ends just
@@ -693,6 +859,18 @@ mod tests {
             msg.contains("`pfi`") && msg.contains("differ in dgp, n"),
             "{msg}"
         );
+    }
+
+    /// Printed values keep two significant digits and their trailing zeros.
+    #[test]
+    fn printed_values_keep_two_significant_digits() {
+        let label = super::value_label;
+        assert_eq!(label(2.2712), "2.3");
+        assert_eq!(label(0.2), "0.20");
+        assert_eq!(label(0.0054), "0.0054");
+        assert_eq!(label(-0.00704), "\u{2212}0.0070");
+        assert_eq!(label(37.6), "38");
+        assert_eq!(label(0.0), "0");
     }
 
     /// Each model's panel takes its own order; a model the order does not list takes

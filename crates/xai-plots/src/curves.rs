@@ -68,6 +68,11 @@ plot_settings! {
         /// fits (the spread over refits), instead of one fit's curves and its own PD.
         #[serde(default)]
         pub replicates: bool,
+        /// With `ice`: one y-range for every ICE panel (the union of each panel's
+        /// own), so the models' curves of one quantity compare by eye (wood2024
+        /// Fig. 12: the forest's entropy beside the network's).
+        #[serde(default)]
+        pub shared_y: bool,
     }
 }
 
@@ -134,6 +139,13 @@ impl PlotKind for Curves {
                 "replicates",
                 "curves `replicates` draws every fit's ICE curves: it needs `ice` and no \
                  `replicate` (one fit)",
+            ));
+        }
+        if self.shared_y && self.ice.is_none() {
+            return Err(Invalid::new(
+                "shared_y",
+                "curves `shared_y` shares the ICE panels' y-range: it needs `ice` (PD \
+                 panels without ICE share one y-axis already)",
             ));
         }
         if self.wrap == Some(0) || self.wrap.is_some() && self.data.is_some() {
@@ -411,7 +423,7 @@ fn draw<DB: DrawingBackend>(
         super::scatter::draw(&left, out, &d.x, &d.y, d.shade)?;
     }
     let root = &rest;
-    if let Some(style) = plot.ice_style(names) {
+    if let Some(style) = plot.ice_style(out, names) {
         // Per feature: its ICE panel of each model, then (with `histogram`)
         // the feature's class histogram once (wood2024 Fig. 12-15's layout).
         let features = ice_columns(&list);
@@ -471,6 +483,7 @@ fn draw<DB: DrawingBackend>(
                 y,
                 features: &features,
                 band,
+                estimands: pd.list().len() > 1,
             };
             pd_panel(area, panel, &style, names)?;
         }
@@ -479,12 +492,14 @@ fn draw<DB: DrawingBackend>(
 }
 
 /// How PD panels are drawn: their dotted lines, their shared y-range, the features
-/// in colour order and their caption band.
+/// in colour order, their caption band and whether their captions name their
+/// estimands (several PD quantities side by side).
 struct PdStyle<'a> {
     vlines: &'a [f64],
     y: (f64, f64),
     features: &'a [String],
     band: u32,
+    estimands: bool,
 }
 
 fn pd_panel<DB: DrawingBackend>(
@@ -505,7 +520,10 @@ fn pd_panel<DB: DrawingBackend>(
         [(feature, _)] => names.feature_axis(feature),
         _ => "feature value".to_string(),
     };
-    let y_desc = names.axis(panel.quantity);
+    let y_desc = match style.estimands {
+        true => names.estimand_axis(panel.quantity),
+        false => names.axis(panel.quantity),
+    };
     super::axes(&mut chart, &x_desc, &y_desc)
         .draw()
         .map_err(e)?;
@@ -515,7 +533,11 @@ fn pd_panel<DB: DrawingBackend>(
             .iter()
             .position(|f| f == feature)
             .unwrap_or(0);
-        let color = super::palette::series(i);
+        // Several features take a colour each; one takes its quantity's.
+        let color = match style.features.len() {
+            1 => super::palette::quantity(panel.quantity, 0),
+            _ => super::palette::series(i),
+        };
         let band: Vec<(f64, f64)> = rows
             .iter()
             .filter(|r| r.value.lower.is_finite())
@@ -556,10 +578,11 @@ fn pd_panel<DB: DrawingBackend>(
 }
 
 impl Curves {
-    /// How its ICE panels are drawn, where it draws ICE curves.
-    fn ice_style(&self, names: &Names) -> Option<IceStyle<'_>> {
+    /// How its ICE panels are drawn, where it draws ICE curves: with `shared_y`,
+    /// on the union of every panel's own y-range.
+    fn ice_style(&self, out: &RunOutput, names: &Names) -> Option<IceStyle<'_>> {
         let pd = &self.pd.list()[0];
-        Some(IceStyle {
+        let mut style = IceStyle {
             ice: self.ice.as_deref()?,
             max_curves: self.max_curves,
             pd,
@@ -567,7 +590,18 @@ impl Curves {
             vlines: &self.vlines,
             rug: self.rug,
             y_desc: names.axis(pd),
-        })
+            shared_y: None,
+        };
+        if self.shared_y {
+            let panels = pd_panels(out, self.pd.list(), &self.panels, names);
+            let own = panels.iter().flat_map(|p| {
+                p.features
+                    .iter()
+                    .map(|(f, pd)| ice_y_range(&panel_curves(out, &style, p, f), pd))
+            });
+            style.shared_y = own.reduce(|(a0, a1), (b0, b1)| (a0.min(b0), a1.max(b1)));
+        }
+        Some(style)
     }
 }
 
@@ -580,6 +614,8 @@ struct IceStyle<'a> {
     vlines: &'a [f64],
     rug: bool,
     y_desc: String,
+    /// The y-range every panel shares (`shared_y`), or none: each its own.
+    shared_y: Option<(f64, f64)>,
 }
 
 /// The width of an ICE panel's colour bar, in layout units.
@@ -623,14 +659,14 @@ fn ice_y_range(curves: &[&CurveRow], pd: &[&SummaryRow]) -> (f64, f64) {
 /// Over every ICE panel of the figure: how many curves leave their panel's
 /// y-range ([`ice_y_range`]), and how many are drawn.
 fn cut_curves(plot: &Curves, out: &RunOutput, names: &Names) -> (usize, usize) {
-    let Some(style) = plot.ice_style(names) else {
+    let Some(style) = plot.ice_style(out, names) else {
         return (0, 0);
     };
     let (mut cut, mut total) = (0, 0);
     for panel in &pd_panels(out, plot.pd.list(), &plot.panels, names) {
         for (feature, pd) in &panel.features {
             let curves = panel_curves(out, &style, panel, feature);
-            let (y0, y1) = ice_y_range(&curves, pd);
+            let (y0, y1) = style.shared_y.unwrap_or_else(|| ice_y_range(&curves, pd));
             total += curves.len();
             cut += curves
                 .iter()
@@ -698,17 +734,24 @@ fn ice_panel<DB: DrawingBackend>(
         Some(b) => out.feature_names.iter().position(|n| n == b),
         None => None,
     };
-    // The colour bar spans the middle 98 % of the other feature's values; the rest
-    // take its end colours.
+    // The colour bar spans the middle 98 % of the colouring feature's values over
+    // every panel coloured by it (one bar for one feature); the rest take its end
+    // colours.
+    let colouring = |c: &&CurveRow| match color_by {
+        Some("other") => c.feature == *feature,
+        _ => true,
+    };
     let (c0, c1) = super::robust_range(
-        curves
+        out.curves
             .iter()
+            .filter(|c| c.quantity == ice)
+            .filter(colouring)
             .filter_map(|c| by.and_then(|b| c.row_values.get(b).copied())),
         COLOUR_SHARE,
         &[],
     );
     let (x0, x1) = range(pd.iter().filter_map(|r| r.x));
-    let (y0, y1) = ice_y_range(&curves, pd);
+    let (y0, y1) = style.shared_y.unwrap_or_else(|| ice_y_range(&curves, pd));
     // The rug of the rows' own values has a strip of its own below the curves (two
     // rows, one per class), so it never covers them.
     let floor = match style.rug {

@@ -42,6 +42,12 @@ plot_settings! {
         /// Centre every curve at the smallest grid value.
         #[serde(default)]
         pub centred: bool,
+        /// `[k, n]`: draw only part k of n, the features cut into n runs of equal
+        /// length in the run's order (the last may be shorter), so a grid too tall
+        /// for a page spans several figures (icefi2022 App. A and B: 32 features,
+        /// two figures of 16).
+        #[serde(default)]
+        pub part: Option<[usize; 2]>,
     }
 }
 
@@ -67,6 +73,14 @@ impl PlotKind for IceGrid {
                 "an ice_grid needs at least 1 column",
             ));
         }
+        if let Some([k, n]) = self.part
+            && !(1..=n).contains(&k)
+        {
+            return Err(Invalid::new(
+                "part",
+                format!("`part: [k, n]` draws part k of n, 1 ≤ k ≤ n; [{k}, {n}] is not one"),
+            ));
+        }
         if self.near.is_some_and(|k| !(k > 0.0 && k.is_finite())) {
             return Err(Invalid::new("near", "`near` is a positive number of sds"));
         }
@@ -74,17 +88,27 @@ impl PlotKind for IceGrid {
     }
 
     fn width(&self, fig: &Figure<'_>) -> Width {
-        Width::for_panels(panels(fig.out, &self.pd).len().min(self.columns))
+        Width::for_panels(cells(fig.out, &self.style()).len().min(self.columns))
     }
 
-    /// Panels 0.62 as tall as wide, `columns` a row (32 panels in 4 columns fill a
-    /// 7 × 9-in page), and the key.
+    /// Plots 0.62 as tall as wide below each row's caption band, `columns` a row
+    /// (16 panels in 4 columns take about 6 in of a 7-in-wide page), and the key.
     fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
         let style = self.style();
         let list = cells(fig.out, &style);
         let columns = self.columns.clamp(1, list.len().max(1));
         let key = key(&style, fig.out, fig.names, &list).height(width);
-        grid_height(width, (list.len().div_ceil(columns), columns), 0.62, key)
+        let panel_w = width / columns as u32;
+        let bands: u32 = list
+            .chunks(columns)
+            .map(|row| band(row, fig.names, panel_w))
+            .sum();
+        grid_height(
+            width,
+            (list.len().div_ceil(columns), columns),
+            0.62,
+            key + bands,
+        )
     }
 
     fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
@@ -102,6 +126,7 @@ impl IceGrid {
             columns: self.columns,
             near: self.near,
             centred: self.centred,
+            part: self.part,
         }
     }
 }
@@ -118,6 +143,8 @@ struct Style<'a> {
     near: Option<f64>,
     /// Subtract each curve's value at the smallest grid value.
     centred: bool,
+    /// Part k of n of the features (`[k, n]`), or all.
+    part: Option<[usize; 2]>,
 }
 
 /// Features with more grid values than this count as continuous (solid only near
@@ -179,14 +206,29 @@ impl Cell<'_> {
     }
 }
 
-/// The panels' cells, in the run's feature order.
+/// The features of part k of n (`[k, n]`: the k-th of n runs of ⌈count / n⌉ in
+/// order) of `count`, as a range of their positions; all without a part.
+fn part_range(part: Option<[usize; 2]>, count: usize) -> std::ops::Range<usize> {
+    match part {
+        Some([k, n]) if (1..=n).contains(&k) => {
+            let run = count.div_ceil(n);
+            (run * (k - 1)).min(count)..(run * k).min(count)
+        }
+        _ => 0..count,
+    }
+}
+
+/// The panels' cells, in the run's feature order (of the part drawn).
 fn cells<'a>(out: &'a RunOutput, style: &Style<'_>) -> Vec<Cell<'a>> {
     let shift = |values: &[f64]| match (style.centred, values.first()) {
         (true, Some(&v0)) => values.iter().map(|v| v - v0).collect(),
         _ => values.to_vec(),
     };
-    panels(out, style.pd)
-        .into_iter()
+    let all = panels(out, style.pd);
+    let drawn = part_range(style.part, all.len());
+    all.into_iter()
+        .skip(drawn.start)
+        .take(drawn.len())
         .map(|(feature, pd)| {
             let first = pd[0];
             let curves: Vec<&CurveRow> = out
@@ -253,22 +295,41 @@ fn draw<DB: DrawingBackend>(
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
     let columns = style.columns.clamp(1, list.len());
-    let areas = root.split_evenly((list.len().div_ceil(columns), columns));
-    let width = areas[0].dim_in_pixel().0;
+    let width = root.dim_in_pixel().0 / columns as u32;
     // A caption band per row: the row's panels align, other rows keep their height.
+    let bands: Vec<u32> = list
+        .chunks(columns)
+        .map(|row| band(row, names, width))
+        .collect();
+    let plots = root
+        .dim_in_pixel()
+        .1
+        .saturating_sub(bands.iter().sum::<u32>());
+    let rows = list.len().div_ceil(columns) as u32;
+    let mut top = 0;
     for (row, cells) in list.chunks(columns).enumerate() {
-        let captions: Vec<String> = cells.iter().map(|c| caption(c, names)).collect();
-        // Small multiples: captions at 8 pt.
-        let size = super::print::TICK;
-        let band = super::caption_band_at(captions.iter().map(String::as_str), width, size);
-        for (k, cell) in cells.iter().enumerate() {
-            let area = &areas[row * columns + k];
-            let area =
-                super::captioned(area, &captions[k], size, band).map_err(|e| e.to_string())?;
+        let height = bands[row] + plots / rows;
+        let strip = root.clone().shrink((0, top), (root.dim_in_pixel().0, height));
+        top += height;
+        let areas = strip.split_evenly((1, columns));
+        for (area, cell) in areas.iter().zip(cells) {
+            let caption = caption(cell, names);
+            let area = super::captioned(area, &caption, CAPTION, bands[row])
+                .map_err(|e| e.to_string())?;
             panel(&area, out, &style, cell)?;
         }
     }
     Ok(())
+}
+
+/// Small multiples: captions at 8 pt.
+const CAPTION: f64 = super::print::TICK;
+
+/// The caption band of a row of cells, each `width` units wide: room for its
+/// longest caption's lines.
+fn band(row: &[Cell<'_>], names: &Names, width: u32) -> u32 {
+    let captions: Vec<String> = row.iter().map(|c| caption(c, names)).collect();
+    super::caption_band_at(captions.iter().map(String::as_str), width, CAPTION)
 }
 
 /// The key: the PD, the curves (solid near the row's own value with `near`), the
@@ -303,6 +364,18 @@ fn key(style: &Style<'_>, out: &RunOutput, names: &Names, cells: &[Cell<'_>]) ->
     if cells.iter().any(|c| c.binary().is_some()) {
         key.add(
             "x-axes of 0/1 features: 0, the imputed mean and 1, equally spaced",
+            Swatch::Note,
+        );
+    }
+    let count = panels(out, style.pd).len();
+    let drawn = part_range(style.part, count);
+    if drawn.len() < count {
+        key.add(
+            format!(
+                "features {}\u{2013}{} of the {count}, in the data's order",
+                drawn.start + 1,
+                drawn.end
+            ),
             Swatch::Note,
         );
     }
@@ -418,12 +491,18 @@ fn panel<DB: DrawingBackend>(
         .y_labels(y_ticks.0)
         .y_label_formatter(&y_label)
         .label_style(("sans-serif", super::print::TICK));
-    match binary.is_some() || two_valued {
-        true => mesh
+    // A constant feature is labelled at its one value alone.
+    let only = |v: &f64| match grid.as_slice() {
+        [g] if (v - g).abs() < 1e-9 => tick(v),
+        _ => String::new(),
+    };
+    match (grid.len(), binary.is_some() || two_valued) {
+        (1, _) => mesh.x_labels(3).x_label_formatter(&only).disable_x_mesh(),
+        (_, true) => mesh
             .x_labels(3)
             .x_label_formatter(&zero_one)
             .disable_x_mesh(),
-        false => mesh
+        (_, false) => mesh
             .x_labels(super::tick_count((x0, x1), w, 45, 2))
             .x_label_formatter(&tick),
     };

@@ -55,7 +55,27 @@ impl Names {
     /// prediction named by its positive class: "P(diabetic)", "P(heart disease)
     /// (conditional PD)".
     pub fn axis(&self, quantity: &str) -> String {
-        let label = axis_label(quantity);
+        self.of_classes(axis_label(quantity), quantity)
+    }
+
+    /// The axis label of `quantity` in a panel titled by its estimand ("learner-PFI",
+    /// [`estimand_name`]): a learner's quantity is named as one fit's, since the
+    /// title says it is the mean over refits, so a model's panel and its learner's
+    /// name their axes alike ("Brier score increase (subgroup PFI)" in both).
+    pub fn estimand_axis(&self, quantity: &str) -> String {
+        let q = Quantity::read(quantity);
+        match q.outer() == Some(Inference::Learner) {
+            true => {
+                let mut base = q.unwrapped();
+                base.suffixes.retain(|s| *s != Suffix::Corrected);
+                self.of_classes(axis_label(&base.to_string()), quantity)
+            }
+            false => self.axis(quantity),
+        }
+    }
+
+    /// `label` with a binary classifier's prediction named by its positive class.
+    fn of_classes(&self, label: String, quantity: &str) -> String {
         let prediction = Quantity::read(quantity).statistic() == Some(Statistic::Prediction);
         match (prediction, self.classes.len()) {
             (true, 2) => label.replacen("Prediction", &format!("P({})", self.class(1)), 1),
@@ -220,18 +240,27 @@ pub fn estimand_name(quantity: &str) -> String {
     format!("{conditional}{who}-{what}")
 }
 
-/// The names of `quantities` drawn side by side, for their panel titles: model- and
-/// learner-PFI or -PDP where any is a learner's ([`estimand_name`]), else each
-/// quantity's axis label ("R² drop / (1 − Ĉ) (CID)").
-pub fn quantity_titles(quantities: &[String]) -> Vec<String> {
-    let learner = quantities
-        .iter()
-        .any(|q| Quantity::read(q).outer() == Some(Inference::Learner));
+/// Whether `quantities` drawn side by side are titled by their estimands (model-
+/// and learner-PFI or -PDP, [`estimand_name`]): where any is a learner's.
+pub fn titled_by_estimand(quantities: &[String]) -> bool {
     quantities
         .iter()
-        .map(|q| match learner {
-            true => estimand_name(q),
-            false => axis_label(q),
+        .any(|q| Quantity::read(q).outer() == Some(Inference::Learner))
+}
+
+/// The names of `quantities` drawn side by side, for their panel titles: their
+/// estimands where [`titled_by_estimand`], else each quantity's title where its axis
+/// names only what it measures ("From the other features" above "Cross-validated
+/// R²"), else its axis label ("R² drop / (1 − Ĉ) (CID)").
+pub fn quantity_titles(quantities: &[String]) -> Vec<String> {
+    let estimands = titled_by_estimand(quantities);
+    quantities
+        .iter()
+        .map(|q| match (estimands, q.as_str()) {
+            (true, _) => estimand_name(q),
+            (false, "r2_without_target") => "From the other features".into(),
+            (false, "r2_with_target") => "From the other features and the target".into(),
+            (false, _) => axis_label(q),
         })
         .collect()
 }
@@ -274,8 +303,7 @@ pub fn axis_label(quantity: &str) -> String {
         "conditional_mi" => Some("Î(X; Y | rest) (nats)"),
         "conditional_mi_null" => Some("95% quantile of Î(X; Y | rest) under the null (nats)"),
         "covered" => Some("Covered fraction Ĉ"),
-        "r2_without_target" => Some("R² from the other features"),
-        "r2_with_target" => Some("R² from the others and the target"),
+        "r2_without_target" | "r2_with_target" => Some("Cross-validated R²"),
         "outside_training_range" => Some("Share of test values outside the training range"),
         "class_share" => Some("Share of the positive class"),
         "class_entropy" => Some("Label entropy in the bin (nats)"),
@@ -340,7 +368,7 @@ fn explanation_label(q: &Quantity) -> Option<String> {
             with_unit("Negative log-likelihood".into(), unit)
         }
         (Aggregation::Pd, _) if q.sampler == Some(Sampler::Conditional) => {
-            format!("{name} (conditional PD)")
+            format!("{name}, conditional PD")
         }
         (Aggregation::Pd | Aggregation::Ice, _) => with_unit(name.to_string(), unit),
         (Aggregation::Shap, _) => with_unit(
@@ -451,8 +479,19 @@ mod tests {
             .clone()
             .with_classes(vec!["no heart disease".into(), "heart disease".into()]);
         let q = "prediction_conditional_pd";
-        assert_eq!(named.axis(q), "P(heart disease) (conditional PD)");
-        assert_eq!(plain.axis(q), "Prediction (conditional PD)");
+        assert_eq!(named.axis(q), "P(heart disease), conditional PD");
+        assert_eq!(plain.axis(q), "Prediction, conditional PD");
+        // Beside its model's panel, a learner's axis is named as one fit's.
+        let learner = "learner_prediction_conditional_pd_corrected";
+        assert_eq!(named.estimand_axis(learner), named.axis(q));
+        assert_eq!(
+            named.axis(learner),
+            "P(heart disease), conditional PD, mean over refits (corrected interval)"
+        );
+        assert_eq!(
+            plain.estimand_axis("learner_brier_subgroup_pfi_corrected"),
+            plain.estimand_axis("brier_subgroup_pfi")
+        );
         assert_eq!(named.axis("entropy_pd"), "Entropy (nats)");
         assert_eq!(named.class(0), "no heart disease");
         assert_eq!(plain.class(1), "class 1");
@@ -504,7 +543,7 @@ mod tests {
         );
         assert_eq!(
             axis_label("prediction_conditional_pd"),
-            "Prediction (conditional PD)"
+            "Prediction, conditional PD"
         );
         assert_eq!(axis_label("something_new"), "something_new");
         assert_eq!(

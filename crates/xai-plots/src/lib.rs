@@ -248,8 +248,8 @@ pub struct PlotPlan<'a> {
     pub grid: &'a BTreeMap<String, Vec<String>>,
     /// Whether the run keeps its per-replicate rows (`tidy`).
     pub tidy: bool,
-    /// How many models the experiment fits.
-    pub models: usize,
+    /// The keys of the models the experiment fits.
+    pub models: Vec<&'a str>,
     /// Whether a method draws entropy maps (a `permutation_map` method).
     pub entropy_maps: bool,
     /// Whether the data's DGP knows its true PD in closed form.

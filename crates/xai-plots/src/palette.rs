@@ -52,7 +52,9 @@ pub fn statistic(quantity: &str) -> Option<RGBColor> {
 /// The colour of a quantity's bars: its statistic's ([`statistic`]), else its
 /// method's, the same in every figure: a learner's (over refits) green, impurity
 /// importance brown, mutual-information terms pink, CID cyan, the covered share
-/// olive, another statistic's PFI dark grey; any other the `i`-th [`series`].
+/// olive, one model's PFI or PD of another statistic dark grey (so a model's curve
+/// beside its learner's keeps the colours of their bars, molnar2023 Fig. 6); any
+/// other the `i`-th [`series`].
 pub fn quantity(q: &str, i: usize) -> RGBColor {
     if let Some(c) = statistic(q) {
         return c;
@@ -65,7 +67,7 @@ pub fn quantity(q: &str, i: usize) -> RGBColor {
         _ if has("mi") => SERIES[2],
         _ if has("cid") => SERIES[3],
         _ if has("covered") => SERIES[4],
-        _ if has("pfi") => SERIES[5],
+        _ if has("pfi") || has("pd") => SERIES[5],
         _ => series(i),
     }
 }
@@ -153,6 +155,15 @@ mod tests {
             quantity("learner_brier_subgroup_pfi_corrected", 1)
         );
         assert_eq!(quantity("r2_with_target", 1), series(1));
+        // A model's PD takes its PFI's colour, its learner's the learner's.
+        assert_eq!(
+            quantity("prediction_conditional_pd", 0),
+            quantity("brier_subgroup_pfi", 1)
+        );
+        assert_eq!(
+            quantity("learner_prediction_conditional_pd_corrected", 0),
+            quantity("learner_brier_subgroup_pfi_corrected", 1)
+        );
     }
 
     #[test]

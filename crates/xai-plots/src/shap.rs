@@ -106,7 +106,7 @@ impl PlotKind for ShapDependence {
             }
             FeatureChoice::PerPanel(_) => {}
         }
-        if plan.models > 1 {
+        if plan.models.len() > 1 {
             return Err(Invalid::new(
                 "shap_dependence",
                 "a dependence plot draws one model's values; this experiment has several",
