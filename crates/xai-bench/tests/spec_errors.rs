@@ -390,6 +390,41 @@ fn every_fits_curves_need_an_ice_figure() {
     );
 }
 
+/// A bar figure draws the models it names, each one the experiment fits, and prints
+/// values only beside horizontal bars; an ICE grid's `part: [k, n]` has 1 ≤ k ≤ n;
+/// a curves `shared_y` shares ICE panels' ranges, so it needs `ice`. Each loads when
+/// set right.
+#[test]
+fn new_plot_settings_are_checked_at_load() {
+    let plot = "  - bars: { name: fig4, quantities: [likelihood_pfi, entropy_pfi] }";
+    let with = |extra: &str| error_of(plot, &format!("{plot}\n  - {extra}"));
+    let msg = with("bars: { name: x, title: \"T\", quantities: [entropy_pfi], models: [gpp] }");
+    assert_has(&msg, &["bars `models` names `gpp`", "its models are gp"]);
+    let msg = with("bars: { name: x, title: \"T\", quantities: [entropy_pfi], models: [] }");
+    assert_has(&msg, &["lists at least one model"]);
+    let msg = with("bars: { name: x, title: \"T\", quantities: [entropy_pfi], values: true }");
+    assert_has(&msg, &["bars `values`", "needs `horizontal: true`"]);
+    let msg = with(
+        "curves: { name: x, title: \"T\", pd: likelihood_pfi, shared_y: true }",
+    );
+    assert_has(&msg, &["curves `shared_y`", "needs `ice`"]);
+    let fine = format!(
+        "{plot}\n  - bars: {{ name: x, title: \"T\", quantities: [entropy_pfi], models: [gp], horizontal: true, values: true }}"
+    );
+    let text = fig4().replacen(plot, &fine, 1);
+    Experiment::from_text(Path::new("experiments/wood2024-fig4.yaml"), text).unwrap();
+    let dir = root().join("experiments");
+    let appb = std::fs::read_to_string(dir.join("icefi2022-figB.yaml")).unwrap();
+    assert!(appb.contains("part: [2, 2]"), "the App. B grid is in two parts");
+    let Err(err) = Experiment::from_text(
+        &dir.join("icefi2022-figB.yaml"),
+        appb.replacen("part: [2, 2]", "part: [3, 2]", 1),
+    ) else {
+        panic!("part 3 of 2 loaded");
+    };
+    assert_has(&err.to_string(), &["`part: [k, n]` draws part k of n", "[3, 2]"]);
+}
+
 /// Every DGP has marginals (its own or column j of a joint draw), so fresh draws load
 /// on fig4's correlated Gaussian DGP; a dataset has none.
 #[test]

@@ -893,6 +893,7 @@ mod tests {
             side_by_side: false,
             wrap: None,
             horizontal: true,
+            values: false,
         };
         let shown = |model: &str| {
             let (x1, x2) = (at(model, "X1"), at(model, "X2"));
@@ -929,6 +930,7 @@ mod tests {
             side_by_side,
             wrap,
             horizontal: false,
+            values: false,
         };
         let side = Layout::of(&panels, &quantities, &order(true, None));
         assert_eq!((side.rows, side.cols), (1, 2));

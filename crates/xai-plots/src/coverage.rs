@@ -58,6 +58,38 @@ plot_settings! {
         /// in the key (`prediction_shap_auc`: "50% missing (AUC 0.682)").
         #[serde(default)]
         pub annotate: Option<String>,
+        /// The values of `color_by` are ordered (a share of missing cells): their
+        /// lines take a sequential scale (viridis, dark to green) in their order,
+        /// not the series' unordered colours.
+        #[serde(default)]
+        pub ordered: bool,
+    }
+}
+
+/// The colour of the `k`-th of `n` values of `color_by`: along viridis from its
+/// dark end to its green (its pale yellow end reads poorly on white) where the
+/// values are `ordered`, else the `k`-th [`super::palette::series`] colour.
+fn line_colour(plot: &Lines, k: usize, n: usize) -> RGBColor {
+    match (plot.ordered, n) {
+        (true, 2..) => ViridisRGB::get_color_normalized(0.8 * k as f64 / (n - 1) as f64, 0.0, 1.0),
+        _ => super::palette::series(k),
+    }
+}
+
+/// Whether the key's entries sit inside the plot's lower-right corner: an ROC
+/// figure of one panel (a curve better than chance never goes there, and what
+/// the block covers still shows through it); its notes stay below.
+fn key_inside(plot: &Lines, layout: &LinesLayout) -> bool {
+    plot.diagonal && plot.y.len() * layout.rows.len().max(1) * layout.columns.len().max(1) == 1
+}
+
+/// The key drawn below the panels: the notes alone where the entries sit inside
+/// ([`key_inside`]).
+fn key_below(plot: &Lines, layout: &LinesLayout, out: &RunOutput, names: &Names) -> Key {
+    let key = lines_key(plot, layout, out, names);
+    match key_inside(plot, layout) {
+        true => key.split_notes().1,
+        false => key,
     }
 }
 
@@ -108,7 +140,7 @@ impl PlotKind for Lines {
     fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
         let (layout, entries) = lines_layout(self, fig.out);
         let cols = (entries * layout.columns.len()).max(1);
-        let key = lines_key(self, &layout, fig.out, fig.names).height(width);
+        let key = key_below(self, &layout, fig.out, fig.names).height(width);
         let aspect = if self.diagonal { 1.0 } else { PANEL_ASPECT };
         let panel = width.saturating_sub(side_strip(self, &layout)) / cols as u32;
         let titles = panel_titles(self, &layout, fig.names);
@@ -354,7 +386,8 @@ fn lines_key(plot: &Lines, layout: &LinesLayout, out: &RunOutput, names: &Names)
                 label = format!("{label} ({} {:.3})", short_name(q), r.value.estimate);
             }
         }
-        key.add(label, Swatch::Line(super::palette::series(k), 3, 0));
+        let colour = line_colour(plot, k, layout.colors.len());
+        key.add(label, Swatch::Line(colour, 3, 0));
     }
     for entry in plot.y.iter().filter(|e| e.len() > 1) {
         for (style, q) in entry.iter().enumerate() {
@@ -439,9 +472,10 @@ fn draw_lines<DB: DrawingBackend>(
     } = plot;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (layout, _) = lines_layout(plot, out);
-    let key = lines_key(plot, &layout, out, names);
+    let key = key_below(plot, &layout, out, names);
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
+    let inside = key_inside(plot, &layout).then(|| lines_key(plot, &layout, out, names).split_notes().0);
     let (rows_key, cols_key) = (rows.as_deref(), columns.as_deref());
     // One quantity over a grid of panels: its name once, down the figure's left
     // (a panel's own height is too short for it), the panels unnamed.
@@ -509,7 +543,7 @@ fn draw_lines<DB: DrawingBackend>(
                     styled_line(&mut chart, vec![(a, a), (b, b)], 1, REFERENCE)?;
                 }
                 for (k, color_value) in layout.colors.iter().enumerate() {
-                    let color = super::palette::series(k);
+                    let color = line_colour(plot, k, layout.colors.len());
                     for (style, q) in entry.iter().enumerate() {
                         // (x, estimate, lower, upper), as drawn.
                         let mut points: Vec<(f64, f64, f64, f64)> = selected
@@ -554,6 +588,11 @@ fn draw_lines<DB: DrawingBackend>(
                             REFERENCE.stroke_width(1),
                         ))
                         .map_err(e)?;
+                }
+                if let Some(entries) = &inside {
+                    let plotting = chart.plotting_area().strip_coord_spec();
+                    let (w, h) = plotting.dim_in_pixel();
+                    entries.draw_block(&plotting, (w as i32 - 6, h as i32 - 6))?;
                 }
             }
         }

@@ -575,6 +575,22 @@ fn panel<DB: DrawingBackend>(
 mod tests {
     use super::thinned_labels;
 
+    /// Part k of n cuts the features into runs of ⌈count / n⌉ in order, the last
+    /// shorter; the parts cover every feature once; no part is all.
+    #[test]
+    fn parts_cover_every_feature_once_in_order() {
+        assert_eq!(super::part_range(Some([1, 2]), 32), 0..16);
+        assert_eq!(super::part_range(Some([2, 2]), 32), 16..32);
+        assert_eq!(super::part_range(Some([3, 3]), 10), 8..10);
+        assert_eq!(super::part_range(None, 7), 0..7);
+        for (count, n) in [(32, 2), (10, 3), (5, 4), (3, 3)] {
+            let covered: Vec<usize> = (1..=n)
+                .flat_map(|k| super::part_range(Some([k, n]), count))
+                .collect();
+            assert_eq!(covered, (0..count).collect::<Vec<_>>(), "{count} in {n}");
+        }
+    }
+
     #[test]
     fn a_small_panel_labels_every_other_round_value_rather_than_0_alone() {
         let (_, step) = thinned_labels((-0.45, 0.42), 40);

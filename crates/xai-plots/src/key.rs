@@ -152,6 +152,77 @@ impl Key {
     }
 }
 
+impl Key {
+    /// The key split in two: (its entries with a swatch, its notes).
+    pub(crate) fn split_notes(&self) -> (Key, Key) {
+        let (notes, entries): (Vec<_>, Vec<_>) = self
+            .entries
+            .iter()
+            .cloned()
+            .partition(|(_, s)| matches!(s, Swatch::Note));
+        (Key { entries }, Key { entries: notes })
+    }
+
+    /// The size of the key drawn as a block ([`Key::draw_block`]): one entry a row,
+    /// in layout units.
+    pub(crate) fn block_size(&self) -> (i32, i32) {
+        let widest = self
+            .entries
+            .iter()
+            .map(|(l, _)| crate::glyphs::text_width(l, TYPE).ceil() as i32)
+            .max()
+            .unwrap_or(0);
+        (
+            widest + SWATCH.0 + SWATCH.1 + 2 * BLOCK_PAD,
+            self.entries.len() as i32 * ROW as i32 + 2 * BLOCK_PAD,
+        )
+    }
+
+    /// Draws the entries one a row, left-aligned, in a block whose bottom-right
+    /// corner is at `(right, bottom)` of `area`, on a white ground at 0.85 opacity
+    /// with a hairline frame (a key inside a plot: whatever it covers still shows).
+    pub(crate) fn draw_block<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        (right, bottom): (i32, i32),
+    ) -> Result<(), String> {
+        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let (w, h) = self.block_size();
+        let (left, top) = (right - w, bottom - h);
+        area.draw(&Rectangle::new(
+            [(left, top), (right, bottom)],
+            WHITE.mix(0.85).filled(),
+        ))
+        .map_err(e)?;
+        area.draw(&Rectangle::new(
+            [(left, top), (right, bottom)],
+            RGBColor(190, 190, 190).stroke_width(1),
+        ))
+        .map_err(e)?;
+        let style = ("sans-serif", TYPE)
+            .into_text_style(area)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        for (r, (label, swatch)) in self.entries.iter().enumerate() {
+            let y = top + BLOCK_PAD + r as i32 * ROW as i32 + ROW as i32 / 2;
+            let x = left + BLOCK_PAD;
+            if let Some(c) = swatch.colour() {
+                crate::palette::record(label, c);
+            }
+            draw_swatch(area, *swatch, (x, y)).map_err(e)?;
+            area.draw(&Text::new(
+                label.as_str(),
+                (x + SWATCH.0 + SWATCH.1, y),
+                style.clone(),
+            ))
+            .map_err(e)?;
+        }
+        Ok(())
+    }
+}
+
+/// The padding inside a key block, in layout units.
+const BLOCK_PAD: i32 = 6;
+
 /// Draws `swatch` with its left end at `(x, y)`, centred on `y`.
 fn draw_swatch<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -240,6 +311,24 @@ mod tests {
         key.add("boot", Swatch::Line(BLACK, 2, 0));
         let rows = key.rows(340);
         assert_eq!(rows.last().unwrap().len(), 1, "{rows:?}");
+    }
+
+    /// A key split for a block keeps its swatched entries in order and its notes
+    /// apart; the block is one entry a row, as wide as its widest label.
+    #[test]
+    fn a_block_holds_the_entries_one_a_row_and_leaves_the_notes() {
+        let mut key = Key::default();
+        key.add("0% missing", Swatch::Line(BLACK, 3, 0));
+        key.add("shaded: an interval", Swatch::Note);
+        key.add("50% missing (AUC 0.725)", Swatch::Line(RED, 3, 0));
+        let (entries, notes) = key.split_notes();
+        let labels = |k: &Key| k.entries.iter().map(|(l, _)| l.clone()).collect::<Vec<_>>();
+        assert_eq!(labels(&entries), ["0% missing", "50% missing (AUC 0.725)"]);
+        assert_eq!(labels(&notes), ["shaded: an interval"]);
+        let (w, h) = entries.block_size();
+        let widest = crate::glyphs::text_width("50% missing (AUC 0.725)", super::TYPE);
+        assert!(f64::from(w) > widest && f64::from(w) < widest + 60.0, "{w}");
+        assert_eq!(h, 2 * ROW as i32 + 2 * super::BLOCK_PAD);
     }
 
     #[test]
