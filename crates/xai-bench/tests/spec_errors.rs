@@ -404,9 +404,7 @@ fn new_plot_settings_are_checked_at_load() {
     assert_has(&msg, &["lists at least one model"]);
     let msg = with("bars: { name: x, title: \"T\", quantities: [entropy_pfi], values: true }");
     assert_has(&msg, &["bars `values`", "needs `horizontal: true`"]);
-    let msg = with(
-        "curves: { name: x, title: \"T\", pd: likelihood_pfi, shared_y: true }",
-    );
+    let msg = with("curves: { name: x, title: \"T\", pd: likelihood_pfi, shared_y: true }");
     assert_has(&msg, &["curves `shared_y`", "needs `ice`"]);
     let fine = format!(
         "{plot}\n  - bars: {{ name: x, title: \"T\", quantities: [entropy_pfi], models: [gp], horizontal: true, values: true }}"
@@ -415,14 +413,20 @@ fn new_plot_settings_are_checked_at_load() {
     Experiment::from_text(Path::new("experiments/wood2024-fig4.yaml"), text).unwrap();
     let dir = root().join("experiments");
     let appb = std::fs::read_to_string(dir.join("icefi2022-figB.yaml")).unwrap();
-    assert!(appb.contains("part: [2, 2]"), "the App. B grid is in two parts");
+    assert!(
+        appb.contains("part: [2, 2]"),
+        "the App. B grid is in two parts"
+    );
     let Err(err) = Experiment::from_text(
         &dir.join("icefi2022-figB.yaml"),
         appb.replacen("part: [2, 2]", "part: [3, 2]", 1),
     ) else {
         panic!("part 3 of 2 loaded");
     };
-    assert_has(&err.to_string(), &["`part: [k, n]` draws part k of n", "[3, 2]"]);
+    assert_has(
+        &err.to_string(),
+        &["`part: [k, n]` draws part k of n", "[3, 2]"],
+    );
 }
 
 /// Every DGP has marginals (its own or column j of a joint draw), so fresh draws load

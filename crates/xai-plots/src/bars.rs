@@ -254,7 +254,9 @@ impl PlotKind for Bars {
                 let longest = list
                     .iter()
                     .flat_map(|p| p.rows.iter())
-                    .map(|r| super::glyphs::text_width(fig.names.feature(&r.feature), super::print::TICK))
+                    .map(|r| {
+                        super::glyphs::text_width(fig.names.feature(&r.feature), super::print::TICK)
+                    })
                     .fold(0.0, f64::max)
                     .ceil() as u32;
                 // The value labels' width is not known before the range: 50 units.
@@ -675,19 +677,23 @@ fn bars<DB: DrawingBackend>(
                 _ => None,
             };
             chart
-                .draw_series(rows.iter().filter_map(|r| Some((r, mark(&r)?))).map(|(r, m)| {
-                    Text::new(
-                        m,
-                        pt(at(r), 0.0),
-                        ("sans-serif", super::print::TICK)
-                            .into_font()
-                            .color(&BLACK)
-                            .pos(match horizontal {
-                                true => Pos::new(HPos::Left, VPos::Center),
-                                false => Pos::new(HPos::Center, VPos::Bottom),
-                            }),
-                    )
-                }))
+                .draw_series(
+                    rows.iter()
+                        .filter_map(|r| Some((r, mark(&r)?)))
+                        .map(|(r, m)| {
+                            Text::new(
+                                m,
+                                pt(at(r), 0.0),
+                                ("sans-serif", super::print::TICK)
+                                    .into_font()
+                                    .color(&BLACK)
+                                    .pos(match horizontal {
+                                        true => Pos::new(HPos::Left, VPos::Center),
+                                        false => Pos::new(HPos::Center, VPos::Bottom),
+                                    }),
+                            )
+                        }),
+                )
                 .map_err(e)?;
             chart
                 .draw_series(
@@ -730,7 +736,13 @@ fn bars<DB: DrawingBackend>(
 /// A panel's caption: the model and setting, after the quantity's title (of
 /// `titles`) where the quantities stand `side_by_side` (in rows of one quantity each,
 /// the row's value axis names it).
-fn caption(titles: &[String], panels: &[Panel<'_>], side_by_side: bool, qi: usize, pi: usize) -> String {
+fn caption(
+    titles: &[String],
+    panels: &[Panel<'_>],
+    side_by_side: bool,
+    qi: usize,
+    pi: usize,
+) -> String {
     [
         (side_by_side && titles.len() > 1).then(|| titles[qi].clone()),
         Some(panels[pi].title.clone()),

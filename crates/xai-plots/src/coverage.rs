@@ -475,7 +475,8 @@ fn draw_lines<DB: DrawingBackend>(
     let key = key_below(plot, &layout, out, names);
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
-    let inside = key_inside(plot, &layout).then(|| lines_key(plot, &layout, out, names).split_notes().0);
+    let inside =
+        key_inside(plot, &layout).then(|| lines_key(plot, &layout, out, names).split_notes().0);
     let (rows_key, cols_key) = (rows.as_deref(), columns.as_deref());
     // One quantity over a grid of panels: its name once, down the figure's left
     // (a panel's own height is too short for it), the panels unnamed.

@@ -309,13 +309,15 @@ fn draw<DB: DrawingBackend>(
     let mut top = 0;
     for (row, cells) in list.chunks(columns).enumerate() {
         let height = bands[row] + plots / rows;
-        let strip = root.clone().shrink((0, top), (root.dim_in_pixel().0, height));
+        let strip = root
+            .clone()
+            .shrink((0, top), (root.dim_in_pixel().0, height));
         top += height;
         let areas = strip.split_evenly((1, columns));
         for (area, cell) in areas.iter().zip(cells) {
             let caption = caption(cell, names);
-            let area = super::captioned(area, &caption, CAPTION, bands[row])
-                .map_err(|e| e.to_string())?;
+            let area =
+                super::captioned(area, &caption, CAPTION, bands[row]).map_err(|e| e.to_string())?;
             panel(&area, out, &style, cell)?;
         }
     }
