@@ -591,7 +591,7 @@ fn bars<DB: DrawingBackend>(
             let slot = w.saturating_sub(y_labels + 16) / nf.max(1) as u32;
             let turned = !horizontal && longest + 4 > slot;
             let caption = caption(qi, pi);
-            super::draw_caption(area, &caption).map_err(e)?;
+            super::draw_caption(area, &caption, band).map_err(e)?;
             let x_labels = if turned { longest + 10 } else { x_labels };
             let builder = ChartBuilder::on(area)
                 .margin(8)

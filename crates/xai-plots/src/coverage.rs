@@ -71,7 +71,7 @@ plot_settings! {
 /// values are `ordered`, else the `k`-th [`super::palette::series`] colour.
 fn line_colour(plot: &Lines, k: usize, n: usize) -> RGBColor {
     match (plot.ordered, n) {
-        (true, 2..) => ViridisRGB::get_color_normalized(0.8 * k as f64 / (n - 1) as f64, 0.0, 1.0),
+        (true, 2..) => super::viridis(0.8 * k as f64 / (n - 1) as f64, 0.0, 1.0),
         _ => super::palette::series(k),
     }
 }
@@ -767,22 +767,20 @@ fn draw_tradeoff<DB: DrawingBackend>(
         }
         for p in points {
             let k = colors.iter().position(|c| *c == p.color).unwrap_or(0);
-            let color = super::palette::series(k).mix(0.85).filled();
+            // Opaque markers with a white rim, so markers that overlap stay apart.
+            let color = super::palette::series(k).filled();
+            let rim = WHITE.stroke_width(1);
+            let at = (p.width, p.coverage);
             if p.corrected {
                 chart
-                    .draw_series(std::iter::once(TriangleMarker::new(
-                        (p.width, p.coverage),
-                        6,
-                        color,
-                    )))
+                    .draw_series([
+                        TriangleMarker::new(at, 5, color),
+                        TriangleMarker::new(at, 5, rim),
+                    ])
                     .map_err(e)?;
             } else {
                 chart
-                    .draw_series(std::iter::once(Circle::new(
-                        (p.width, p.coverage),
-                        5,
-                        color,
-                    )))
+                    .draw_series([Circle::new(at, 4, color), Circle::new(at, 4, rim)])
                     .map_err(e)?;
             }
         }

@@ -3,7 +3,6 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::colors::colormaps::ViridisRGB;
 use serde::Deserialize;
 
 use super::key::{Key, Swatch};
@@ -167,14 +166,8 @@ impl PlotKind for Curves {
     fn height(&self, fig: &Figure<'_>, width: u32) -> u32 {
         let (rows, cols) = grid(self, fig.out, fig.names);
         let cols = cols + usize::from(self.data.is_some());
-        let key = match &self.ice {
-            Some(_) => ice_key(self, fig.out, fig.names),
-            None => pd_key(
-                &pd_panels(fig.out, self.pd.list(), &self.panels, fig.names),
-                &self.vlines,
-                fig.names,
-            ),
-        };
+        let list = pd_panels(fig.out, self.pd.list(), &self.panels, fig.names);
+        let key = figure_key(self, fig.out, &list, fig.names);
         grid_height(width, (rows, cols), 0.9, key.height(width))
     }
 
@@ -277,6 +270,32 @@ fn ice_columns(panels: &[PdPanel<'_>]) -> Vec<String> {
         }
     }
     names
+}
+
+/// The figure's key: its ICE panels' ([`ice_key`]) or its PD panels' ([`pd_key`]),
+/// then what the training sample's hatched square is, where it draws one.
+fn figure_key(plot: &Curves, out: &RunOutput, list: &[PdPanel<'_>], names: &Names) -> Key {
+    let mut key = match plot.ice {
+        Some(_) => ice_key(plot, out, names),
+        None => pd_key(list, &plot.vlines, names),
+    };
+    if let Some(ScatterPanel {
+        x,
+        y,
+        shade: Some(s),
+    }) = &plot.data
+    {
+        key.add(
+            format!(
+                "hatched: the square |{}|, |{}| < {} (left)",
+                names.feature(x),
+                names.feature(y),
+                super::tick(s)
+            ),
+            Swatch::Note,
+        );
+    }
+    key
 }
 
 /// The key of PD panels: each feature's curve (over its band where it has one), in
@@ -399,7 +418,6 @@ fn draw<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let Curves {
         pd,
-        ice,
         vlines,
         panels,
         histogram,
@@ -407,10 +425,7 @@ fn draw<DB: DrawingBackend>(
         ..
     } = plot;
     let list = pd_panels(out, pd.list(), panels, names);
-    let key = match ice {
-        Some(_) => ice_key(plot, out, names),
-        None => pd_key(&list, vlines, names),
-    };
+    let key = figure_key(plot, out, &list, names);
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
     // The training sample on the left, one column of the figure's width.
@@ -763,7 +778,12 @@ fn ice_panel<DB: DrawingBackend>(
     let area = match (by_class, by) {
         (false, Some(b)) => {
             let (rest, bar) = super::with_colour_bar(whole, COLOUR_BAR);
-            super::colour_bar(&bar, (c0, c1), names.feature(&out.feature_names[b]))?;
+            super::colour_bar(
+                &bar,
+                (c0, c1),
+                names.feature(&out.feature_names[b]),
+                super::viridis,
+            )?;
             rest
         }
         _ => whole.clone(),
@@ -777,9 +797,10 @@ fn ice_panel<DB: DrawingBackend>(
     for c in &curves {
         let color = match by {
             _ if by_class => super::palette::class(c.row_class),
-            Some(b) => c.row_values.get(b).map_or(RGBColor(128, 128, 128), |&v| {
-                ViridisRGB::get_color_normalized(v, c0, c1)
-            }),
+            Some(b) => c
+                .row_values
+                .get(b)
+                .map_or(RGBColor(128, 128, 128), |&v| super::viridis(v, c0, c1)),
             None => RGBColor(128, 128, 128),
         };
         let points: Vec<(f64, f64)> = c

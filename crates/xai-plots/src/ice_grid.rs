@@ -97,7 +97,8 @@ impl PlotKind for IceGrid {
         let style = self.style();
         let list = cells(fig.out, &style);
         let columns = self.columns.clamp(1, list.len().max(1));
-        let key = key(&style, fig.out, fig.names, &list).height(width);
+        let key = key(&style, fig.out, &list).height(width);
+        let width = width.saturating_sub(SIDE);
         let panel_w = width / columns as u32;
         let bands: u32 = list
             .chunks(columns)
@@ -291,9 +292,13 @@ fn draw<DB: DrawingBackend>(
     if list.is_empty() {
         return Err(format!("the run has no `{}` rows to draw", style.pd));
     }
-    let key = key(&style, out, names, &list);
+    let key = key(&style, out, &list);
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
+    // The panels' one y-axis name, once down the left (small multiples).
+    let (side, root) = root.split_horizontally(SIDE);
+    super::side_name(&side, &y_name(&style, out, names)).map_err(|e| e.to_string())?;
+    let root = &root;
     let columns = style.columns.clamp(1, list.len());
     let width = root.dim_in_pixel().0 / columns as u32;
     // A caption band per row: the row's panels align, other rows keep their height.
@@ -316,8 +321,13 @@ fn draw<DB: DrawingBackend>(
         let areas = strip.split_evenly((1, columns));
         for (area, cell) in areas.iter().zip(cells) {
             let caption = caption(cell, names);
-            let area =
-                super::captioned(area, &caption, CAPTION, bands[row]).map_err(|e| e.to_string())?;
+            let (w, h) = area.dim_in_pixel();
+            let inner = area
+                .clone()
+                .shrink((CAPTION_GAP, 0), (w.saturating_sub(2 * CAPTION_GAP), h));
+            super::draw_caption_at(&inner, &caption, CAPTION, bands[row])
+                .map_err(|e| e.to_string())?;
+            let area = area.clone().split_vertically(bands[row]).1;
             panel(&area, out, &style, cell)?;
         }
     }
@@ -327,17 +337,36 @@ fn draw<DB: DrawingBackend>(
 /// Small multiples: captions at 8 pt.
 const CAPTION: f64 = super::print::TICK;
 
+/// The width of the strip down the left that names the panels' y-axes, in layout
+/// units.
+const SIDE: u32 = 24;
+
+/// Room kept free either side of a caption, so neighbouring captions stand apart,
+/// in layout units.
+const CAPTION_GAP: u32 = 6;
+
 /// The caption band of a row of cells, each `width` units wide: room for its
-/// longest caption's lines.
+/// longest caption's lines, kept [`CAPTION_GAP`] from either edge.
 fn band(row: &[Cell<'_>], names: &Names, width: u32) -> u32 {
     let captions: Vec<String> = row.iter().map(|c| caption(c, names)).collect();
-    super::caption_band_at(captions.iter().map(String::as_str), width, CAPTION)
+    let room = width.saturating_sub(2 * CAPTION_GAP);
+    super::caption_band_at(captions.iter().map(String::as_str), room, CAPTION)
+}
+
+/// The panels' y-axis name: what the curves are, centred where they are.
+fn y_name(style: &Style<'_>, out: &RunOutput, names: &Names) -> String {
+    let y = y_label(out, style.pd, names);
+    match style.centred {
+        true => format!("{y}, centred at the smallest grid value"),
+        false => y,
+    }
 }
 
 /// The key: the PD, the curves (solid near the row's own value with `near`), the
-/// rows' own values, what the y-axes show (said once, not beside every panel) and
-/// how many curves leave their panel's y-range.
-fn key(style: &Style<'_>, out: &RunOutput, names: &Names, cells: &[Cell<'_>]) -> Key {
+/// rows' own values, that each panel has its own y-range (their one name runs down
+/// the figure's left, [`y_name`]), how 0/1 axes read, the part drawn and how many
+/// curves leave their panel's y-range.
+fn key(style: &Style<'_>, out: &RunOutput, cells: &[Cell<'_>]) -> Key {
     let mut key = Key::default();
     key.add("PD", Swatch::Line(GOLD, 3, 0));
     match style.near {
@@ -355,17 +384,10 @@ fn key(style: &Style<'_>, out: &RunOutput, names: &Names, cells: &[Cell<'_>]) ->
         None => key.add("ICE of a row", Swatch::Line(FAINT, 1, 0)),
     }
     key.add("the row's own value", Swatch::Marker(GREEN, false));
-    let y = y_label(out, style.pd, names);
-    key.add(
-        match style.centred {
-            true => format!("y-axes: {y}, centred at the smallest grid value"),
-            false => format!("y-axes: {y}"),
-        },
-        Swatch::Note,
-    );
+    key.add("each panel on its own y-range", Swatch::Note);
     if cells.iter().any(|c| c.binary().is_some()) {
         key.add(
-            "x-axes of 0/1 features: 0, the imputed mean and 1, equally spaced",
+            "x-axes of 0/1 features, broken (//): 0, the imputed mean and 1, equally spaced",
             Swatch::Note,
         );
     }
@@ -500,6 +522,8 @@ fn panel<DB: DrawingBackend>(
     };
     match (grid.len(), binary.is_some() || two_valued) {
         (1, _) => mesh.x_labels(3).x_label_formatter(&only).disable_x_mesh(),
+        // 0 and 1 alone: no unlabelled tick between them to read as a mean.
+        (_, true) if two_valued => mesh.x_labels(2).x_label_formatter(&tick).disable_x_mesh(),
         (_, true) => mesh
             .x_labels(3)
             .x_label_formatter(&zero_one)
@@ -509,6 +533,27 @@ fn panel<DB: DrawingBackend>(
             .x_label_formatter(&tick),
     };
     mesh.draw().map_err(e)?;
+    // A categorical 0/1 axis is broken between its slots (0, the mean, 1), so its
+    // equal spacing does not read as a linear scale.
+    if binary.is_some() {
+        let base = area.get_base_pixel();
+        for x in [0.25, 0.75] {
+            let (px, py) = chart.backend_coord(&(x, y0));
+            let (px, py) = (px - base.0, py - base.1);
+            area.draw(&Rectangle::new(
+                [(px - 2, py - 3), (px + 2, py + 3)],
+                WHITE.filled(),
+            ))
+            .map_err(e)?;
+            for dx in [-3, 3] {
+                area.draw(&PathElement::new(
+                    vec![(px + dx - 2, py + 4), (px + dx + 2, py - 4)],
+                    BLACK.stroke_width(1),
+                ))
+                .map_err(e)?;
+            }
+        }
+    }
     let own = out.feature_names.iter().position(|n| n == cell.feature);
     let half = match (style.near, grid.len() > CONTINUOUS) {
         (Some(k), true) => feature_sd(out, cell.feature).map(|sd| k * sd),

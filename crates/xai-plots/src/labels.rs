@@ -389,17 +389,18 @@ pub fn x_axis_label(quantity: &str) -> String {
 }
 
 /// The axis label of a coverage study's summary of intervals: `coverage_prediction_pd`
-/// → "Coverage of learner-PD intervals", `width_loss_pfi_corrected` → "Mean width of
-/// learner-PFI intervals" (the `_corrected` twin shares its axis).
+/// → "Coverage of learner-PD intervals", `width_loss_pfi_corrected` → "Mean
+/// learner-PFI interval width" (the `_corrected` twin shares its axis; short enough
+/// that a log axis's "(log scale)" still fits beside a panel 2 in tall).
 fn interval_label(q: &Quantity) -> Option<String> {
-    let measure = match q.inference.as_slice() {
-        [Inference::Coverage] => "Coverage",
-        [Inference::Width] => "Mean width",
-        _ => return None,
-    };
     let plain_or_corrected = matches!(q.suffixes.as_slice(), [] | [Suffix::Corrected]);
     let estimand = learner_name(q.aggregation?)?;
-    plain_or_corrected.then(|| format!("{measure} of {estimand} intervals"))
+    let label = match q.inference.as_slice() {
+        [Inference::Coverage] => format!("Coverage of {estimand} intervals"),
+        [Inference::Width] => format!("Mean {estimand} interval width"),
+        _ => return None,
+    };
+    plain_or_corrected.then_some(label)
 }
 
 /// The name of a learner-inference estimand of `aggregation`: PD → "learner-PD",
@@ -552,7 +553,7 @@ mod tests {
         );
         assert_eq!(
             axis_label("width_loss_pfi_corrected"),
-            "Mean width of learner-PFI intervals"
+            "Mean learner-PFI interval width"
         );
     }
 }

@@ -779,14 +779,14 @@ fn with_colour_bar<DB: DrawingBackend>(
     area.split_horizontally(w.saturating_sub(width))
 }
 
-/// A vertical viridis colour bar over [lo, hi] with ticks and its label above it, the
-/// key to a colour that encodes a value.
+/// A vertical colour bar of `scale` ([`viridis`], [`greys`]) over [lo, hi] with ticks
+/// and its label above it, the key to a colour that encodes a value.
 fn colour_bar<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     (lo, hi): (f64, f64),
     label: &str,
+    scale: Scale,
 ) -> Result<(), String> {
-    use plotters::style::colors::colormaps::ViridisRGB;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     // The label reads horizontally above the bar (a rotated axis name on the right
     // would be upside down and far from the bar), in lines as wide as the bar's strip.
@@ -825,11 +825,31 @@ fn colour_bar<DB: DrawingBackend>(
                     (0.0, lo + k as f64 * step),
                     (1.0, lo + (k + 1) as f64 * step),
                 ],
-                ViridisRGB::get_color_normalized(v, lo, hi).filled(),
+                scale(v, lo, hi).filled(),
             )
         }))
         .map_err(e)?;
     Ok(())
+}
+
+/// A colour scale: the colour of `v` on [lo, hi].
+type Scale = fn(f64, f64, f64) -> RGBColor;
+
+/// Viridis (a feature's value, a Shapley-coloured feature).
+fn viridis(v: f64, lo: f64, hi: f64) -> RGBColor {
+    use plotters::style::colors::colormaps::ViridisRGB;
+    ViridisRGB::get_color_normalized(v, lo, hi)
+}
+
+/// Greys from near-white (lo) to dark grey (hi): a background under points in the
+/// class colours (an entropy map), which a coloured scale would share colours with.
+fn greys(v: f64, lo: f64, hi: f64) -> RGBColor {
+    let t = match hi > lo {
+        true => ((v - lo) / (hi - lo)).clamp(0.0, 1.0),
+        false => 0.0,
+    };
+    let g = (245.0 - t * (245.0 - 70.0)).round() as u8;
+    RGBColor(g, g, g)
 }
 
 /// A panel's caption on a panel `width` units wide, at type size `size` (9 pt, 8 pt
@@ -868,12 +888,16 @@ fn caption_band_at<'a>(captions: impl IntoIterator<Item = &'a str>, width: u32, 
         .unwrap_or(0)
 }
 
-/// Draws `caption` ([`caption_lines`]) centred at the top of `area`.
+/// Draws `caption` ([`caption_lines`]) centred in the top `band` units of `area`
+/// (the band its row shares, [`caption_band_of`]), its last line at the band's
+/// foot: a one-line caption beside a two-line one sits just above its own axes,
+/// not nearer the panel above.
 fn draw_caption<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     caption: &str,
+    band: u32,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    draw_caption_at(area, caption, print::LABEL)
+    draw_caption_at(area, caption, print::LABEL, band)
 }
 
 /// [`draw_caption`] at type size `size`.
@@ -881,9 +905,11 @@ fn draw_caption_at<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     caption: &str,
     size: f64,
+    band: u32,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let (lines, size) = caption_lines(caption, area.dim_in_pixel().0, size);
-    centred_lines(area, &lines, size, (4.0, size * 1.2))
+    let spare = band.saturating_sub(caption_band(lines.len(), size));
+    centred_lines(area, &lines, size, (4.0 + f64::from(spare), size * 1.2))
 }
 
 /// Draws `lines` of type `size` centred across `area`, the first's top `top` units
@@ -904,18 +930,6 @@ fn centred_lines<DB: DrawingBackend>(
         area.draw(&Text::new(line.as_str(), (centre, y), style.clone()))?;
     }
     Ok(())
-}
-
-/// Draws `caption` at type size `size` at the top of `area` and returns the area
-/// below its `band` (the tallest caption of its row, so a row's panels stay aligned).
-fn captioned<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    caption: &str,
-    size: f64,
-    band: u32,
-) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
-    draw_caption_at(area, caption, size)?;
-    Ok(area.split_vertically(band).1)
 }
 
 /// A y-axis name shared by a figure's panels, turned a quarter and centred down
@@ -1005,7 +1019,7 @@ fn chart_on<'a, DB: DrawingBackend>(
     (y0, y1): (f64, f64),
 ) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
     let (w, h) = area.dim_in_pixel();
-    draw_caption(area, frame.caption)?;
+    draw_caption(area, frame.caption, frame.band)?;
     let plot_h = h.saturating_sub(frame.band + X_LABELS + 2 * MARGIN);
     let y_labels = y_label_area((y0, y1), plot_h, frame.log_y);
     let room_x = w.saturating_sub(y_labels + 2 * MARGIN);

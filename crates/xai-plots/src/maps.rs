@@ -4,7 +4,6 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::colors::colormaps::ViridisRGB;
 
 use super::key::{Key, Swatch};
 use super::print::Width;
@@ -84,7 +83,12 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, out: &RunOutput) -> R
     let band = super::caption_band_of(titles.iter().map(String::as_str), second.dim_in_pixel().0);
     entropy_map(&first, snap, false, band)?;
     entropy_map(&second, snap, true, band)?;
-    super::colour_bar(&bar, range(snap.entropy.iter().copied()), "Entropy (nats)")?;
+    super::colour_bar(
+        &bar,
+        range(snap.entropy.iter().copied()),
+        "Entropy (nats)",
+        super::greys,
+    )?;
     histograms(&hist, snap, band)
 }
 
@@ -156,7 +160,7 @@ fn entropy_map<DB: DrawingBackend>(
     let (dx, dy) = ((xs[1] - xs[0]) / 2.0, (ys[1] - ys[0]) / 2.0);
     chart
         .draw_series(snap.entropy.indexed_iter().map(|((i, j), &h)| {
-            let color = ViridisRGB::get_color_normalized(h, h0, h1);
+            let color = super::greys(h, h0, h1);
             Rectangle::new(
                 [(xs[i] - dx, ys[j] - dy), (xs[i] + dx, ys[j] + dy)],
                 color.filled(),

@@ -65,6 +65,10 @@ impl PlotKind for Scatter {
     }
 }
 
+/// The training rows' dark grey: a sample, not a series, so it takes none of the
+/// series' colours (beside it wood2024 Fig. 6 draws X1's PD green).
+const POINTS: RGBColor = RGBColor(60, 60, 60);
+
 /// Draws the scatter, with the square [−shade, shade]² hatched.
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -123,9 +127,9 @@ pub fn draw<DB: DrawingBackend>(
     }
     chart
         .draw_series(
-            xs.iter().zip(&ys).map(|(&u, &v)| {
-                Circle::new((u, v), 2, super::palette::series(0).mix(0.7).filled())
-            }),
+            xs.iter()
+                .zip(&ys)
+                .map(|(&u, &v)| Circle::new((u, v), 2, POINTS.mix(0.7).filled())),
         )
         .map_err(e)?;
     Ok(())

@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::colors::colormaps::ViridisRGB;
 use serde::Deserialize;
 
 use super::key::{Key, Swatch};
@@ -260,9 +259,7 @@ fn draw<DB: DrawingBackend>(
                     Circle::new(
                         (phi, y + jitter(k)),
                         2,
-                        ViridisRGB::get_color_normalized(v, lo, hi)
-                            .mix(0.8)
-                            .filled(),
+                        super::viridis(v, lo, hi).mix(0.8).filled(),
                     )
                 }))
                 .map_err(e)?;
@@ -277,7 +274,7 @@ fn draw<DB: DrawingBackend>(
             }))
             .map_err(e)?;
     }
-    colour_bar(&bar, (0.0, 1.0), "feature value")
+    colour_bar(&bar, (0.0, 1.0), "feature value", super::viridis)
 }
 
 /// The kept values of one feature in a dependence panel: per series (a value of the
