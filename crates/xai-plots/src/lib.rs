@@ -1065,6 +1065,20 @@ fn draw_vlines<DB: DrawingBackend>(
 mod tests {
     use super::{clip_y, fitted, quantile, robust_range, without_glosses};
 
+    /// The grey scale runs from near-white at its low end to dark grey at its high
+    /// end, darker with the value, clamped outside [lo, hi]; a one-value range is
+    /// its low end.
+    #[test]
+    fn greys_darken_with_the_value_and_clamp() {
+        use plotters::style::RGBColor;
+        let g = |v: f64| super::greys(v, 0.0, 2.0);
+        assert_eq!(g(0.0), RGBColor(245, 245, 245));
+        assert_eq!(g(2.0), RGBColor(70, 70, 70));
+        assert!(g(0.5).0 > g(1.5).0);
+        assert_eq!((g(-1.0), g(9.0)), (g(0.0), g(2.0)));
+        assert_eq!(super::greys(3.0, 1.0, 1.0), RGBColor(245, 245, 245));
+    }
+
     #[test]
     fn a_long_axis_name_loses_its_gloss_before_its_size() {
         let name = "Plasma glucose (2-h OGTT), mg/dL";
