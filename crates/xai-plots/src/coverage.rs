@@ -767,20 +767,21 @@ fn draw_tradeoff<DB: DrawingBackend>(
         }
         for p in points {
             let k = colors.iter().position(|c| *c == p.color).unwrap_or(0);
-            // Opaque markers with a white rim, so markers that overlap stay apart.
+            // Opaque markers on a white marker one unit larger (a rim), so markers
+            // that overlap stay apart (plotters fills a triangle whatever its style).
             let color = super::palette::series(k).filled();
-            let rim = WHITE.stroke_width(1);
+            let rim = WHITE.filled();
             let at = (p.width, p.coverage);
             if p.corrected {
                 chart
                     .draw_series([
+                        TriangleMarker::new(at, 7, rim),
                         TriangleMarker::new(at, 5, color),
-                        TriangleMarker::new(at, 5, rim),
                     ])
                     .map_err(e)?;
             } else {
                 chart
-                    .draw_series([Circle::new(at, 4, color), Circle::new(at, 4, rim)])
+                    .draw_series([Circle::new(at, 5, rim), Circle::new(at, 4, color)])
                     .map_err(e)?;
             }
         }

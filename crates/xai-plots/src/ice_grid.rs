@@ -384,10 +384,10 @@ fn key(style: &Style<'_>, out: &RunOutput, cells: &[Cell<'_>]) -> Key {
         None => key.add("ICE of a row", Swatch::Line(FAINT, 1, 0)),
     }
     key.add("the row's own value", Swatch::Marker(GREEN, false));
-    key.add("each panel on its own y-range", Swatch::Note);
+    key.add("y-axes: each panel on its own range", Swatch::Note);
     if cells.iter().any(|c| c.binary().is_some()) {
         key.add(
-            "x-axes of 0/1 features, broken (//): 0, the imputed mean and 1, equally spaced",
+            "x-axes of 0/1 features with an imputed mean, broken (//): 0, the mean and 1, equally spaced",
             Swatch::Note,
         );
     }

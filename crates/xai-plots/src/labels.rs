@@ -291,7 +291,7 @@ fn with_unit(name: String, unit: &str) -> String {
 
 /// The axis label of a quantity: `likelihood_pfi` → "Likelihood-PFI (nats)",
 /// `entropy_conditional_pfi` → "Conditional Entropy-PFI (nats)", `entropy_pd` →
-/// "Entropy (nats)", `likelihood_pd` → "Negative log-likelihood (nats)", `r2_pfi` →
+/// "Entropy (nats)", `likelihood_pd` → "−log-likelihood (nats)", `r2_pfi` →
 /// "R² drop (PFI)", `r2_cid` → "R² drop / (1 − Ĉ) (CID)", `prediction_shap` →
 /// "Shapley value of the prediction", `covered` → "Covered
 /// fraction Ĉ"; a quantity not in the table keeps its key.
@@ -365,7 +365,8 @@ fn explanation_label(q: &Quantity) -> Option<String> {
         }
         (Aggregation::Cid, _) => format!("{name} / (1 − Ĉ) (CID)"),
         (Aggregation::Pd | Aggregation::Ice, _) if q.statistic() == Some(Statistic::Nll) => {
-            with_unit("Negative log-likelihood".into(), unit)
+            // Short enough to keep its unit beside an ICE panel 1.5 in tall.
+            with_unit("\u{2212}log-likelihood".into(), unit)
         }
         (Aggregation::Pd, _) if q.sampler == Some(Sampler::Conditional) => {
             format!("{name}, conditional PD")
@@ -532,7 +533,7 @@ mod tests {
         assert_eq!(axis_label("entropy_pd"), "Entropy (nats)");
         assert_eq!(
             axis_label("likelihood_ice"),
-            "Negative log-likelihood (nats)"
+            "\u{2212}log-likelihood (nats)"
         );
         assert_eq!(axis_label("r2_pfi"), "R² drop (PFI)");
         assert_eq!(axis_label("brier_pfi"), "Brier score increase (PFI)");
