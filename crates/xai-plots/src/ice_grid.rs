@@ -623,7 +623,7 @@ mod tests {
     use super::thinned_labels;
 
     /// Part k of n cuts the features into runs of ⌈count / n⌉ in order, the last
-    /// shorter; the parts cover every feature once; no part is all.
+    /// shorter; the parts cover every feature once; without a part, all are drawn.
     #[test]
     fn parts_cover_every_feature_once_in_order() {
         assert_eq!(super::part_range(Some([1, 2]), 32), 0..16);
