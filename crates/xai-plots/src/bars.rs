@@ -251,20 +251,14 @@ impl PlotKind for Bars {
                         .map(String::as_str),
                     w,
                 );
-                let longest = list
-                    .iter()
-                    .flat_map(|p| p.rows.iter())
-                    .map(|r| {
-                        super::glyphs::text_width(fig.names.feature(&r.feature), super::print::TICK)
-                    })
-                    .fold(0.0, f64::max)
-                    .ceil() as u32;
+                let longest = widest_name(
+                    list.iter()
+                        .flat_map(|p| p.rows.iter())
+                        .map(|r| fig.names.feature(&r.feature)),
+                );
                 // The value labels' width is not known before the range: 50 units.
                 let slot = w.saturating_sub(50 + 16) / bars.max(1);
-                let x_labels = match longest + 4 > slot {
-                    true => longest + 10,
-                    false => 24,
-                };
+                let x_labels = names_area(longest, slot);
                 // The names drawn: a caption that says one leaves it out.
                 let titles = super::labels::quantity_titles(&self.quantities);
                 let name = self
@@ -558,16 +552,8 @@ fn bars<DB: DrawingBackend>(
             let categories = -0.5f64..nf as f64 - 0.5;
             // The widest name at 8 pt, and whether vertical bars' names fit their slot
             // across (else they are turned a quarter, reading upwards).
-            let longest = features
-                .iter()
-                .map(|f| super::glyphs::text_width(names.feature(f), super::print::TICK))
-                .fold(0.0, f64::max)
-                .ceil() as u32;
+            let longest = widest_name(features.iter().map(|f| names.feature(f)));
             let w = area.dim_in_pixel().0;
-            let x_labels = match horizontal {
-                true => 36,
-                false => 24,
-            };
             let y_labels = match horizontal {
                 true => longest + 12,
                 false => value_labels,
@@ -589,10 +575,13 @@ fn bars<DB: DrawingBackend>(
             };
             let values = (lo - pad)..(hi + pad + beyond);
             let slot = w.saturating_sub(y_labels + 16) / nf.max(1) as u32;
-            let turned = !horizontal && longest + 4 > slot;
+            let turned = !horizontal && turns(longest, slot);
             let caption = caption(qi, pi);
             super::draw_caption(area, &caption, band).map_err(e)?;
-            let x_labels = if turned { longest + 10 } else { x_labels };
+            let x_labels = match horizontal {
+                true => 36,
+                false => names_area(longest, slot),
+            };
             let builder = ChartBuilder::on(area)
                 .margin(8)
                 .margin_top(8 + band)
@@ -684,13 +673,10 @@ fn bars<DB: DrawingBackend>(
                             Text::new(
                                 m,
                                 pt(at(r), 0.0),
-                                ("sans-serif", super::print::TICK)
-                                    .into_font()
-                                    .color(&BLACK)
-                                    .pos(match horizontal {
-                                        true => Pos::new(HPos::Left, VPos::Center),
-                                        false => Pos::new(HPos::Center, VPos::Bottom),
-                                    }),
+                                tick_text(match horizontal {
+                                    true => Pos::new(HPos::Left, VPos::Center),
+                                    false => Pos::new(HPos::Center, VPos::Bottom),
+                                }),
                             )
                         }),
                 )
@@ -714,10 +700,7 @@ fn bars<DB: DrawingBackend>(
                         Text::new(
                             printed(r),
                             pt(at(r), end + gap),
-                            ("sans-serif", super::print::TICK)
-                                .into_font()
-                                .color(&BLACK)
-                                .pos(Pos::new(HPos::Left, VPos::Center)),
+                            tick_text(Pos::new(HPos::Left, VPos::Center)),
                         )
                     }))
                     .map_err(e)?;
@@ -772,14 +755,46 @@ fn value_axis(quantities: &[String], q: &str, names: &Names) -> String {
     }
 }
 
+/// The width of the widest of `names` at 8 pt, in whole layout units.
+fn widest_name<'a>(names: impl Iterator<Item = &'a str>) -> u32 {
+    names
+        .map(|n| super::glyphs::text_width(n, super::print::TICK))
+        .fold(0.0, f64::max)
+        .ceil() as u32
+}
+
+/// Whether vertical bars' names `longest` units wide are turned a quarter (reading
+/// upwards): they do not fit their `slot` across, with 4 units between.
+fn turns(longest: u32, slot: u32) -> bool {
+    longest + 4 > slot
+}
+
+/// The height below vertical bars for their names: turned ([`turns`]), the
+/// longest and 10 units; across, one 24-unit line.
+fn names_area(longest: u32, slot: u32) -> u32 {
+    match turns(longest, slot) {
+        true => longest + 10,
+        false => 24,
+    }
+}
+
+/// 8-pt black type anchored at `pos` (a mark or a value beside a bar).
+fn tick_text(pos: Pos) -> TextStyle<'static> {
+    ("sans-serif", super::print::TICK)
+        .into_font()
+        .color(&BLACK)
+        .pos(pos)
+}
+
 /// A bar, and its whiskers, shorter than this share of the value axis cannot be seen.
 const NEAR_ZERO: f64 = 0.01;
 
 /// At most this many unseen bars in a panel are marked "≈0".
 const NEAR_ZERO_MARKS: usize = 2;
 
-/// A bar's printed value: two significant digits, trailing zeros kept, with a real
-/// minus sign ("2.3", "0.20", "−0.0070"); "0" for 0.
+/// A bar's printed value: two significant digits below 100 (whole numbers from 10
+/// up), trailing zeros kept, with a real minus sign ("2.3", "0.20", "−0.0070", "376");
+/// "0" for 0.
 fn value_label(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return super::tick(&v);
@@ -882,6 +897,7 @@ mod tests {
         assert_eq!(label(0.0054), "0.0054");
         assert_eq!(label(-0.00704), "\u{2212}0.0070");
         assert_eq!(label(37.6), "38");
+        assert_eq!(label(376.2), "376");
         assert_eq!(label(0.0), "0");
     }
 

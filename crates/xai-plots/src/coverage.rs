@@ -77,9 +77,9 @@ fn line_colour(plot: &Lines, k: usize, n: usize) -> RGBColor {
 }
 
 /// Whether the key's entries sit inside the plot's lower-right corner: an ROC
-/// figure of one panel (the corner below the diagonal, where only a curve worse
-/// than chance goes, as a matplotlib "lower right" legend; what the block covers
-/// still shows through it); its notes stay below.
+/// figure of one panel, as a matplotlib "lower right" legend (the corner the
+/// diagonal crosses and a curve well above chance keeps clear of; what the block
+/// covers still shows through it); its notes stay below.
 fn key_inside(plot: &Lines, layout: &LinesLayout) -> bool {
     plot.diagonal && plot.y.len() * layout.rows.len().max(1) * layout.columns.len().max(1) == 1
 }

@@ -132,27 +132,13 @@ impl Key {
             let mut x = (width - used) / 2;
             let y = 4 + (r as i32) * ROW as i32 + ROW as i32 / 2;
             for (label, swatch, w) in row {
-                if let Some(c) = swatch.colour() {
-                    crate::palette::record(label, c);
-                }
-                let text_x = match *swatch {
-                    Swatch::Note => x,
-                    swatch => {
-                        draw_swatch(strip, swatch, (x, y)).map_err(e)?;
-                        x + SWATCH.0 + SWATCH.1
-                    }
-                };
-                strip
-                    .draw(&Text::new(label.as_str(), (text_x, y), style.clone()))
-                    .map_err(e)?;
+                draw_entry(strip, label, *swatch, (x, y), &style).map_err(e)?;
                 x += *w + GAP;
             }
         }
         Ok(())
     }
-}
 
-impl Key {
     /// The key split in two: (its entries with a swatch, its notes).
     pub(crate) fn split_notes(&self) -> (Key, Key) {
         let (notes, entries): (Vec<_>, Vec<_>) = self
@@ -204,20 +190,33 @@ impl Key {
             .pos(Pos::new(HPos::Left, VPos::Center));
         for (r, (label, swatch)) in self.entries.iter().enumerate() {
             let y = top + BLOCK_PAD + r as i32 * ROW as i32 + ROW as i32 / 2;
-            let x = left + BLOCK_PAD;
-            if let Some(c) = swatch.colour() {
-                crate::palette::record(label, c);
-            }
-            draw_swatch(area, *swatch, (x, y)).map_err(e)?;
-            area.draw(&Text::new(
-                label.as_str(),
-                (x + SWATCH.0 + SWATCH.1, y),
-                style.clone(),
-            ))
-            .map_err(e)?;
+            draw_entry(area, label, *swatch, (left + BLOCK_PAD, y), &style).map_err(e)?;
         }
         Ok(())
     }
+}
+
+/// Draws one entry with its left end at `(x, y)`: its swatch (none for a note),
+/// then its label in `style`, recording the colour it is drawn in
+/// ([`crate::palette::record`]).
+fn draw_entry<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    label: &str,
+    swatch: Swatch,
+    (x, y): (i32, i32),
+    style: &TextStyle<'_>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    if let Some(c) = swatch.colour() {
+        crate::palette::record(label, c);
+    }
+    let text_x = match swatch {
+        Swatch::Note => x,
+        swatch => {
+            draw_swatch(area, swatch, (x, y))?;
+            x + SWATCH.0 + SWATCH.1
+        }
+    };
+    area.draw(&Text::new(label, (text_x, y), style.clone()))
 }
 
 /// The padding inside a key block, in layout units.
