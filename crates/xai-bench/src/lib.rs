@@ -20,12 +20,14 @@
 //! imports, in this crate and in each crate below):
 //! 1. [`spec`], the experiment file format, and [`data_section`], its `data:` section
 //!    checking itself;
-//! 2. plan: [`plan`] (load, validate, expand variants), [`memory`], [`catalog`];
+//! 2. plan: [`checked`] (the methods checked once), [`plan`] (load, validate, expand
+//!    variants), [`memory`], [`catalog`];
 //! 3. [`cells`] (finished cells on disk), [`lock`] (one run per cell directory),
 //!    [`needed`] (the rows a run keeps for its checks and figures), [`data_files`] and
 //!    the runner: [`rows`] (a replicate's rows), [`setup`] (what a run needs before its
-//!    cells), [`truths`] (the Monte-Carlo truths) and [`run`] (the cells, scheduled,
-//!    and their output);
+//!    cells), [`truths`] (the Monte-Carlo truths), [`kernel`] (one model's work in one
+//!    replicate, which a run's cells and a front end's `explain` both run) and [`run`]
+//!    (the cells, scheduled, and their output);
 //! 4. [`outputs`], [`manifest`]: writing a run's tables; [`committed`]: reading a
 //!    committed baseline back; [`figures`]: an experiment's figures;
 //! 5. [`commands`], [`merge`], [`report`] and [`slurm`]: what the CLI does (the
@@ -35,11 +37,13 @@
 
 pub mod catalog;
 pub mod cells;
+pub mod checked;
 pub mod commands;
 pub mod committed;
 pub mod data_files;
 pub mod data_section;
 pub mod figures;
+pub mod kernel;
 pub mod lock;
 pub mod manifest;
 pub mod memory;
@@ -61,6 +65,8 @@ pub use xai_checks as checks;
 pub use xai_data::fetch;
 pub use xai_data::{BenchError, datasets, error, workspace};
 pub use xai_methods as methods;
+pub use xai_models as models;
 pub use xai_plots as plots;
 pub use xai_results as results;
 pub use xai_results::{layout, output, select, table};
+pub use xai_synth as synth;

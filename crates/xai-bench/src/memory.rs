@@ -2,9 +2,11 @@
 //! fails with one readable error naming the field and the memory it would take,
 //! instead of aborting the process mid-run.
 
+use std::collections::BTreeMap;
+
 use crate::methods::MethodSpec;
-use crate::spec::ExperimentSpec;
-use xai_models::LearnerKind;
+use crate::results::Invalid;
+use xai_models::{LearnerKind, LearnerSpec};
 
 /// Bytes of one f64.
 const F64: u128 = 8;
@@ -40,26 +42,25 @@ fn human(bytes: u128) -> String {
 /// ([`xai_models::LearnerKind::fit_memory_bytes`]) and the largest prediction batch,
 /// the stacked perturbed copies a method predicts at once (rows × p values) plus the
 /// model's predict call on them ([`xai_models::LearnerKind::predict_memory_bytes`]).
-/// Returns the field to blame and the message when the estimate exceeds the memory
-/// available.
+/// Refuses, naming the setting to lower (the method's that sizes the largest batch,
+/// [`crate::methods::Method::batch_setting`], or `n_train`), when the estimate exceeds
+/// the memory available.
 pub fn check(
-    s: &ExperimentSpec,
-    n_train: usize,
-    n_test: usize,
-    p: usize,
+    methods: &[MethodSpec],
+    models: &BTreeMap<String, LearnerSpec>,
+    (n_train, n_test, p): (usize, usize, usize),
     in_flight: usize,
-) -> Result<(), (&'static str, String)> {
+) -> Result<(), Invalid> {
     let data = (n_train as u128 + n_test as u128) * (p as u128 + 1) * F64;
-    let rows = s
-        .methods
+    let (rows, setting) = methods
         .iter()
         .map(MethodSpec::method)
-        .map(|m| m.predict_rows(n_test))
-        .max()
-        .unwrap_or(n_test);
+        .map(|m| (m.predict_rows(n_test), m.batch_setting(n_test)))
+        .max_by_key(|&(rows, _)| rows)
+        .unwrap_or((n_test, "n_test"));
     let (n_train, rows, p) = (n_train as u128, rows as u128, p as u128);
     let (mut fit, mut predict) = (0u128, 0u128);
-    for learner in s.models.values() {
+    for learner in models.values() {
         fit = fit.max(learner.fit_memory_bytes(n_train, p));
         predict = predict.max(rows * p * F64 + learner.predict_memory_bytes(n_train, rows, p));
     }
@@ -70,18 +71,17 @@ pub fn check(
         return Ok(());
     }
     let field = if predict > fit.max(data) {
-        "n_test"
+        setting
     } else {
         "n_train"
     };
-    Err((
+    Err(Invalid::new(
         field,
         format!(
-            "n_train = {n_train}, n_test = {n_test} with {p} features would need about {} \
-             for {in_flight} replicates at once (each: data {}, model fit {}, largest \
-             prediction batch of {rows} rows {}), but {} is available; lower n_train / \
-             n_test (or the grid points or repeats that multiply the test rows), or run \
-             on fewer threads",
+            "`{field}` is too large: n_train = {n_train}, n_test = {n_test} with {p} features \
+             would need about {} for {in_flight} replicates at once (each: data {}, model \
+             fit {}, largest prediction batch of {rows} rows, set by `{setting}`, {}), but \
+             {} is available; lower `{field}`, or run on fewer threads",
             human(need),
             human(data),
             human(fit),

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::checked::{CheckedMethods, Known, check_level};
 use crate::data_section::DataRefusal;
 use crate::error::{BenchError, Result, io_err};
-use crate::methods::{MethodSpec, Plan};
 pub use crate::output::Scale;
 use crate::spec::{ExperimentSpec, ScaleSpec};
 use crate::table::format_number;
@@ -64,14 +64,28 @@ impl Variant {
     /// [`crate::methods::Method::truth_key`] picks from its own node. Equal identities
     /// share one truth, its stream and its file.
     pub fn truth_identity(&self, model: &str, method_key: Value) -> String {
-        serde_json::json!({
-            "dgp": self.tree["data"]["dgp"],
-            "n_train": self.spec.data.n_train,
-            "learner": self.tree["models"][model],
-            "method": method_key,
-        })
-        .to_string()
+        truth_identity(
+            &self.tree["data"]["dgp"],
+            self.spec.data.n_train,
+            &self.tree["models"][model],
+            method_key,
+        )
     }
+}
+
+/// The identity of a Monte-Carlo truth: the canonical JSON (keys sorted at every
+/// level) of the YAML values it depends on: the DGP's node, the training size, the
+/// learner's node and `method_key`
+/// ([`crate::methods::Method::truth_key`]). Equal identities share one truth, its
+/// stream and its file, whichever front end asks.
+pub fn truth_identity(dgp: &Value, n_train: usize, learner: &Value, method_key: Value) -> String {
+    serde_json::json!({
+        "dgp": dgp,
+        "n_train": n_train,
+        "learner": learner,
+        "method": method_key,
+    })
+    .to_string()
 }
 
 /// A run asked of the engine: the experiment, its scale, the threads to run it on
@@ -601,7 +615,17 @@ impl Experiment {
     /// its names, sizes (e.g. KSG's k < n_train) against its rows, and what each
     /// method needs of a model against its feature kinds and target.
     pub fn check_against_data(&self, variant: &Variant, data: &xai_core::Dataset) -> Result<()> {
-        self.validate_with(variant, Some(data))
+        self.validate_with(variant, Some(data)).map(|_| ())
+    }
+
+    /// The methods of `variant`, checked against its data (`loaded`, its dataset or
+    /// shuffle-split sample, if it has one) for a run: what its cells compute.
+    pub fn checked_methods(
+        &self,
+        variant: &Variant,
+        loaded: Option<&xai_core::Dataset>,
+    ) -> Result<CheckedMethods> {
+        self.validate_with(variant, loaded)
     }
 
     /// Checks, before any work, that `in_flight` replicates of `variant` at once fit in
@@ -626,13 +650,13 @@ impl Experiment {
         let Some((n_train, n_test)) = s.data.replicate_sizes(rows) else {
             return Ok(());
         };
-        crate::memory::check(s, n_train, n_test, features, in_flight).map_err(|(field, m)| {
-            self.err(format!(
-                "{}{m} (variant {})",
-                at_line(&self.text, field),
-                variant.describe()
-            ))
-        })
+        crate::memory::check(
+            &s.methods,
+            &s.models,
+            (n_train, n_test, features),
+            in_flight,
+        )
+        .map_err(|e| self.at_field(variant, &e.field, e.message))
     }
 
     /// Checks what types cannot: positive sizes, each method's settings, known
@@ -640,11 +664,20 @@ impl Experiment {
     /// known: a DGP's own names and sizes, or for a dataset the `loaded` data (its
     /// names, rows, feature kinds and target), checked again at run time with
     /// [`Experiment::check_against_data`].
-    fn validate_with(&self, v: &Variant, loaded: Option<&xai_core::Dataset>) -> Result<()> {
+    fn validate_with(
+        &self,
+        v: &Variant,
+        loaded: Option<&xai_core::Dataset>,
+    ) -> Result<CheckedMethods> {
         let names = self.data_features(v, loaded)?;
         self.validate_setup(v)?;
-        let (quantities, curve_quantities) = self.validate_methods(v, loaded, names.as_deref())?;
-        self.validate_outputs(v, names.as_deref(), (&quantities, &curve_quantities))
+        let methods = self.validate_methods(v, loaded, names.as_deref())?;
+        self.validate_outputs(
+            v,
+            names.as_deref(),
+            (methods.quantities(), methods.curve_quantities()),
+        )?;
+        Ok(methods)
     }
 
     /// The error at `field`'s line, naming the variant.
@@ -693,11 +726,8 @@ impl Experiment {
                 return fail("replicates", "replicates must be at least 1".into());
             }
         }
-        if !(s.level > 0.0 && s.level < 1.0) {
-            return fail(
-                "level",
-                format!("level must lie in (0, 1), got {}", s.level),
-            );
+        if let Err(e) = check_level(s.level) {
+            return fail(&e.field, e.message);
         }
         if s.models.is_empty() {
             return fail("models", "list at least one model under `models:`".into());
@@ -710,71 +740,24 @@ impl Experiment {
         Ok(())
     }
 
-    /// Checks every method against what is known before it, and returns the
-    /// quantities and curve quantities the methods report.
+    /// Checks every method against what is known before it
+    /// ([`CheckedMethods::check`]), its refusal at its field's line.
     fn validate_methods(
         &self,
         v: &Variant,
         loaded: Option<&xai_core::Dataset>,
         names: Option<&[String]>,
-    ) -> Result<(Vec<String>, Vec<String>)> {
-        let known = loaded.map(|d| (d.feature_names(), d.n_rows()));
+    ) -> Result<CheckedMethods> {
         let s = &v.spec;
-        let fail = |field: &str, msg: String| Err(self.at_field(v, field, msg));
-        if s.methods.is_empty() {
-            return fail(
-                "methods",
-                format!(
-                    "list at least one method under `methods:` ({})",
-                    MethodSpec::NAMES.join(", ")
-                ),
-            );
-        }
-        let sizes = s.data.replicate_sizes(known.map(|(_, rows)| rows));
-        let mut quantities: Vec<String> = Vec::new();
-        let mut curve_quantities: Vec<String> = Vec::new();
-        for m in s.methods.iter().map(MethodSpec::method) {
-            let plan = Plan {
-                feature_names: names,
-                n_train: sizes.map(|z| z.0),
-                n_test: sizes.map(|z| z.1),
-                models: &s.models,
-                earlier: &quantities,
-                dgp: s.data.dgp.as_ref(),
-                loaded,
-            };
-            if let Err(e) = m.validate(&plan) {
-                return fail(&e.field, e.message);
-            }
-            if m.compares_with_labels()
-                && let Some((name, l)) =
-                    crate::methods::model_without(&s.models, |c| c.predicts_label)
-            {
-                return fail(
-                    name,
-                    format!(
-                        "a method here compares the predictions with the labels (a loss or \
-                         score statistic), but model `{name}` ({}) predicts another model's \
-                         uncertainty, not the label: use statistics `prediction` or \
-                         `entropy` with it, or give the method a model of the label",
-                        l.name()
-                    ),
-                );
-            }
-            for q in m.quantities() {
-                if quantities.contains(&q) {
-                    return fail(
-                        &q,
-                        format!(
-                            "two methods report `{q}`; give them different statistics or samplers"
-                        ),
-                    );
-                }
-                quantities.push(q);
-            }
-            curve_quantities.extend(m.curve_quantities());
-        }
-        Ok((quantities, curve_quantities))
+        let known = Known {
+            feature_names: names,
+            sizes: s.data.replicate_sizes(loaded.map(|d| d.n_rows())),
+            models: &s.models,
+            dgp: s.data.dgp.as_ref(),
+            loaded,
+        };
+        CheckedMethods::check(&s.methods, &known)
+            .map_err(|(_, e)| self.at_field(v, &e.field, e.message))
     }
 
     /// Checks the plots, tables and checks against the quantities and curves the

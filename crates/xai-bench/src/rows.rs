@@ -128,7 +128,7 @@ pub(crate) fn draw(
     data: Option<&Dataset>,
 ) -> Result<(Dataset, Dataset, xai_core::rng::StreamRng)> {
     let spec = &variant.spec;
-    let mut rng = stream_rng(spec.seed, ((variant.stream as u64) << 32) | r as u64);
+    let mut rng = replicate_stream(spec.seed, variant.stream, r);
     let data_error =
         |field: &str, e: xai_core::CoreError| exp.cell_error(variant, r, field, e.to_string());
     let sample = |dgp: &xai_synth::DgpSpec, n: usize, rng: &mut xai_core::rng::StreamRng| {
@@ -171,10 +171,7 @@ pub(crate) fn draw(
         Some(shift) if shift.sd > 0.0 => {
             // Its own stream, so that a shifted and an unshifted variant sharing
             // streams also share every later draw (the model seeds).
-            let mut noise = stream_rng(
-                spec.seed ^ fnv("shift"),
-                ((variant.stream as u64) << 32) | r as u64,
-            );
+            let mut noise = replicate_stream(spec.seed ^ fnv("shift"), variant.stream, r);
             let train = shifted(train, shift, &mut noise).map_err(|e| data_error("shift", e))?;
             let test = shifted(test, shift, &mut noise).map_err(|e| data_error("shift", e))?;
             match shift.rows {
@@ -230,6 +227,14 @@ fn split_sample(
     let fraction = n_test as f64 / sample.n_rows() as f64;
     let (tr, te) = xai_core::resample::train_test_split(sample.y(), fraction, false, rng);
     (sample.select_rows(&tr), sample.select_rows(&te))
+}
+
+/// The stream of the replicate whose stream number is `stream` (its variant's, or with
+/// `shared_streams` the first variant it shares streams with) and index `r`:
+/// `stream_rng(seed, stream·2³² + r)`. Its rows are drawn first ([`draw`]), then the
+/// model seed.
+pub fn replicate_stream(seed: u64, stream: usize, r: usize) -> xai_core::rng::StreamRng {
+    stream_rng(seed, ((stream as u64) << 32) | r as u64)
 }
 
 /// FNV-1a hash of a name, the stream number of a model (and of a shift's noise, a

@@ -25,21 +25,16 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::Rng;
 use rayon::prelude::*;
-use xai_core::rng::stream_rng;
-use xai_core::{Dataset, Model};
 
 use crate::cells::{CellStore, Found, Shard, cell_name};
 use crate::error::{BenchError, Result};
-use crate::methods::{Input, MethodSpec};
+use crate::kernel::{ModelRef, Replicate, Scene, model_stream, model_work};
 pub use crate::output::{Counts, RunOutput};
-use crate::plan::{Experiment, Job, Scale, Variant};
-use crate::results::Value;
-use crate::results::entropy_map::EntropyMap;
-use crate::rows::{draw, fnv};
+use crate::plan::{Experiment, Job, Scale};
+use crate::rows::draw;
 use crate::setup::{Setup, caught, cell_place};
-use crate::table::{CurveRow, Summarizer, TidyRow};
+use crate::table::{Summarizer, TidyRow};
 use crate::truths::{TruthCost, Truths, truths};
-use xai_models::LearnerKind;
 
 /// Where a run keeps its cells: whole cells found there are read back instead of
 /// computed, and each computed cell is written there as it finishes.
@@ -181,14 +176,7 @@ pub fn recompute_agrees(
                     Found::Missing => return Err(unreadable("is missing".into())),
                     Found::Unusable(why) => return Err(unreadable(format!("is unusable ({why})"))),
                 };
-                let ours = replicate(
-                    exp,
-                    &setup.variants[v],
-                    v,
-                    r,
-                    setup.data[v].as_deref(),
-                    &truths[v],
-                )?;
+                let ours = replicate(&setup, v, r, &truths[v])?;
                 Ok((s, name, encode(&ours)? == encode(&stored)?))
             })
             .collect::<Result<_>>()
@@ -322,11 +310,7 @@ pub fn plan(exp: &Experiment, scale: Scale) -> Result<RunPlan> {
         let start = Instant::now();
         caught(
             || cell_place(variant, 0),
-            || {
-                setup
-                    .pool
-                    .install(|| replicate(exp, variant, v, 0, setup.data[v].as_deref(), &truths[v]))
-            },
+            || setup.pool.install(|| replicate(&setup, v, 0, &truths[v])),
         )?;
         variants.push((variant.describe(), start.elapsed().as_secs_f64()));
     }
@@ -428,7 +412,7 @@ fn execute(
                 let variant = &setup.variants[v];
                 let cell = caught(
                     || cell_place(variant, r),
-                    || replicate(exp, variant, v, r, setup.data[v].as_deref(), &truths[v]),
+                    || replicate(setup, v, r, &truths[v]),
                 )?;
                 if let Some(s) = store {
                     s.cells
@@ -556,80 +540,47 @@ impl PlainProgress {
     }
 }
 
-/// What one (variant, replicate) cell produced (the training sample that data plots
-/// show is drawn again from the first cell's stream, see [`draw`]).
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-struct Replicate {
-    rows: Vec<TidyRow>,
-    curves: Vec<CurveRow>,
-    maps: Vec<EntropyMap>,
-}
-
-/// Computes cell (v, r): its rows, then per model the fit and each method.
-fn replicate(
-    exp: &Experiment,
-    variant: &Variant,
-    v: usize,
-    r: usize,
-    data: Option<&Dataset>,
-    truths: &Truths,
-) -> Result<Replicate> {
+/// Computes cell (v, r): its rows ([`draw`]), then the model seed, then each model's
+/// work ([`model_work`]) on its own stream ([`model_stream`]).
+fn replicate(setup: &Setup<'_>, v: usize, r: usize, truths: &Truths) -> Result<Replicate> {
+    let (exp, variant) = (setup.job.exp, &setup.variants[v]);
+    let data = setup.data[v].as_deref();
     let spec = &variant.spec;
     let (train, test, mut rng) = draw(exp, variant, r, data)?;
     let model_seed = rng.next_u64();
     let labels: Vec<String> = variant.labels.iter().map(|(_, l)| l.clone()).collect();
-    let mut out = Replicate {
-        rows: Vec::new(),
-        curves: Vec::new(),
-        maps: Vec::new(),
+    let scene = Scene {
+        train: &train,
+        test: &test,
+        all: data.unwrap_or(&train),
+        dgp: spec.data.dgp.as_ref(),
+        level: spec.level,
+        seed: spec.seed,
+        labels: &labels,
+        replicate: r,
     };
+    let mut out = Replicate::default();
     for (k, (name, learner)) in spec.models.iter().enumerate() {
-        let fail = |source| BenchError::Run {
-            variant: variant.describe(),
-            replicate: r,
-            model: name.clone(),
-            source,
+        let model = ModelRef {
+            name,
+            learner,
+            fitted: None,
+            first: (v, r, k) == (0, 0, 0),
         };
-        // The model's stream: the fit and then each method, in the order listed.
-        let mut model_rng = stream_rng(model_seed, fnv(name));
-        let mut model: Option<Box<dyn Model>> = None;
-        let mut values: Vec<Value> = Vec::new();
-        for (m, method) in spec.methods.iter().map(MethodSpec::method).enumerate() {
-            if method.needs_fit() && model.is_none() {
-                model = Some(learner.build().fit(&train, &mut model_rng).map_err(fail)?);
-            }
-            let input = Input {
-                train: &train,
-                test: &test,
-                all: data.unwrap_or(&train),
-                learner,
-                dgp: spec.data.dgp.as_ref(),
-                model: model.as_deref(),
-                earlier: &values,
-                level: spec.level,
-                seed: spec.seed,
-                first: (v, r, k) == (0, 0, 0),
-                truth: truths.get(&(name.clone(), m)).map_or(&[], |t| t.as_slice()),
-            };
-            let emitted = method.compute(&input, &mut model_rng).map_err(fail)?;
-            values.extend(emitted.values);
-            out.curves.extend(emitted.curves.into_iter().map(|mut c| {
-                c.labels = labels.clone();
-                c.replicate = r;
-                c.model = name.clone();
-                c
-            }));
-            out.maps.extend(emitted.maps);
-        }
-        out.rows.extend(values.into_iter().map(|v| TidyRow {
-            labels: labels.clone(),
-            replicate: r,
-            model: name.clone(),
-            quantity: v.quantity,
-            feature: v.feature,
-            x: v.x,
-            value: v.estimate,
-        }));
+        let truth = |m: usize| {
+            truths
+                .get(&(name.clone(), m))
+                .map_or(&[][..], |t| t.as_slice())
+        };
+        let mut rng = model_stream(model_seed, name);
+        model_work(&scene, &setup.methods[v], model, truth, &mut rng, &mut out).map_err(
+            |source| BenchError::Run {
+                variant: variant.describe(),
+                replicate: r,
+                model: name.clone(),
+                source,
+            },
+        )?;
     }
     Ok(out)
 }
@@ -657,15 +608,7 @@ mod tests {
         let truths = Truths::new();
         let cell = |i: usize| {
             let (v, r) = setup.tasks[i];
-            replicate(
-                &exp,
-                &setup.variants[v],
-                v,
-                r,
-                setup.data[v].as_deref(),
-                &truths,
-            )
-            .unwrap()
+            replicate(&setup, v, r, &truths).unwrap()
         };
         for i in 0..setup.tasks.len() {
             let (v, r) = setup.tasks[i];

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use xai_core::Dataset;
 
+use crate::checked::CheckedMethods;
 use crate::error::{BenchError, Result};
 use crate::plan::{Job, Variant};
 
@@ -15,6 +16,8 @@ pub(crate) struct Setup<'a> {
     pub(crate) job: Job<'a>,
     pub(crate) variants: Vec<Variant>,
     pub(crate) data: Vec<Option<Arc<Dataset>>>,
+    /// Each variant's methods, checked against its data: what its cells compute.
+    pub(crate) methods: Vec<CheckedMethods>,
     pub(crate) replicates: usize,
     /// (variant, replicate) of every cell, variant-major: the run's order.
     pub(crate) tasks: Vec<(usize, usize)>,
@@ -23,7 +26,8 @@ pub(crate) struct Setup<'a> {
 
 impl<'a> Setup<'a> {
     /// The setup of `job`: its variants with their data files resolved, their data
-    /// loaded, and the memory each cell in flight needs checked.
+    /// loaded, their methods checked against it, and the memory each cell in flight
+    /// needs checked.
     pub(crate) fn new(job: Job<'a>) -> Result<Setup<'a>> {
         let Job {
             exp,
@@ -36,17 +40,13 @@ impl<'a> Setup<'a> {
             crate::data_files::resolve(&mut v.spec)?;
         }
         let data = crate::rows::load_data(exp, &variants)?;
+        let methods = variants
+            .iter()
+            .zip(&data)
+            .map(|(v, d)| exp.checked_methods(v, d.as_deref()))
+            .collect::<Result<Vec<_>>>()?;
         let replicates = exp.scale(scale).replicates;
-        // 0: every core, counted here rather than by rayon, whose default follows
-        // RAYON_NUM_THREADS (which `cargo xtask` sets to 1 for candle's products).
-        let threads = match threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| BenchError::Other(format!("cannot start {threads} threads: {e}")))?;
+        let pool = pool(threads)?;
         let in_flight = pool.current_num_threads().min(replicates * variants.len());
         for (v, variant) in variants.iter().enumerate() {
             exp.check_memory(variant, data[v].as_deref(), in_flight)?;
@@ -58,11 +58,26 @@ impl<'a> Setup<'a> {
             job,
             variants,
             data,
+            methods,
             replicates,
             tasks,
             pool,
         })
     }
+}
+
+/// A pool of `threads` threads; 0: every core, counted here rather than by rayon,
+/// whose default follows RAYON_NUM_THREADS (which `cargo xtask` and the Python package
+/// set to 1 for candle's products).
+pub(crate) fn pool(threads: usize) -> Result<rayon::ThreadPool> {
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| BenchError::Other(format!("cannot start {threads} threads: {e}")))
 }
 
 /// `compute`'s result, with a panic inside it (a bug, not an input) caught and

@@ -12,7 +12,7 @@ use xai_core::rng::stream_rng;
 
 use crate::cells::{self, CellStore, Found};
 use crate::error::{BenchError, Result};
-use crate::methods::MethodSpec;
+use crate::methods::{Method, MethodSpec};
 use crate::plan::Job;
 use crate::results::Value;
 use crate::rows::fnv;
@@ -83,7 +83,6 @@ pub(crate) fn truths(
                                 variant.describe()
                             );
                         }
-                        let seed = stream_rng(spec.seed, fnv(&identity)).next_u64();
                         let runs = probe.as_ref().map(|_| PROBE_RUNS);
                         let start = Instant::now();
                         let place = || {
@@ -96,12 +95,12 @@ pub(crate) fn truths(
                             setup
                                 .pool
                                 .install(|| {
-                                    method.truth(
+                                    truth_of(
+                                        method,
+                                        &identity,
                                         dgp,
                                         learner,
-                                        spec.data.n_train,
-                                        spec.level,
-                                        seed,
+                                        (spec.data.n_train, spec.level, spec.seed),
                                         runs,
                                     )
                                 })
@@ -150,6 +149,24 @@ pub(crate) fn truths(
             }
         })
         .collect())
+}
+
+/// The Monte-Carlo truth of `method` for `learner` on `dgp` with `n_train` training
+/// rows and intervals at `level` ([`crate::methods::Method::truth`]), its runs drawn
+/// from the seed `stream_rng(seed, fnv(identity))` gives first, `identity` being the
+/// truth's ([`crate::plan::truth_identity`]): so a run's cells and a front end's call
+/// that ask for the same truth get the same numbers. With `runs`, only the first runs
+/// (a probe).
+pub(crate) fn truth_of(
+    method: &dyn Method,
+    identity: &str,
+    dgp: &xai_synth::DgpSpec,
+    learner: &xai_models::LearnerSpec,
+    (n_train, level, seed): (usize, f64, u64),
+    runs: Option<usize>,
+) -> xai_core::error::Result<Vec<Value>> {
+    let seed = stream_rng(seed, fnv(identity)).next_u64();
+    method.truth(dgp, learner, n_train, level, seed, runs)
 }
 
 /// Runs of a truth that `--plan` times.

@@ -133,6 +133,25 @@ pub enum BenchError {
         /// What is wrong with it and what to run.
         message: String,
     },
+    /// A setting of a front end's call that cannot be used (a level outside (0, 1), a
+    /// method's setting out of range, a method the model cannot serve): the setting
+    /// and what to write instead.
+    #[error("{field}: {message}")]
+    Setting {
+        /// The setting at fault (`level`, `repeats`, `methods[1]`).
+        field: String,
+        /// What is wrong and what to write instead.
+        message: String,
+    },
+    /// A call that would need more memory than the machine has: the setting that
+    /// makes it too large, the size and the limit.
+    #[error("{message}")]
+    Size {
+        /// The setting to lower (`repeats`, `points`, `n_train`).
+        field: String,
+        /// The memory it would take and the memory available.
+        message: String,
+    },
     /// Anything else, stated in full.
     #[error("{0}")]
     Other(String),

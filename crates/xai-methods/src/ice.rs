@@ -192,6 +192,10 @@ impl Method for IceSpec {
         n_test.saturating_mul(self.grid.max_len(n_test))
     }
 
+    fn batch_setting(&self, _n_test: usize) -> &'static str {
+        "points"
+    }
+
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
         crate::method::some_statistics(&self.statistics)?;
         self.grid

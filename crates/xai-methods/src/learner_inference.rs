@@ -394,6 +394,14 @@ impl Method for LearnerInferenceSpec {
             .unwrap_or(0)
     }
 
+    fn batch_setting(&self, n_test: usize) -> &'static str {
+        self.explain
+            .iter()
+            .map(|m| m.method())
+            .max_by_key(|m| m.predict_rows(n_test))
+            .map_or("n_test", |m| m.batch_setting(n_test))
+    }
+
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
         if self.refits < 2 {
             return Err(Invalid::new(

@@ -164,6 +164,13 @@ pub trait Method: Send + Sync {
         n_test
     }
 
+    /// The setting that sizes [`Method::predict_rows`] beyond the test rows (`repeats`,
+    /// `points`, ...), which a refusal for memory tells the user to lower; `n_test`
+    /// when the test rows alone do.
+    fn batch_setting(&self, _n_test: usize) -> &'static str {
+        "n_test"
+    }
+
     /// Checks the settings against what is known before any work.
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid>;
 

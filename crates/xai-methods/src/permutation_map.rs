@@ -40,6 +40,10 @@ impl Method for PermutationMapSpec {
         n_test.max(self.resolution.saturating_mul(self.resolution))
     }
 
+    fn batch_setting(&self, _n_test: usize) -> &'static str {
+        "resolution"
+    }
+
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
         crate::method::known_features(plan, [&self.feature])?;
         if plan.feature_names.is_some_and(|n| n.len() != 2) || self.resolution < 2 {

@@ -109,6 +109,13 @@ impl Method for PfiSpec {
         n_test.saturating_mul(copies)
     }
 
+    fn batch_setting(&self, _n_test: usize) -> &'static str {
+        match self.perturbation {
+            PerturbationSpec::Grid(_) => "points",
+            _ => "repeats",
+        }
+    }
+
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
         crate::method::some_statistics(&self.statistics)?;
         match self.perturbation {

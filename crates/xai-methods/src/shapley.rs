@@ -600,6 +600,15 @@ impl Method for ShapleySpec {
         }
     }
 
+    fn batch_setting(&self, _n_test: usize) -> &'static str {
+        match self.estimator {
+            Estimator::Tree => "n_test",
+            Estimator::Exact | Estimator::Kernel => "background",
+            Estimator::Gradient if self.samples >= self.background => "samples",
+            Estimator::Gradient => "background",
+        }
+    }
+
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
         self.validate_estimator(plan)?;
         let n = self.rows.or(plan.n_test);

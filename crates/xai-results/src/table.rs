@@ -58,16 +58,16 @@ pub struct CurveRow {
     pub row_class: Option<usize>,
 }
 
-/// Writes `ice.csv`: grid keys, replicate, model, quantity, feature, row, x, value,
-/// and the row's original feature values (`at_<feature>`, blank for a variant whose
-/// features are not the first variant's; no such columns when no curve keeps them),
-/// one line per grid point.
-pub fn write_curves(
-    path: &Path,
+/// `ice.csv`'s columns: grid keys, replicate, model, quantity, feature, row, x,
+/// value, the row's original feature values (`at_<feature>`, blank for a variant whose
+/// features are not the first variant's; no such columns when no curve keeps them)
+/// and its class (blank for a continuous target); one record per grid point. The
+/// header, and the features whose `at_` columns it has.
+fn curve_header<'f>(
     keys: &[String],
-    features: &[String],
+    features: &'f [String],
     curves: &[CurveRow],
-) -> Result<()> {
+) -> (Vec<String>, &'f [String]) {
     let mut header = keys.to_vec();
     header.extend(
         [
@@ -87,30 +87,54 @@ pub fn write_curves(
     };
     header.extend(at.iter().map(|f| format!("at_{f}")));
     header.push("class".into());
-    write_csv(
-        path,
+    (header, at)
+}
+
+/// The records of `curves` under [`curve_header`]'s columns (`at`: its features).
+fn curve_records<'c>(
+    curves: &'c [CurveRow],
+    at: &'c [String],
+) -> impl Iterator<Item = Vec<String>> + 'c {
+    curves.iter().flat_map(move |c| {
+        c.grid.iter().zip(&c.values).map(move |(x, v)| {
+            let mut rec = c.labels.clone();
+            rec.extend([
+                c.replicate.to_string(),
+                c.model.clone(),
+                c.quantity.clone(),
+                c.feature.clone(),
+                c.row.to_string(),
+                num(*x),
+                num(*v),
+            ]);
+            match c.row_values.len() == at.len() {
+                true => rec.extend(c.row_values.iter().map(|v| num(*v))),
+                false => rec.extend(at.iter().map(|_| String::new())),
+            }
+            rec.push(c.row_class.map(|k| k.to_string()).unwrap_or_default());
+            rec
+        })
+    })
+}
+
+/// `ice.csv` as a table ([`curve_header`]): what a front end returns for the curves.
+pub fn curve_table(keys: &[String], features: &[String], curves: &[CurveRow]) -> CsvTable {
+    let (header, at) = curve_header(keys, features, curves);
+    CsvTable {
         header,
-        curves.iter().flat_map(|c| {
-            c.grid.iter().zip(&c.values).map(move |(x, v)| {
-                let mut rec = c.labels.clone();
-                rec.extend([
-                    c.replicate.to_string(),
-                    c.model.clone(),
-                    c.quantity.clone(),
-                    c.feature.clone(),
-                    c.row.to_string(),
-                    num(*x),
-                    num(*v),
-                ]);
-                match c.row_values.len() == at.len() {
-                    true => rec.extend(c.row_values.iter().map(|v| num(*v))),
-                    false => rec.extend(at.iter().map(|_| String::new())),
-                }
-                rec.push(c.row_class.map(|k| k.to_string()).unwrap_or_default());
-                rec
-            })
-        }),
-    )
+        rows: curve_records(curves, at).collect(),
+    }
+}
+
+/// Writes `ice.csv` ([`curve_header`]), a record at a time.
+pub fn write_curves(
+    path: &Path,
+    keys: &[String],
+    features: &[String],
+    curves: &[CurveRow],
+) -> Result<()> {
+    let (header, at) = curve_header(keys, features, curves);
+    write_csv(path, header, curve_records(curves, at))
 }
 
 /// One row of `summary.csv`: an estimate over replicates.
@@ -318,9 +342,9 @@ fn write_csv(
     })
 }
 
-/// Writes `tidy.csv`: grid keys, replicate, model, quantity, feature, x, estimate, se,
-/// lower, upper, n.
-pub fn write_tidy(path: &Path, keys: &[String], rows: &[TidyRow]) -> Result<()> {
+/// `tidy.csv`'s columns: grid keys, replicate, model, quantity, feature, x, estimate,
+/// se, lower, upper, n.
+fn tidy_header(keys: &[String]) -> Vec<String> {
     let mut header = keys.to_vec();
     header.extend(
         [
@@ -337,22 +361,34 @@ pub fn write_tidy(path: &Path, keys: &[String], rows: &[TidyRow]) -> Result<()> 
         ]
         .map(String::from),
     );
-    write_csv(
-        path,
-        header,
-        rows.iter().map(|r| {
-            let mut rec = r.labels.clone();
-            rec.extend([
-                r.replicate.to_string(),
-                r.model.clone(),
-                r.quantity.clone(),
-                r.feature.clone(),
-                opt(r.x),
-            ]);
-            rec.extend(estimate_fields(&r.value));
-            rec
-        }),
-    )
+    header
+}
+
+/// A row's record under [`tidy_header`]'s columns.
+fn tidy_record(r: &TidyRow) -> Vec<String> {
+    let mut rec = r.labels.clone();
+    rec.extend([
+        r.replicate.to_string(),
+        r.model.clone(),
+        r.quantity.clone(),
+        r.feature.clone(),
+        opt(r.x),
+    ]);
+    rec.extend(estimate_fields(&r.value));
+    rec
+}
+
+/// `tidy.csv` as a table: what a front end returns for the rows.
+pub fn tidy_table(keys: &[String], rows: &[TidyRow]) -> CsvTable {
+    CsvTable {
+        header: tidy_header(keys),
+        rows: rows.iter().map(tidy_record).collect(),
+    }
+}
+
+/// Writes `tidy.csv` ([`tidy_header`]), a record at a time.
+pub fn write_tidy(path: &Path, keys: &[String], rows: &[TidyRow]) -> Result<()> {
+    write_csv(path, tidy_header(keys), rows.iter().map(tidy_record))
 }
 
 /// The fixed columns of `summary.csv` around the grid keys.
