@@ -36,6 +36,21 @@ pub struct Supplied {
     pub capabilities: Capabilities,
 }
 
+impl Supplied {
+    /// A learner written in a front end's language: its models predict and nothing
+    /// else is read of them, but their members where `members` (an ensemble whose
+    /// members the front end exposes).
+    pub fn foreign(learner: Arc<dyn Learner>, members: bool) -> Supplied {
+        Supplied {
+            learner,
+            capabilities: Capabilities {
+                members,
+                ..Capabilities::PREDICTIONS_ONLY
+            },
+        }
+    }
+}
+
 impl ExternalParams {
     /// `name` with `supplied` handed over.
     pub fn supplied(name: impl Into<String>, supplied: Supplied) -> Self {

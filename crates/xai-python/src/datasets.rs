@@ -7,8 +7,6 @@ use xai_bench::datasets::{MissingPolicy, Registry, load, search_dirs};
 use xai_bench::workspace::workspace_root;
 use xai_core::FeatureKind;
 
-use crate::XaiError;
-
 /// The features (n × d; categorical columns as codes), the target (values or class
 /// codes), the feature names, each column's levels (`None`: continuous) and the number
 /// of classes (`None`: a continuous target) of dataset `name`; `missing` is the
@@ -26,10 +24,10 @@ pub fn dataset<'py>(
     Vec<Option<Vec<String>>>,
     Option<usize>,
 )> {
-    let err = |e: xai_bench::BenchError| XaiError::new_err(e.to_string());
+    let err = crate::error;
     let policy: MissingPolicy = serde_json::from_value(serde_json::Value::String(missing.into()))
         .map_err(|_| {
-        XaiError::new_err(format!(
+        crate::settings_error(format!(
             "missing={missing:?}: one of error, drop_rows, keep, impute_mean"
         ))
     })?;

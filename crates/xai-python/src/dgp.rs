@@ -4,10 +4,8 @@
 use ndarray::Array1;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
+use xai_bench::synth::{DgpSpec, oracle};
 use xai_core::rng::stream_rng;
-use xai_synth::DgpSpec;
-
-use crate::XaiError;
 
 /// Rows drawn: the features (n × d), the target (values or class codes) and the
 /// number of classes (`None`: continuous).
@@ -22,10 +20,12 @@ type Drawn<'py> = (
 #[pyclass(module = "xaiws._native", frozen)]
 pub struct Dgp {
     spec: DgpSpec,
+    /// The `dgp:` node as written (a Monte-Carlo truth's identity).
+    node: serde_json::Value,
 }
 
 fn bad(e: impl std::fmt::Display) -> PyErr {
-    XaiError::new_err(e.to_string())
+    crate::settings_error(e.to_string())
 }
 
 #[pymethods]
@@ -37,7 +37,8 @@ impl Dgp {
     fn new(yaml: &str) -> PyResult<Self> {
         let spec: DgpSpec = serde_saphyr::from_str(yaml).map_err(bad)?;
         spec.dgp().validate().map_err(bad)?;
-        Ok(Dgp { spec })
+        let node = serde_saphyr::from_str(yaml).map_err(bad)?;
+        Ok(Dgp { spec, node })
     }
 
     /// The feature names, in column order.
@@ -81,7 +82,7 @@ impl Dgp {
     /// The true partial dependence PD_j(v) = E_{X_−j}[E[Y | X_j = v, X_−j]]
     /// (molnar2023 Eq. 1) at each value of `grid`: the DGP's closed form where it has
     /// one, else the mean of E[Y | X] over `n` rows drawn from stream `seed` with
-    /// column j set to v (Monte-Carlo error sd_i(E[Y | x⁽ⁱ⁾ with x_j = v])/√n).
+    /// column j set to v ([`xai_bench::synth::oracle::partial_dependence`]).
     fn partial_dependence<'py>(
         &self,
         py: Python<'py>,
@@ -91,48 +92,22 @@ impl Dgp {
         seed: u64,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let grid = grid.as_array().to_vec();
-        let dgp = self.spec.dgp();
-        if feature >= dgp.feature_names().len() {
-            return Err(bad(format!("feature {feature} is not a column of the DGP")));
-        }
-        if let Some(pd) = dgp.partial_dependence(feature, &grid) {
-            return Ok(PyArray1::from_vec(py, pd));
-        }
-        let data = dgp.sample(n, &mut stream_rng(seed, 0)).map_err(bad)?;
-        let mut x = data.x().to_owned();
-        let pd = grid
-            .iter()
-            .map(|&v| {
-                x.column_mut(feature).fill(v);
-                dgp.conditional_mean(x.view()).mean().unwrap_or(f64::NAN)
+        let pd = py
+            .detach(|| {
+                oracle::partial_dependence(&self.spec, feature, &grid, n, &mut stream_rng(seed, 0))
             })
-            .collect();
-        Ok(PyArray1::from_vec(py, pd))
+            .map_err(bad)?;
+        Ok(PyArray1::from_vec(py, pd.mean))
     }
 
-    /// The squared-error PFI of the true mean m(x) = E[Y | X = x] per feature,
-    /// E[(Y − m(X̃ʲ))²] − E[(Y − m(X))²] = E[(m(X̃ʲ) − m(X))²], X̃ʲ the row with x_j
-    /// replaced by an independent draw from P(X_j) (molnar2023's PFI with fresh draws,
-    /// of the oracle): the mean over `n` rows drawn from stream `seed`, and its
-    /// Monte-Carlo se (sd/√n).
-    fn oracle_pfi(&self, n: usize, seed: u64) -> PyResult<(Vec<f64>, Vec<f64>)> {
-        let dgp = self.spec.dgp();
-        let marginals = self.spec.marginals();
-        let mut rng = stream_rng(seed, 0);
-        let data = dgp.sample(n, &mut rng).map_err(bad)?;
-        let m = dgp.conditional_mean(data.x());
-        let (mut means, mut ses) = (Vec::new(), Vec::new());
-        for j in 0..data.n_features() {
-            let mut x = data.x().to_owned();
-            for i in 0..n {
-                x[[i, j]] = marginals.0.draw(j, &mut rng);
-            }
-            let d: Array1<f64> = (&dgp.conditional_mean(x.view()) - &m).mapv(|v| v * v);
-            let mean = d.mean().unwrap_or(f64::NAN);
-            means.push(mean);
-            ses.push(d.std(1.0) / (n as f64).sqrt());
-        }
-        Ok((means, ses))
+    /// The squared-error PFI of the true mean m(x) = E[Y | X = x] per feature
+    /// ([`xai_bench::synth::oracle::oracle_pfi`]): the mean over `n` rows drawn from stream
+    /// `seed`, and its Monte-Carlo se (sd/√n).
+    fn oracle_pfi(&self, py: Python<'_>, n: usize, seed: u64) -> PyResult<(Vec<f64>, Vec<f64>)> {
+        let pfi = py
+            .detach(|| oracle::oracle_pfi(&self.spec, n, &mut stream_rng(seed, 0)))
+            .map_err(bad)?;
+        Ok((pfi.mean, pfi.se))
     }
 }
 
@@ -142,12 +117,17 @@ impl Dgp {
         &self.spec
     }
 
+    /// The DGP's node as written.
+    pub fn node(&self) -> &serde_json::Value {
+        &self.node
+    }
+
     /// A truth per row of `x`, which must have the DGP's columns.
     fn per_row<'py>(
         &self,
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
-        truth: impl Fn(&dyn xai_synth::Dgp, ndarray::ArrayView2<'_, f64>) -> Array1<f64>,
+        truth: impl Fn(&dyn xai_bench::synth::Dgp, ndarray::ArrayView2<'_, f64>) -> Array1<f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let dgp = self.spec.dgp();
         let d = dgp.feature_names().len();

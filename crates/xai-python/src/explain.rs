@@ -1,22 +1,18 @@
 //! The generic entry point: any method of the registry, with the settings its YAML
 //! node holds, on a Python model (or a Python learner's fit) and the caller's rows.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use ndarray::Array1;
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use xai_bench::kernel::Request;
+use xai_bench::models::external::{ExternalParams, Supplied};
+use xai_bench::models::{LearnerKind, LearnerSpec};
+use xai_bench::table::{curve_table, tidy_table};
 use xai_core::{CoreError, Dataset, FeatureKind, Learner, Model, Target};
-use xai_methods::method::{Input, Plan};
-use xai_methods::registry::MethodSpec;
-use xai_models::capabilities::Capabilities;
-use xai_models::external::{ExternalParams, Supplied};
-use xai_models::{LearnerKind, LearnerSpec};
 
-use crate::XaiError;
 use crate::foreign::{ForeignLearner, ForeignModel, Kind, Sink};
 
 /// Rows from Python: features (n × d, float64; categorical columns as codes), the
@@ -52,9 +48,12 @@ impl Schema {
                         if v >= 0.0 && v.fract() == 0.0 && v < k as f64 {
                             Ok(v as usize)
                         } else {
-                            Err(PyValueError::new_err(format!(
-                                "{what}: the label at row {row} ({v}) is not a class code 0..{k}"
-                            )))
+                            Err(crate::raise(
+                                "DataError",
+                                format!(
+                                    "{what}: the label at row {row} ({v}) is not a class code 0..{k}"
+                                ),
+                            ))
                         }
                     })
                     .collect::<PyResult<Array1<usize>>>()?;
@@ -80,7 +79,7 @@ impl Schema {
             self.names.clone(),
             kinds,
         )
-        .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
+        .map_err(|e| crate::raise("DataError", format!("{what}: {e}")))
     }
 }
 
@@ -101,9 +100,10 @@ pub struct Foreign {
 }
 
 /// Runs `methods` (a JSON list of YAML method nodes, `[{"pfi": {...}}, ...]`) in order
-/// on one model: fitted on `train` first when it is a learner; each method sees the
-/// values the ones before it emitted (as in an experiment). Returns the tidy rows
-/// (`tidy.csv`'s columns) and the kept ICE curves, as dicts of lists.
+/// on one model with the engine's kernel ([`xai_bench::kernel::explain`]): fitted on
+/// `train` first when it is a learner; each method sees the values the ones before it
+/// emitted (as in an experiment). Returns the tidy rows (`tidy.csv`'s columns) and the
+/// kept ICE curves (`ice.csv`'s), as dicts of columns.
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
 #[pyo3(signature = (foreign, schema, train, test, methods, seed, level, dgp))]
@@ -120,154 +120,35 @@ pub fn explain<'py>(
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let train = schema.dataset(&train, "training rows")?;
     let test = schema.dataset(&test, "test rows")?;
-    let nodes: Vec<serde_json::Value> = serde_json::from_str(methods)
-        .map_err(|e| PyValueError::new_err(format!("methods: {e}")))?;
-    let specs = nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            serde_json::from_value::<MethodSpec>(n.clone())
-                .map_err(|e| XaiError::new_err(format!("methods[{i}]: {e}")))
-        })
-        .collect::<PyResult<Vec<_>>>()?;
+    let methods: Vec<serde_json::Value> = serde_json::from_str(methods)
+        .map_err(|e| crate::settings_error(format!("methods: {e}")))?;
     let sink = Sink::default();
     let name = foreign.name.clone();
-    let (spec, model) = learner_of(foreign, schema.n_classes, &sink)?;
-    let models = BTreeMap::from([(name.clone(), spec.clone())]);
-    let mut earlier_names = Vec::new();
-    for (i, s) in specs.iter().enumerate() {
-        let plan = Plan {
-            feature_names: Some(train.feature_names()),
-            n_train: Some(train.n_rows()),
-            n_test: Some(test.n_rows()),
-            models: &models,
-            earlier: &earlier_names,
-            dgp: dgp.as_deref().map(crate::dgp::Dgp::spec),
-            loaded: Some(&train),
-        };
-        s.method()
-            .validate(&plan)
-            .map_err(|e| XaiError::new_err(format!("methods[{i}].{}: {}", e.field, e.message)))?;
-        earlier_names.extend(s.method().quantities());
-    }
-    let dgp_spec = dgp.as_deref().map(crate::dgp::Dgp::spec);
-    let computed = py.detach(|| -> xai_core::error::Result<_> {
-        // One thread calls into Python: the methods' own parallel loops run on a
-        // pool of one.
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .map_err(|e| CoreError::Invalid(e.to_string()))?;
-        pool.install(|| {
-            let mut rng = xai_core::rng::stream_rng(seed, 0);
-            let fitted: Box<dyn Model>;
-            let model: &dyn Model = match &model {
-                Some(m) => m,
-                None => {
-                    fitted = spec.build().fit(&train, &mut rng)?;
-                    fitted.as_ref()
-                }
-            };
-            let mut values = Vec::new();
-            let mut curves = Vec::new();
-            for (s, node) in specs.iter().zip(&nodes) {
-                let method = s.method();
-                // A method's Monte-Carlo truth (a learner's expected explanation over
-                // fresh data), where it has one and the rows' DGP is given.
-                let inner = node.as_object().and_then(|o| o.values().next());
-                let truth = match (dgp_spec, inner.and_then(|n| method.truth_key(n))) {
-                    (Some(d), Some(_)) => {
-                        method.truth(d, &spec, train.n_rows(), level, seed, None)?
-                    }
-                    _ => Vec::new(),
-                };
-                let input = Input {
-                    train: &train,
-                    test: &test,
-                    all: &train,
-                    learner: &spec,
-                    dgp: dgp_spec,
-                    model: method.needs_fit().then_some(model),
-                    earlier: &values,
-                    level,
-                    seed,
-                    first: true,
-                    truth: &truth,
-                };
-                let out = method.compute(&input, &mut rng)?;
-                values.extend(out.values);
-                curves.extend(out.curves);
-            }
-            Ok((values, curves))
-        })
-    });
-    let (values, curves) = match computed {
-        Ok(v) => v,
-        Err(e) => {
-            return Err(sink
-                .take()
-                .unwrap_or_else(|| XaiError::new_err(e.to_string())));
-        }
+    let (learner, node, model) = learner_of(foreign, schema.n_classes, &sink)?;
+    // A model or learner written in Python is called from one thread.
+    let threads = if matches!(learner, LearnerSpec::External(_)) {
+        1
+    } else {
+        0
     };
-    let tidy = PyDict::new(py);
-    let name = &name;
-    tidy.set_item("replicate", vec![0usize; values.len()])?;
-    tidy.set_item("model", vec![name; values.len()])?;
-    tidy.set_item(
-        "quantity",
-        values.iter().map(|v| &v.quantity).collect::<Vec<_>>(),
-    )?;
-    tidy.set_item(
-        "feature",
-        values.iter().map(|v| &v.feature).collect::<Vec<_>>(),
-    )?;
-    tidy.set_item(
-        "x",
-        values
-            .iter()
-            .map(|v| v.x.unwrap_or(f64::NAN))
-            .collect::<Vec<_>>(),
-    )?;
-    tidy.set_item(
-        "estimate",
-        values
-            .iter()
-            .map(|v| v.estimate.estimate)
-            .collect::<Vec<_>>(),
-    )?;
-    tidy.set_item(
-        "se",
-        values.iter().map(|v| v.estimate.se).collect::<Vec<_>>(),
-    )?;
-    tidy.set_item(
-        "lower",
-        values.iter().map(|v| v.estimate.lower).collect::<Vec<_>>(),
-    )?;
-    tidy.set_item(
-        "upper",
-        values.iter().map(|v| v.estimate.upper).collect::<Vec<_>>(),
-    )?;
-    tidy.set_item("n", values.iter().map(|v| v.estimate.n).collect::<Vec<_>>())?;
-    let (mut quantity, mut feature, mut row, mut x, mut value) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for c in &curves {
-        for (&g, &v) in c.grid.iter().zip(&c.values) {
-            quantity.push(c.quantity.as_str());
-            feature.push(c.feature.as_str());
-            row.push(c.row);
-            x.push(g);
-            value.push(v);
-        }
-    }
-    let ice = PyDict::new(py);
-    ice.set_item("replicate", vec![0usize; x.len()])?;
-    ice.set_item("model", vec![name; x.len()])?;
-    ice.set_item("quantity", quantity)?;
-    ice.set_item("feature", feature)?;
-    ice.set_item("row", row)?;
-    ice.set_item("x", x)?;
-    ice.set_item("value", value)?;
-    Ok((tidy, ice))
+    let request = Request {
+        train: &train,
+        test: &test,
+        name: &name,
+        learner: &learner,
+        learner_node: &node,
+        fitted: model.as_ref().map(|m| m as &dyn xai_core::Model),
+        methods: &methods,
+        seed,
+        level,
+        dgp: dgp.as_deref().map(|d| (d.spec(), d.node())),
+        threads,
+    };
+    let computed = py.detach(|| xai_bench::kernel::explain(&request));
+    let out = computed.map_err(|e| sink.take().unwrap_or_else(|| crate::error(e)))?;
+    let tidy = crate::tables::columns(py, &tidy_table(&[], &out.rows))?;
+    let curves = curve_table(&[], test.feature_names(), &out.curves);
+    Ok((tidy, crate::tables::columns(py, &curves)?))
 }
 
 /// The learner (a built-in one by its node, or Python's) and, for a model handed over
@@ -276,21 +157,23 @@ fn learner_of(
     foreign: Foreign,
     n_classes: Option<usize>,
     sink: &Sink,
-) -> PyResult<(LearnerSpec, Option<ForeignModel>)> {
-    if let Some(node) = foreign.builtin.as_deref() {
-        let spec: LearnerSpec = serde_json::from_str(node).map_err(|e| {
-            XaiError::new_err(format!(
-                "learner {node}: {e} (the learners: {})",
+) -> PyResult<(LearnerSpec, serde_json::Value, Option<ForeignModel>)> {
+    if let Some(text) = foreign.builtin.as_deref() {
+        let node: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| crate::settings_error(format!("learner {text}: {e}")))?;
+        let spec: LearnerSpec = serde_json::from_value(node.clone()).map_err(|e| {
+            crate::settings_error(format!(
+                "learner {text}: {e} (the learners: {})",
                 LearnerSpec::NAMES.join(", ")
             ))
         })?;
         spec.validate()
-            .map_err(|e| XaiError::new_err(format!("learner {node}: {e}")))?;
-        return Ok((spec, None));
+            .map_err(|e| crate::settings_error(format!("learner {text}: {e}")))?;
+        return Ok((spec, node, None));
     }
-    let call = foreign
-        .call
-        .ok_or_else(|| PyValueError::new_err("a model, a learner or a built-in learner's node"))?;
+    let call = foreign.call.ok_or_else(|| {
+        crate::settings_error("give a model, a learner or a built-in learner's node".into())
+    })?;
     let kind = Kind::parse(&foreign.kind)?;
     let name = foreign.name.clone();
     let (learner, model): (Arc<dyn Learner>, Option<ForeignModel>) = if foreign.learner {
@@ -300,18 +183,10 @@ fn learner_of(
         let m = ForeignModel::new(call, kind, name.clone(), n_classes, sink.clone());
         (Arc::new(FittedOnly(name.clone())), Some(m))
     };
-    let capabilities = Capabilities {
-        members: kind == Kind::Members,
-        ..Capabilities::PREDICTIONS_ONLY
-    };
-    let spec = LearnerSpec::External(ExternalParams::supplied(
-        name,
-        Supplied {
-            learner,
-            capabilities,
-        },
-    ));
-    Ok((spec, model))
+    let node = serde_json::json!({ "external": { "name": name } });
+    let supplied = Supplied::foreign(learner, kind == Kind::Members);
+    let spec = LearnerSpec::External(ExternalParams::supplied(name, supplied));
+    Ok((spec, node, model))
 }
 
 /// The learner of a model handed over fitted: it cannot refit.

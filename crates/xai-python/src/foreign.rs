@@ -50,7 +50,7 @@ impl Kind {
             "probabilities" => Ok(Kind::Probabilities),
             "gaussian" => Ok(Kind::Gaussian),
             "members" => Ok(Kind::Members),
-            other => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            other => Err(crate::settings_error(format!(
                 "unknown model kind `{other}`: one of point, probabilities, gaussian, members"
             ))),
         }

@@ -11,16 +11,64 @@ mod dgp;
 mod explain;
 mod foreign;
 mod run;
+mod tables;
 
 use pyo3::prelude::*;
 
-pyo3::create_exception!(
-    _native,
-    XaiError,
-    pyo3::exceptions::PyValueError,
-    "An error of the engine: invalid settings, data that does not suit a method, a \
-     model whose predictions are not what its kind promises."
-);
+/// The class of the package's error family (`xaiws._errors`) that an engine error is
+/// raised as: `SettingsError` for a setting or an experiment file, `SizeError` for a
+/// call too large, `DataError` for data, `ModelError` for a model's fit or
+/// predictions, `XaiError` for the rest.
+fn class_of(e: &xai_bench::BenchError) -> &'static str {
+    use xai_bench::BenchError as B;
+    match e {
+        B::Spec { .. } | B::UnknownExperiment { .. } | B::Usage(_) | B::Setting { .. } => {
+            "SettingsError"
+        }
+        B::Size { .. } => "SizeError",
+        B::Dataset { .. } | B::Sample { .. } => "DataError",
+        B::Run { source, .. } => core_class(source),
+        _ => "XaiError",
+    }
+}
+
+/// The class of [`class_of`] for an error of a method or model.
+fn core_class(e: &xai_core::CoreError) -> &'static str {
+    use xai_core::CoreError as C;
+    match e {
+        C::Fit(_) | C::Predict(_) => "ModelError",
+        C::Data(_) | C::NonFinite { .. } | C::Shape(_) | C::Sample(_) => "DataError",
+        C::Invalid(_) | C::OutOfRange { .. } | C::Unsupported { .. } | C::Capability(_) => {
+            "SettingsError"
+        }
+        _ => "XaiError",
+    }
+}
+
+/// An error of the package's family: class `class` of `xaiws._errors` with `message`.
+fn raise(class: &str, message: String) -> PyErr {
+    Python::attach(|py| {
+        let cls = py
+            .import("xaiws._errors")
+            .and_then(|m| m.getattr(class))
+            .and_then(|c| c.cast_into::<pyo3::types::PyType>().map_err(PyErr::from));
+        match cls {
+            Ok(cls) => PyErr::from_type(cls, message),
+            Err(e) => e,
+        }
+    })
+}
+
+/// An engine error as the package's error of its class ([`class_of`]), with the
+/// engine's message.
+fn error(e: xai_bench::BenchError) -> PyErr {
+    raise(class_of(&e), e.to_string())
+}
+
+/// A setting refused by the binding itself (a JSON node that does not parse).
+fn settings_error(message: String) -> PyErr {
+    raise("SettingsError", message)
+}
 
 /// A target as numpy columns: the values (continuous) or the class codes as floats,
 /// and the number of classes (`None`: continuous).
@@ -36,16 +84,26 @@ fn target_columns(y: &xai_core::Target) -> (ndarray::Array1<f64>, Option<usize>)
 /// The method kinds an experiment (and [`explain::explain`]) can name.
 #[pyfunction]
 fn method_kinds() -> Vec<&'static str> {
-    xai_methods::registry::MethodSpec::NAMES.to_vec()
+    xai_bench::methods::MethodSpec::NAMES.to_vec()
+}
+
+/// The quantities a method node (`{"pfi": {...}}`, as JSON) reports, in order, as the
+/// engine names them: what a later method (`cid`'s `corrects`) refers to.
+#[pyfunction]
+fn quantities(method: &str) -> PyResult<Vec<String>> {
+    let spec: xai_bench::methods::MethodSpec = serde_json::from_str(method)
+        .map_err(|e| settings_error(format!("method {method}: {e}")))?;
+    Ok(spec.method().quantities())
 }
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("XaiError", m.py().get_type::<XaiError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(explain::explain, m)?)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
     m.add_function(wrap_pyfunction!(method_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(quantities, m)?)?;
+    m.add_function(wrap_pyfunction!(tables::read_table, m)?)?;
     m.add_class::<dgp::Dgp>()?;
     m.add_function(wrap_pyfunction!(datasets::dataset, m)?)?;
     Ok(())

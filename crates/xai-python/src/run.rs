@@ -11,10 +11,8 @@ use xai_bench::commands::{Place, run_experiment};
 use xai_bench::plan::{Job, Scale};
 use xai_bench::workspace::workspace_root;
 
-use xai_models::capabilities::Capabilities;
-use xai_models::external::Supplied;
+use xai_bench::models::external::Supplied;
 
-use crate::XaiError;
 use crate::foreign::{ForeignLearner, Kind, Sink};
 
 /// Runs `experiment` at `scale` on `threads` threads (0: every core) into `out`
@@ -40,7 +38,7 @@ pub fn run(
     progress: bool,
     models: BTreeMap<String, (Py<PyAny>, String)>,
 ) -> PyResult<(PathBuf, String)> {
-    let err = |e: xai_bench::BenchError| XaiError::new_err(e.to_string());
+    let err = crate::error;
     let root = workspace_root();
     let scale = Scale::parse(scale).map_err(err)?;
     let sink = Sink::default();
@@ -48,16 +46,9 @@ pub fn run(
     for (name, (fit, kind)) in models {
         let kind = Kind::parse(&kind)?;
         let learner = ForeignLearner::new(fit, kind, name.clone(), sink.clone());
-        let capabilities = Capabilities {
-            members: kind == Kind::Members,
-            ..Capabilities::PREDICTIONS_ONLY
-        };
         supplied.insert(
             name,
-            Supplied {
-                learner: Arc::new(learner),
-                capabilities,
-            },
+            Supplied::foreign(Arc::new(learner), kind == Kind::Members),
         );
     }
     let foreign = !supplied.is_empty();
@@ -79,7 +70,10 @@ pub fn run(
             let dir = stored.join(d);
             let lock = stored.join(format!("{d}.lock"));
             let gone = |p: &std::path::Path, e: std::io::Error| {
-                XaiError::new_err(format!("{}: could not remove it: {e}", p.display()))
+                crate::error(xai_bench::BenchError::Io {
+                    path: p.to_path_buf(),
+                    source: e,
+                })
             };
             if dir.exists() {
                 std::fs::remove_dir_all(&dir).map_err(|e| gone(&dir, e))?;

@@ -16,6 +16,7 @@ pub mod joint_gaussian;
 pub mod mease_wyner;
 pub mod molnar;
 pub mod molnar_pd;
+pub mod oracle;
 pub mod registry;
 pub mod three_clusters;
 

@@ -20,12 +20,17 @@ from ._api import Explanation, Run, explain, ice, method_kinds, pd, pfi, run  # 
 from ._datasets import dataset  # noqa: E402
 from ._dgp import DGP, coverage_study, dgp, formula_dgp  # noqa: E402
 from ._named import cid, ice_impact, learner_pd, learner_pfi, shapley  # noqa: E402
-from ._native import XaiError, __version__  # noqa: E402
+from ._errors import DataError, ModelError, SettingsError, SizeError, XaiError  # noqa: E402
+from ._native import __version__  # noqa: E402
 
 __all__ = [
     "DGP",
+    "DataError",
     "Explanation",
+    "ModelError",
     "Run",
+    "SettingsError",
+    "SizeError",
     "XaiError",
     "__version__",
     "cid",

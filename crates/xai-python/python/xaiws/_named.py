@@ -3,9 +3,11 @@ engine's registry passed to ``explain`` (so each is what its YAML node computes)
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, Optional, Sequence, Union
 
-from ._api import Table, _ice_node, _pfi_node, _statistics, explain
+from . import _native
+from ._api import Table, _ice_node, _pfi_node, explain
 
 
 def _learner_node(resampling: str, refits: int, m: Optional[Sequence[int]], explained: Dict[str, Any]) -> Dict[str, Any]:
@@ -137,11 +139,11 @@ def cid(
     Y that the other features cover (Def. 3), from a graphical lasso (penalty
     ``alpha``) and KSG mutual information (k neighbours) on the training rows. Returns the PFI rows (``<prefix>_pfi``), the CID rows (``<prefix>_cid``) and
     the information terms."""
-    stats = _statistics(statistics)
-    prefixes = {"r2_loss": "r2", "misclassification": "accuracy"}
-    corrects = [f"{prefixes.get(s, s)}_pfi" for s in stats]
+    pfi_method = {"pfi": _pfi_node(statistics, "permutation", repeats, None)}
+    # The PFI quantities as the engine names them, whatever the statistics.
+    corrects = _native.quantities(json.dumps(pfi_method))
     methods = [
-        {"pfi": _pfi_node(stats, "permutation", repeats, None)},
+        pfi_method,
         {"cid": {"corrects": corrects, "alpha": float(alpha), "bins": int(bins), "mi": {"ksg": {"k": int(k)}}}},
     ]
     return explain(model, X, y, methods, **kw).tidy

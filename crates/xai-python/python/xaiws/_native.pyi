@@ -9,10 +9,6 @@ import numpy.typing as npt
 
 __version__: str
 
-class XaiError(ValueError):
-    """An error of the engine: invalid settings, data that does not suit a method, a
-    model whose predictions are not what its kind promises."""
-
 def explain(
     foreign: Dict[str, Any],
     schema: Dict[str, Any],
@@ -25,6 +21,12 @@ def explain(
 ) -> Tuple[Dict[str, List[Any]], Dict[str, List[Any]]]:
     """Runs the methods (a JSON list of YAML method nodes) on one model or learner;
     returns the tidy rows and the kept ICE curves as dicts of columns."""
+
+def quantities(method: str) -> List[str]:
+    """The quantities a method node (JSON) reports, as the engine names them."""
+
+def read_table(path: "str | PathLike[str]") -> Dict[str, Any]:
+    """A run's CSV table as columns, typed as ``explain``'s tables are."""
 
 def run(
     experiment: str,
