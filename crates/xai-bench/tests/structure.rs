@@ -234,6 +234,26 @@ fn crates_depend_only_on_crates_below_them() {
     );
 }
 
+/// The Python front end marshals: among the workspace's crates it depends on the
+/// engine, whose API it calls (methods, learners and DGPs by their registries), and
+/// on the core traits its foreign models implement, never on the methods, learners
+/// or DGPs themselves.
+#[test]
+fn the_binding_depends_on_the_engine_and_the_core_traits_alone() {
+    let allowed = |deps: &BTreeSet<String>| {
+        deps.iter()
+            .filter(|d| !["xai-bench", "xai-core"].contains(&d.as_str()))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let deps = crate_deps("crates/xai-python");
+    assert!(deps.contains("xai-bench"), "{deps:?}");
+    assert_eq!(allowed(&deps), Vec::<String>::new());
+    let mut planted = deps.clone();
+    planted.insert("xai-methods".into());
+    assert_eq!(allowed(&planted), ["xai-methods"]);
+}
+
 #[test]
 fn the_cycle_finder_finds_a_planted_circle() {
     let mut graph = imports();

@@ -637,80 +637,16 @@ fn bars<DB: DrawingBackend>(
             }
             let at =
                 |r: &SummaryRow| features.iter().position(|f| *f == r.feature).unwrap_or(0) as f64;
-            chart
-                .draw_series(rows.iter().map(|r| {
-                    let c = at(r);
-                    Rectangle::new(
-                        [pt(c - 0.3, 0.0), pt(c + 0.3, r.value.estimate)],
-                        color.mix(0.8).filled(),
-                    )
-                }))
-                .map_err(e)?;
-            // A bar of exactly 0 (a term set to zero, e.g. Ĉ of a feature whose Î
-            // is below its null) is marked "0", so it does not read as a missing bar;
-            // one too short to see, whiskers and all, "≈0" where at most
-            // [`NEAR_ZERO_MARKS`] bars of the panel are that short (whiskers or not:
-            // a row of short bars reads as nothing anyway, and marks would crowd
-            // it), unless its value is printed.
-            let seen = |v: f64| v.is_finite() && v.abs() >= NEAR_ZERO * span;
-            let unseen = |r: &&&SummaryRow| {
-                r.value.estimate != 0.0
-                    && ![r.value.estimate, r.value.lower, r.value.upper]
-                        .into_iter()
-                        .any(seen)
+            let series = Series {
+                rows: &rows,
+                at: &at,
+                pt: &pt,
+                nf,
+                color,
+                span,
+                plot_w,
             };
-            let near_zero = rows.iter().filter(|r| !seen(r.value.estimate)).count();
-            let mark = |r: &&&SummaryRow| match r.value.estimate {
-                0.0 => Some("0"),
-                _ if !order.values && near_zero <= NEAR_ZERO_MARKS && unseen(r) => Some("≈0"),
-                _ => None,
-            };
-            chart
-                .draw_series(
-                    rows.iter()
-                        .filter_map(|r| Some((r, mark(&r)?)))
-                        .map(|(r, m)| {
-                            Text::new(
-                                m,
-                                pt(at(r), 0.0),
-                                tick_text(match horizontal {
-                                    true => Pos::new(HPos::Left, VPos::Center),
-                                    false => Pos::new(HPos::Center, VPos::Bottom),
-                                }),
-                            )
-                        }),
-                )
-                .map_err(e)?;
-            chart
-                .draw_series(
-                    rows.iter()
-                        .filter(|r| r.value.lower.is_finite())
-                        .flat_map(|r| whisker(pt, at(r), r.value.lower, r.value.upper)),
-                )
-                .map_err(e)?;
-            if order.values {
-                // Just beyond the whisker's (or the bar's) end, at 4 units.
-                let gap = 4.0 / plot_w * span;
-                chart
-                    .draw_series(rows.iter().map(|r| {
-                        let end = [r.value.estimate, r.value.upper, 0.0]
-                            .into_iter()
-                            .filter(|v| v.is_finite())
-                            .fold(f64::NEG_INFINITY, f64::max);
-                        Text::new(
-                            printed(r),
-                            pt(at(r), end + gap),
-                            tick_text(Pos::new(HPos::Left, VPos::Center)),
-                        )
-                    }))
-                    .map_err(e)?;
-            }
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![pt(-0.5, 0.0), pt(nf as f64 - 0.5, 0.0)],
-                    BLACK.stroke_width(1),
-                )))
-                .map_err(e)?;
+            draw_series(&mut chart, &series, order, &printed).map_err(e)?;
         }
     }
     Ok(())
@@ -831,6 +767,104 @@ fn turned_names<DB: DrawingBackend>(
             style.clone(),
         ))?;
     }
+    Ok(())
+}
+
+/// What one panel's bars are drawn from: its rows, each row's category position
+/// (`at`) and the point of (category, value) in the chart (`pt`, which turns it for
+/// horizontal bars), the number of categories, the colour, the value axis's span and
+/// the plot's width in units.
+struct Series<'a, 'r> {
+    rows: &'a [&'r SummaryRow],
+    at: &'a dyn Fn(&SummaryRow) -> f64,
+    pt: &'a dyn Fn(f64, f64) -> (f64, f64),
+    nf: usize,
+    color: RGBColor,
+    span: f64,
+    plot_w: f64,
+}
+
+/// Draws a panel's bars, their "0" and "≈0" marks, whiskers, printed values (with
+/// `order.values`, each `printed`) and the zero line on `chart`.
+fn draw_series<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    series: &Series<'_, '_>,
+    order: &BarOrder,
+    printed: &dyn Fn(&&SummaryRow) -> String,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let Series {
+        rows,
+        at,
+        pt,
+        nf,
+        color,
+        span,
+        plot_w,
+    } = *series;
+    chart.draw_series(rows.iter().map(|r| {
+        let c = at(r);
+        Rectangle::new(
+            [pt(c - 0.3, 0.0), pt(c + 0.3, r.value.estimate)],
+            color.mix(0.8).filled(),
+        )
+    }))?;
+    // A bar of exactly 0 (a term set to zero, e.g. Ĉ of a feature whose Î
+    // is below its null) is marked "0", so it does not read as a missing bar;
+    // one too short to see, whiskers and all, "≈0" where at most
+    // [`NEAR_ZERO_MARKS`] bars of the panel are that short (whiskers or not:
+    // a row of short bars reads as nothing anyway, and marks would crowd
+    // it), unless its value is printed.
+    let seen = |v: f64| v.is_finite() && v.abs() >= NEAR_ZERO * span;
+    let unseen = |r: &&&SummaryRow| {
+        r.value.estimate != 0.0
+            && ![r.value.estimate, r.value.lower, r.value.upper]
+                .into_iter()
+                .any(seen)
+    };
+    let near_zero = rows.iter().filter(|r| !seen(r.value.estimate)).count();
+    let mark = |r: &&&SummaryRow| match r.value.estimate {
+        0.0 => Some("0"),
+        _ if !order.values && near_zero <= NEAR_ZERO_MARKS && unseen(r) => Some("≈0"),
+        _ => None,
+    };
+    chart.draw_series(
+        rows.iter()
+            .filter_map(|r| Some((r, mark(&r)?)))
+            .map(|(r, m)| {
+                Text::new(
+                    m,
+                    pt(at(r), 0.0),
+                    tick_text(match order.horizontal {
+                        true => Pos::new(HPos::Left, VPos::Center),
+                        false => Pos::new(HPos::Center, VPos::Bottom),
+                    }),
+                )
+            }),
+    )?;
+    chart.draw_series(
+        rows.iter()
+            .filter(|r| r.value.lower.is_finite())
+            .flat_map(|r| whisker(pt, at(r), r.value.lower, r.value.upper)),
+    )?;
+    if order.values {
+        // Just beyond the whisker's (or the bar's) end, at 4 units.
+        let gap = 4.0 / plot_w * span;
+        chart.draw_series(rows.iter().map(|r| {
+            let end = [r.value.estimate, r.value.upper, 0.0]
+                .into_iter()
+                .filter(|v| v.is_finite())
+                .fold(f64::NEG_INFINITY, f64::max);
+            Text::new(
+                printed(r),
+                pt(at(r), end + gap),
+                tick_text(Pos::new(HPos::Left, VPos::Center)),
+            )
+        }))?;
+    }
+    chart.draw_series(std::iter::once(PathElement::new(
+        vec![pt(-0.5, 0.0), pt(nf as f64 - 0.5, 0.0)],
+        BLACK.stroke_width(1),
+    )))?;
     Ok(())
 }
 
