@@ -22,7 +22,7 @@ pub fn resolve(spec: &mut ExperimentSpec) -> Result<()> {
         .flat_map(|m| m.data_files_mut())
         .collect();
     files.extend(spec.methods.iter_mut().filter_map(|m| match m {
-        MethodSpec::Pfi(p) => p.replay.as_mut(),
+        MethodSpec::Pfi(p) => p.replay.as_mut().and_then(|r| r.file_mut()),
         _ => None,
     }));
     for file in files.into_iter().filter(|f| f.is_relative()) {

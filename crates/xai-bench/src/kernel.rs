@@ -15,6 +15,7 @@
 use rand::Rng;
 use serde_json::Value as Node;
 use xai_core::rng::{StreamRng, stream_rng};
+use xai_core::stop::Stop;
 use xai_core::{Dataset, Model};
 use xai_models::{LearnerKind, LearnerSpec};
 
@@ -65,6 +66,9 @@ pub struct Scene<'a> {
     pub labels: &'a [String],
     /// The replicate's index.
     pub replicate: usize,
+    /// A front end's request to stop, checked between methods and blocks of work
+    /// (none in a run of the CLI, which Ctrl-C ends as a process).
+    pub stop: Option<&'a Stop>,
 }
 
 /// One model of a replicate: its name, its learner, the model when it was handed over
@@ -99,6 +103,9 @@ pub fn model_work<'t>(
     let mut fitted: Option<Box<dyn Model>> = None;
     let mut values: Vec<Value> = Vec::new();
     for (m, method) in methods.specs().iter().map(MethodSpec::method).enumerate() {
+        if let Some(stop) = scene.stop {
+            stop.check()?;
+        }
         if method.needs_fit() && model.fitted.is_none() && fitted.is_none() {
             fitted = Some(model.learner.build().fit(scene.train, rng)?);
         }
@@ -114,6 +121,7 @@ pub fn model_work<'t>(
             seed: scene.seed,
             first: model.first,
             truth: truth(m),
+            stop: scene.stop,
         };
         let emitted = method.compute(&input, rng)?;
         values.extend(emitted.values);
@@ -165,6 +173,8 @@ pub struct Request<'a> {
     /// Threads of the call's pool (0: every core; 1 for a model that must be called
     /// from one thread).
     pub threads: usize,
+    /// The caller's request to stop (its Ctrl-C), checked between blocks of work.
+    pub stop: Option<&'a Stop>,
 }
 
 /// Runs `req`: its level and methods checked as a run checks them (a refusal names
@@ -178,6 +188,16 @@ pub fn explain(req: &Request<'_>) -> Result<Replicate> {
         message: e.message,
     };
     check_level(req.level).map_err(invalid)?;
+    for (rows, what) in [
+        (req.train, "training rows (X, y)"),
+        (req.test, "rows to explain"),
+    ] {
+        if rows.n_rows() == 0 {
+            return Err(BenchError::Data(format!(
+                "no {what}: give at least one row (a method that refits or splits needs more)"
+            )));
+        }
+    }
     let specs = req
         .methods
         .iter()
@@ -233,6 +253,7 @@ pub fn explain(req: &Request<'_>) -> Result<Replicate> {
                     seed: req.seed,
                     labels: &[],
                     replicate: 0,
+                    stop: req.stop,
                 };
                 let model_seed = replicate_stream(req.seed, 0, 0).next_u64();
                 let model = ModelRef {

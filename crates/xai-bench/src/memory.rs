@@ -41,7 +41,10 @@ fn human(bytes: u128) -> String {
 /// (n_train + n_test rows × (p + 1) values), and the larger of the largest learner fit
 /// ([`xai_models::LearnerKind::fit_memory_bytes`]) and the largest prediction batch,
 /// the stacked perturbed copies a method predicts at once (rows × p values) plus the
-/// model's predict call on them ([`xai_models::LearnerKind::predict_memory_bytes`]).
+/// model's predict call on them ([`xai_models::LearnerKind::predict_memory_bytes`]),
+/// plus the largest memory a method holds besides
+/// ([`crate::methods::Method::held_bytes`]: every refit's values, every sampled
+/// coalition).
 /// Refuses, naming the setting to lower (the method's that sizes the largest batch,
 /// [`crate::methods::Method::batch_setting`], or `n_train`), when the estimate exceeds
 /// the memory available.
@@ -58,6 +61,12 @@ pub fn check(
         .map(|m| (m.predict_rows(n_test), m.batch_setting(n_test)))
         .max_by_key(|&(rows, _)| rows)
         .unwrap_or((n_test, "n_test"));
+    let (held, held_by) = methods
+        .iter()
+        .map(MethodSpec::method)
+        .map(|m| m.held_bytes(n_test, p))
+        .max_by_key(|&(bytes, _)| bytes)
+        .unwrap_or((0, "n_test"));
     let (n_train, rows, p) = (n_train as u128, rows as u128, p as u128);
     let (mut fit, mut predict) = (0u128, 0u128);
     for learner in models.values() {
@@ -65,27 +74,29 @@ pub fn check(
         predict = predict.max(rows * p * F64 + learner.predict_memory_bytes(n_train, rows, p));
     }
     let in_flight = in_flight.max(1) as u128;
-    let need = in_flight * (data + fit.max(predict));
+    let need = in_flight * (data + fit.max(predict) + held);
     let have = available_bytes();
     if need <= have {
         return Ok(());
     }
-    let field = if predict > fit.max(data) {
-        setting
-    } else {
-        "n_train"
+    let field = match held.max(predict) > fit.max(data) {
+        true if held > predict => held_by,
+        true => setting,
+        false => "n_train",
     };
     Err(Invalid::new(
         field,
         format!(
             "`{field}` is too large: n_train = {n_train}, n_test = {n_test} with {p} features \
              would need about {} for {in_flight} replicates at once (each: data {}, model \
-             fit {}, largest prediction batch of {rows} rows, set by `{setting}`, {}), but \
-             {} is available; lower `{field}`, or run on fewer threads",
+             fit {}, largest prediction batch of {rows} rows, set by `{setting}`, {}, \
+             values held, set by `{held_by}`, {}), but {} is available; lower `{field}`, \
+             or run on fewer threads",
             human(need),
             human(data),
             human(fit),
             human(predict),
+            human(held),
             human(have)
         ),
     ))

@@ -101,6 +101,9 @@ pub struct Job<'a> {
     pub threads: usize,
     /// Show progress (a bar on a terminal, lines in a log).
     pub progress: bool,
+    /// A front end's request to stop (its Ctrl-C), checked between blocks of a cell's
+    /// work; none for the CLI, whose Ctrl-C ends the process.
+    pub stop: Option<&'a xai_core::stop::Stop>,
 }
 
 impl<'a> Job<'a> {
@@ -111,6 +114,7 @@ impl<'a> Job<'a> {
             scale,
             threads,
             progress,
+            stop: None,
         }
     }
 

@@ -558,6 +558,7 @@ fn replicate(setup: &Setup<'_>, v: usize, r: usize, truths: &Truths) -> Result<R
         seed: spec.seed,
         labels: &labels,
         replicate: r,
+        stop: setup.job.stop,
     };
     let mut out = Replicate::default();
     for (k, (name, learner)) in spec.models.iter().enumerate() {

@@ -78,6 +78,30 @@ fn table(root: &std::path::Path, exp: &Experiment) -> xai_core::Dataset {
         .data
 }
 
+/// The call of the forest on `data` (fitted and explained) with `methods`.
+fn request<'a>(
+    data: &'a xai_core::Dataset,
+    learner: &'a LearnerSpec,
+    node: &'a Value,
+    methods: &'a [Value],
+    level: f64,
+) -> Request<'a> {
+    Request {
+        train: data,
+        test: data,
+        name: "forest",
+        learner,
+        learner_node: node,
+        fitted: None,
+        methods,
+        seed: SEED,
+        level,
+        dgp: None,
+        threads: 1,
+        stop: None,
+    }
+}
+
 #[test]
 fn explain_on_a_table_writes_the_rows_run_writes_byte_for_byte() {
     let (root, yaml) = scratch("identity");
@@ -92,19 +116,7 @@ fn explain_on_a_table_writes_the_rows_run_writes_byte_for_byte() {
     let data = table(&root, &exp);
     let spec: LearnerSpec = serde_json::from_value(learner()).unwrap();
     let (node, methods) = (learner(), methods());
-    let request = Request {
-        train: &data,
-        test: &data,
-        name: "forest",
-        learner: &spec,
-        learner_node: &node,
-        fitted: None,
-        methods: &methods,
-        seed: SEED,
-        level: 0.95,
-        dgp: None,
-        threads: 1,
-    };
+    let request = request(&data, &spec, &node, &methods, 0.95);
     let got = explain(&request).unwrap();
     let ours = root.join("explain");
     std::fs::create_dir_all(&ours).unwrap();
@@ -147,20 +159,7 @@ fn a_calls_settings_are_refused_before_any_work_naming_the_setting() {
     let spec: LearnerSpec = serde_json::from_value(learner()).unwrap();
     let node = learner();
     let call = |methods: &[Value], level: f64| {
-        explain(&Request {
-            train: &data,
-            test: &data,
-            name: "forest",
-            learner: &spec,
-            learner_node: &node,
-            fitted: None,
-            methods,
-            seed: SEED,
-            level,
-            dgp: None,
-            threads: 1,
-        })
-        .err()
+        explain(&request(&data, &spec, &node, methods, level)).err()
     };
     let pfi = |repeats: u64| {
         vec![json!({ "pfi": {
@@ -180,6 +179,17 @@ fn a_calls_settings_are_refused_before_any_work_naming_the_setting() {
             assert!(message.contains("`repeats` is too large"), "{message}");
         }
         e => panic!("{e:?}"),
+    }
+    // 10⁹ refits' values kept until pooled, 10¹² KernelSHAP coalitions: refused too.
+    let refits = [json!({ "learner_inference": {
+        "resampling": "subs", "refits": 1_000_000_000u64, "explain": pfi(2) } })];
+    let shapley =
+        [json!({ "shapley": { "estimator": "kernel", "samples": 1_000_000_000_000u64 } })];
+    for (methods, setting) in [(&refits, "refits"), (&shapley, "samples")] {
+        match call(methods, 0.95) {
+            Some(BenchError::Size { field, .. }) => assert_eq!(field, setting),
+            e => panic!("{setting}: {e:?}"),
+        }
     }
     match call(&pfi(0), 0.95) {
         Some(BenchError::Setting { field, .. }) => assert_eq!(field, "methods[0].repeats"),

@@ -67,6 +67,9 @@ pub enum CoreError {
     /// value that is not finite): the process's own message.
     #[error("drawing fresh rows failed: {0}")]
     Sample(String),
+    /// The computation stopped at a requested stop ([`crate::stop::Stop`]).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl CoreError {

@@ -45,6 +45,7 @@ pub mod rng;
 pub mod roc;
 pub mod shapley;
 pub mod statistic;
+pub mod stop;
 pub mod tree;
 
 pub use conformal::{ConformalInterval, conformal_interval, split_coverage};

@@ -143,6 +143,10 @@ pub enum BenchError {
         /// What is wrong and what to write instead.
         message: String,
     },
+    /// Rows a front end's call was given that cannot be explained (none to fit or to
+    /// explain): what is wrong and what to give.
+    #[error("{0}")]
+    Data(String),
     /// A call that would need more memory than the machine has: the setting that
     /// makes it too large, the size and the limit.
     #[error("{message}")]

@@ -153,6 +153,18 @@ impl Method for CidSpec {
         false
     }
 
+    /// The null test's terms of every shuffle, kept until their quantiles are taken
+    /// (shuffles × (p pairs of 8-byte numbers and a 24-byte list)), and the binned
+    /// conditional MI's table of bins × bins numbers of 8 bytes; named by the larger.
+    fn held_bytes(&self, _n_test: usize, p: usize) -> (u128, &'static str) {
+        let null = self.null_test.shuffles as u128 * (16 * p as u128 + 24);
+        let table = (self.bins as u128).saturating_mul(self.bins as u128) * 8;
+        match null >= table {
+            true => (null + table, "shuffles"),
+            false => (null + table, "bins"),
+        }
+    }
+
     fn quantities(&self) -> Vec<String> {
         let mut q: Vec<String> = self.corrects.iter().map(|p| corrected_name(p)).collect();
         q.extend(TERMS.map(String::from));

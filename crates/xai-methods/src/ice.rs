@@ -196,6 +196,14 @@ impl Method for IceSpec {
         "points"
     }
 
+    /// One value per quantity, feature and grid point.
+    fn values_emitted(&self, n_test: usize, p: usize) -> usize {
+        self.quantities()
+            .len()
+            .saturating_mul(p)
+            .saturating_mul(self.grid.max_len(n_test))
+    }
+
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
         crate::method::some_statistics(&self.statistics)?;
         self.grid
@@ -467,6 +475,7 @@ mod tests {
             seed: 5,
             first: false,
             truth: &[],
+            stop: None,
         };
         let out = spec.compute(&input, &mut rng).unwrap();
         let mut compared = 0;

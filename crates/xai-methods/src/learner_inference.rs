@@ -44,6 +44,11 @@ use crate::method::{Emitted, Input, Method, Plan};
 use xai_results::quantity::{Inference, Quantity};
 use xai_results::{Invalid, Value};
 
+/// The memory of one value a refit keeps (its quantity and feature names, grid point
+/// and estimate with its interval), rounded up: 5 numbers and an optional grid point
+/// (56 bytes), two `String`s (48) and their text (about 40).
+const VALUE_BYTES: u128 = 160;
+
 /// How refits get their training and explained rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -200,6 +205,8 @@ impl LearnerInferenceSpec {
             seed,
             first: false,
             truth: &[],
+            // The caller checks its stop between refits.
+            stop: None,
         };
         // Values keep the names of `self.explain`: the ideal PFI estimates the same
         // learner-PFI as the permutation PFI it replaces.
@@ -394,6 +401,17 @@ impl Method for LearnerInferenceSpec {
             .unwrap_or(0)
     }
 
+    /// Every refit's values, kept until they are pooled: refits × the values its
+    /// explanations emit × the size of one ([`VALUE_BYTES`]).
+    fn held_bytes(&self, n_test: usize, p: usize) -> (u128, &'static str) {
+        let per_refit: u128 = self
+            .explain
+            .iter()
+            .map(|m| m.method().values_emitted(n_test, p) as u128)
+            .sum();
+        (self.refits as u128 * per_refit * VALUE_BYTES, "refits")
+    }
+
     fn batch_setting(&self, n_test: usize) -> &'static str {
         self.explain
             .iter()
@@ -423,6 +441,22 @@ impl Method for LearnerInferenceSpec {
                 "correction",
                 format!("must be at least 0, got {}", self.correction),
             ));
+        }
+        // Every refit trains on ⌊fraction·n⌋ rows (a bootstrap draw of n) and explains
+        // the rest (its out-of-bag rows): both need a row at least.
+        if let Some(n) = plan.n_train {
+            let fitted = (self.fraction * n as f64).floor() as usize;
+            if n < 2 || (self.resampling == Resampling::Subs && (fitted == 0 || fitted == n)) {
+                return Err(Invalid::new(
+                    "refits",
+                    format!(
+                        "refits of {n} training rows split them into ⌊{} · {n}⌋ = {fitted} \
+                         to fit and {} to explain: give more rows, so that each part has one",
+                        self.fraction,
+                        n.saturating_sub(fitted)
+                    ),
+                ));
+            }
         }
         if self.resampling == Resampling::Ideal && plan.dgp.is_none() {
             return Err(Invalid::new(
@@ -513,6 +547,7 @@ impl Method for LearnerInferenceSpec {
         // how many follow.
         let refits: Vec<Vec<Value>> = (0..self.refits)
             .map(|d| {
+                input.check_stop()?;
                 let mut refit_rng = stream_rng(seed, d as u64);
                 self.refit(
                     &explain,
@@ -694,6 +729,7 @@ mod tests {
             seed,
             first: false,
             truth,
+            stop: None,
         };
         method.compute(&input, &mut rng).unwrap().values
     }

@@ -58,6 +58,9 @@ pub struct Input<'a> {
     /// The Monte-Carlo truth of this method for this scenario and model
     /// ([`Method::truth`]); empty when it has none.
     pub truth: &'a [Value],
+    /// A front end's request to stop, checked between blocks of work
+    /// ([`Input::check_stop`]); none for a run of the CLI (Ctrl-C ends its process).
+    pub stop: Option<&'a xai_core::stop::Stop>,
 }
 
 impl<'a> Input<'a> {
@@ -77,7 +80,15 @@ impl<'a> Input<'a> {
             seed: 1,
             first: true,
             truth: &[],
+            stop: None,
         }
+    }
+
+    /// [`xai_core::CoreError::Interrupted`] once a stop was requested: called between
+    /// blocks of work (the refits of learner inference), so a front end's Ctrl-C ends
+    /// the call there.
+    pub fn check_stop(&self) -> xai_core::error::Result<()> {
+        self.stop.map_or(Ok(()), |s| s.check())
     }
 
     /// The fitted model; the runner fits one for every method with
@@ -169,6 +180,19 @@ pub trait Method: Send + Sync {
     /// when the test rows alone do.
     fn batch_setting(&self, _n_test: usize) -> &'static str {
         "n_test"
+    }
+
+    /// How many values it emits per replicate and model on `n_test` rows of `p`
+    /// features, at most: one per quantity and feature by default.
+    fn values_emitted(&self, _n_test: usize, p: usize) -> usize {
+        self.quantities().len().saturating_mul(p)
+    }
+
+    /// The memory it holds for one replicate and model besides its prediction batch
+    /// (every refit's values, every sampled coalition), in bytes, with the setting that
+    /// sizes it; none by default.
+    fn held_bytes(&self, _n_test: usize, _p: usize) -> (u128, &'static str) {
+        (0, "n_test")
     }
 
     /// Checks the settings against what is known before any work.

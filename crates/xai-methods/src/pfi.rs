@@ -8,7 +8,7 @@
 //! scikit-learn's `permutation_importance` applied to icefi2022's forest), so the
 //! PFI equals that implementation's to the last bit, not in distribution.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rand::Rng;
 use serde::Deserialize;
@@ -35,39 +35,77 @@ pub struct PfiSpec {
     pub features: Option<Vec<String>>,
     /// Row permutations to apply instead of random ones, with `permutation: {repeats:
     /// R}`: a CSV with a header and R rows, row r a permutation of the test rows
-    /// (copy r sets row i's value to row perm_r[i]'s, for every feature). A relative
-    /// path is looked up in the data directories before the run starts.
+    /// (copy r sets row i's value to row perm_r[i]'s, for every feature), or the R
+    /// permutations as lists. A relative path is looked up in the data directories
+    /// before the run starts.
     #[serde(default)]
-    pub replay: Option<PathBuf>,
+    pub replay: Option<Replay>,
 }
 
-/// The permutations of a `replay` file (header, then one permutation of 0..n per
-/// row), each checked to be a permutation of the `n` test rows.
-fn read_permutations(path: &Path, n: usize) -> xai_core::error::Result<Vec<Vec<usize>>> {
-    let bad = |what: String| xai_core::CoreError::Invalid(format!("{}: {what}", path.display()));
-    let mut reader = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
-    let mut out = Vec::new();
-    for (r, record) in reader.records().enumerate() {
-        let record = record.map_err(|e| bad(e.to_string()))?;
-        let perm: Vec<usize> = record
-            .iter()
-            .map(|v| v.trim().parse::<usize>())
-            .collect::<Result<_, _>>()
-            .map_err(|_| bad(format!("permutation {r} holds a non-integer")))?;
-        let mut seen = vec![false; n];
-        if perm.len() != n
-            || perm
-                .iter()
-                .any(|&i| i >= n || std::mem::replace(&mut seen[i], true))
-        {
-            return Err(bad(format!(
-                "permutation {r} is not a permutation of the {n} test rows (it has {} entries)",
-                perm.len()
-            )));
+/// Row permutations to apply instead of random ones: a CSV file's, or given as data
+/// by a front end.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Replay {
+    /// A CSV with a header and R rows, row r a permutation of the test rows.
+    File(PathBuf),
+    /// The permutations themselves, one list of row indices per copy.
+    Rows(Vec<Vec<usize>>),
+}
+
+impl Replay {
+    /// The file's path, for the runner to find it before the run; none for data.
+    pub fn file_mut(&mut self) -> Option<&mut PathBuf> {
+        match self {
+            Replay::File(path) => Some(path),
+            Replay::Rows(_) => None,
         }
-        out.push(perm);
     }
-    Ok(out)
+
+    /// Where the permutations come from, for an error.
+    fn source(&self) -> String {
+        match self {
+            Replay::File(path) => path.display().to_string(),
+            Replay::Rows(_) => "replay".into(),
+        }
+    }
+
+    /// The permutations (a file's: header, then one permutation of 0..n per row),
+    /// each checked to be a permutation of the `n` test rows.
+    fn permutations(&self, n: usize) -> xai_core::error::Result<Vec<Vec<usize>>> {
+        let bad = |what: String| xai_core::CoreError::Invalid(format!("{}: {what}", self.source()));
+        let perms = match self {
+            Replay::Rows(rows) => rows.clone(),
+            Replay::File(path) => {
+                let mut reader = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
+                let mut out = Vec::new();
+                for (r, record) in reader.records().enumerate() {
+                    let record = record.map_err(|e| bad(e.to_string()))?;
+                    let perm: Vec<usize> = record
+                        .iter()
+                        .map(|v| v.trim().parse::<usize>())
+                        .collect::<Result<_, _>>()
+                        .map_err(|_| bad(format!("permutation {r} holds a non-integer")))?;
+                    out.push(perm);
+                }
+                out
+            }
+        };
+        for (r, perm) in perms.iter().enumerate() {
+            let mut seen = vec![false; n];
+            if perm.len() != n
+                || perm
+                    .iter()
+                    .any(|&i| i >= n || std::mem::replace(&mut seen[i], true))
+            {
+                return Err(bad(format!(
+                    "permutation {r} is not a permutation of the {n} test rows (it has {} entries)",
+                    perm.len()
+                )));
+            }
+        }
+        Ok(perms)
+    }
 }
 
 /// The quantity of a PFI: `<statistic prefix>_pfi` under the marginal permutation,
@@ -178,14 +216,14 @@ impl Method for PfiSpec {
             subgroups: Some(&xai_models::RpartSubgroups),
         };
         let perturbation = match &self.replay {
-            Some(path) => {
-                let perms = read_permutations(path, input.test.n_rows())?;
+            Some(replay) => {
+                let perms = replay.permutations(input.test.n_rows())?;
                 if let PerturbationSpec::Permutation { repeats } = self.perturbation
                     && repeats != perms.len()
                 {
                     return Err(xai_core::CoreError::Invalid(format!(
                         "{} holds {} permutations but `repeats` is {repeats}: make them equal",
-                        path.display(),
+                        replay.source(),
                         perms.len()
                     )));
                 }

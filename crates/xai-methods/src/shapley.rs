@@ -600,6 +600,15 @@ impl Method for ShapleySpec {
         }
     }
 
+    /// KernelSHAP's coalitions for one row: samples + 2 masks of p bytes, and per
+    /// coalition its value, the sampled values' copy and its weight (8 bytes each).
+    fn held_bytes(&self, _n_test: usize, p: usize) -> (u128, &'static str) {
+        match self.estimator {
+            Estimator::Kernel => ((self.samples as u128 + 2) * (p as u128 + 24), "samples"),
+            _ => (0, "samples"),
+        }
+    }
+
     fn batch_setting(&self, _n_test: usize) -> &'static str {
         match self.estimator {
             Estimator::Tree => "n_test",
