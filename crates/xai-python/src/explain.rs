@@ -143,8 +143,10 @@ pub fn explain<'py>(
         level,
         dgp: dgp.as_deref().map(|d| (d.spec(), d.node())),
         threads,
+        stop: Some(sink.stop()),
     };
-    let computed = py.detach(|| xai_bench::kernel::explain(&request));
+    let computed =
+        crate::interrupt::interruptible(py, sink.stop(), || xai_bench::kernel::explain(&request))?;
     let out = computed.map_err(|e| sink.take().unwrap_or_else(|| crate::error(e)))?;
     let tidy = crate::tables::columns(py, &tidy_table(&[], &out.rows))?;
     let curves = curve_table(&[], test.feature_names(), &out.curves);

@@ -20,6 +20,7 @@ use numpy::{PyReadonlyArray3, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use xai_core::error::Result;
+use xai_core::stop::Stop;
 use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
 
 /// A row's class probabilities may miss 1 by this much: a float32 softmax (PyTorch)
@@ -58,11 +59,18 @@ impl Kind {
 }
 
 /// The first Python exception raised by a model or learner during one call of the
-/// package, kept to be raised again as itself when the engine returns.
+/// package, kept to be raised again as itself when the engine returns; and the call's
+/// stop, requested on Ctrl-C ([`crate::interrupt`]) and checked before each call
+/// into Python.
 #[derive(Clone, Default)]
-pub struct Sink(Arc<Mutex<Option<PyErr>>>);
+pub struct Sink(Arc<Mutex<Option<PyErr>>>, Arc<Stop>);
 
 impl Sink {
+    /// The call's stop.
+    pub fn stop(&self) -> &Stop {
+        &self.1
+    }
+
     /// Keeps `e` unless an earlier exception is kept; returns its text for the engine.
     fn keep(&self, py: Python<'_>, e: PyErr) -> String {
         let text = match e.get_type(py).name() {
@@ -111,6 +119,7 @@ impl ForeignModel {
 
     /// Calls the model on `x` and reads its answer, checked, as `kind` predictions.
     fn call(&self, x: ArrayView2<'_, f64>) -> Result<Vec<Predictions>> {
+        self.sink.stop().check()?;
         Python::attach(|py| {
             let rows = PyArray2::from_array(py, &x);
             let out = self.call.call1(py, (rows,)).map_err(|e| {
@@ -365,6 +374,7 @@ impl Learner for ForeignLearner {
     /// seed gives the same refits.
     fn fit(&self, data: &Dataset, rng: &mut dyn rand::Rng) -> Result<Box<dyn Model>> {
         let seed = rng.next_u32();
+        self.sink.stop().check()?;
         let n_classes = match data.y() {
             Target::Classes { n_classes, .. } => Some(*n_classes),
             Target::Continuous(_) => None,

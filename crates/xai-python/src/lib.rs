@@ -10,6 +10,7 @@ mod datasets;
 mod dgp;
 mod explain;
 mod foreign;
+mod interrupt;
 mod run;
 mod tables;
 
@@ -26,7 +27,7 @@ fn class_of(e: &xai_bench::BenchError) -> &'static str {
             "SettingsError"
         }
         B::Size { .. } => "SizeError",
-        B::Dataset { .. } | B::Sample { .. } => "DataError",
+        B::Dataset { .. } | B::Sample { .. } | B::Data(_) => "DataError",
         B::Run { source, .. } => core_class(source),
         _ => "XaiError",
     }

@@ -2,13 +2,13 @@
 //! exactly as `cargo xtask run` runs it, writing the same outputs.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 use xai_bench::catalog::resolve_supplied;
 use xai_bench::commands::{Place, run_experiment};
-use xai_bench::plan::{Job, Scale};
+use xai_bench::plan::{Experiment, Job, Scale};
 use xai_bench::workspace::workspace_root;
 
 use xai_bench::models::external::Supplied;
@@ -17,7 +17,10 @@ use crate::foreign::{ForeignLearner, Kind, Sink};
 
 /// Runs `experiment` at `scale` on `threads` threads (0: every core) into `out`
 /// (default `runs/<id>/<scale>/` of the workspace), resuming finished cells unless
-/// `fresh`; returns the directory written and the experiment's id.
+/// `fresh`; returns the directory written and the experiment's id. With `text`, the
+/// experiment is that YAML text, `experiment` the file name it answers to
+/// (`<id>.yaml`, relative paths in it read from the current directory): an
+/// experiment crosses as data, never through a file.
 ///
 /// `models` supplies the learners of the YAML's `external` models by name: a
 /// `fit(X, y, seed, n_classes)` callable and the kind of its models each. Such a run
@@ -26,7 +29,7 @@ use crate::foreign::{ForeignLearner, Kind, Sink};
 /// failure) and on one thread (the calls into Python come from one thread). A Python
 /// exception comes back as itself; nothing is written.
 #[pyfunction]
-#[pyo3(signature = (experiment, scale, threads, out, fresh, progress, models))]
+#[pyo3(signature = (experiment, scale, threads, out, fresh, progress, models, text=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     py: Python<'_>,
@@ -37,6 +40,7 @@ pub fn run(
     fresh: bool,
     progress: bool,
     models: BTreeMap<String, (Py<PyAny>, String)>,
+    text: Option<String>,
 ) -> PyResult<(PathBuf, String)> {
     let err = crate::error;
     let root = workspace_root();
@@ -52,7 +56,11 @@ pub fn run(
         );
     }
     let foreign = !supplied.is_empty();
-    let exp = resolve_supplied(&root, experiment, supplied).map_err(err)?;
+    let exp = match text {
+        Some(text) => Experiment::from_text_supplied(Path::new(experiment), text, supplied),
+        None => resolve_supplied(&root, experiment, supplied),
+    }
+    .map_err(err)?;
     let place = Place {
         out,
         fresh: fresh || foreign,
@@ -86,17 +94,22 @@ pub fn run(
     };
     clear()?;
     let threads = if foreign { 1 } else { threads };
+    let job = Job {
+        stop: Some(sink.stop()),
+        ..Job::new(&exp, scale, threads, progress)
+    };
     let report =
-        py.detach(|| run_experiment(&root, Job::new(&exp, scale, threads, progress), &place));
-    match report {
-        Ok(report) => Ok((report.dir, exp.id().to_string())),
-        Err(e) => {
-            clear()?;
-            if !existed {
-                // Empty now unless the run wrote elsewhere in it; then it stays.
-                let _ = std::fs::remove_dir(&stored);
-            }
-            Err(sink.take().unwrap_or_else(|| err(e)))
-        }
+        crate::interrupt::interruptible(py, sink.stop(), || run_experiment(&root, job, &place));
+    let failed = match report {
+        Ok(Ok(report)) => return Ok((report.dir, exp.id().to_string())),
+        // Interrupted: the finished cells of a run of Rust learners stay (it resumes).
+        Err(interrupt) => interrupt,
+        Ok(Err(e)) => sink.take().unwrap_or_else(|| err(e)),
+    };
+    clear()?;
+    if !existed {
+        // Empty now unless the run wrote elsewhere in it; then it stays.
+        let _ = std::fs::remove_dir(&stored);
     }
+    Err(failed)
 }

@@ -108,3 +108,25 @@ def test_a_level_outside_0_1_is_a_value_error_naming_level(level):
     lm = LinearRegression().fit(X, y)
     with pytest.raises(ValueError, match="level must lie in"):
         xaiws.pfi(lm, X, y, repeats=2, level=level)
+
+
+def test_ctrl_c_stops_a_long_call_at_its_next_block_and_raises_keyboard_interrupt():
+    """A SIGINT (what Ctrl-C sends) during learner-PFI over 5000 refits: the call ends
+    at a refit soon after with KeyboardInterrupt, and the package works on."""
+    import os
+    import signal
+
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(30, 2)), rng.normal(size=30)
+    fits = []
+
+    def fit(X, y):
+        fits.append(1)
+        if len(fits) == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+        return LinearRegression().fit(X, y)
+
+    with pytest.raises(KeyboardInterrupt):
+        xaiws.learner_pfi(fit, X, y, refits=5000, repeats=2)
+    assert 3 <= len(fits) < 5000
+    assert len(xaiws.pfi(LinearRegression().fit(X, y), X, y, repeats=2)) == 2

@@ -114,7 +114,7 @@ def explain(
         methods = [methods]
     if builtin:
         name = name or next(iter(learner))
-        call, node = None, json.dumps(dict(learner))
+        call, node = None, _dumps(dict(learner))
     else:
         name = name or name_of(obj)
         call = fitter(obj, kind, frame, target) if learner is not None else predictor(obj, kind, frame, target)
@@ -128,12 +128,33 @@ def explain(
         schema,
         train,
         test,
-        json.dumps(list(methods)),
+        _dumps(list(methods)),
         int(seed),
         float(level),
         None if dgp is None else dgp._dgp,
     )
     return Explanation(table(tidy), table(curves))
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON holds it, for the engine to check: numpy scalars and arrays
+    as Python numbers and lists (never rounded: ``2.7`` repeats stay 2.7 and are
+    refused), and a float that is not finite as its text (``"nan"``), which JSON
+    cannot hold and the engine refuses naming the setting."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        return str(value)
+    return value
+
+
+def _dumps(value: Any) -> str:
+    """The JSON the engine reads of method nodes ([`_plain`])."""
+    return json.dumps(_plain(value))
 
 
 def _statistics(statistics: Union[str, Sequence[str]]) -> List[str]:
@@ -168,21 +189,16 @@ def pfi(
     node = _pfi_node(statistics, perturbation, repeats, features)
     if permutations is None:
         return explain(model, X, y, {"pfi": node}, **kw).tidy
-    import tempfile
-
     perms = np.asarray(permutations, dtype=np.int64)
     node["perturbation"] = {"permutation": {"repeats": int(perms.shape[0])}}
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "permutations.csv")
-        np.savetxt(path, perms, fmt="%d", delimiter=",", header=",".join(f"i{i}" for i in range(perms.shape[1])), comments="")
-        node["replay"] = path
-        return explain(model, X, y, {"pfi": node}, **kw).tidy
+    node["replay"] = perms.tolist()
+    return explain(model, X, y, {"pfi": node}, **kw).tidy
 
 
 def _pfi_node(statistics: Any, perturbation: str, repeats: int, features: Any) -> Dict[str, Any]:
     """A ``pfi`` method node (``xai-methods/src/pfi.rs``)."""
     node: Dict[str, Any] = {
-        "perturbation": {perturbation: {"repeats": int(repeats)}},
+        "perturbation": {perturbation: {"repeats": repeats}},
         "statistics": _statistics(statistics),
     }
     if features is not None:
@@ -192,10 +208,10 @@ def _pfi_node(statistics: Any, perturbation: str, repeats: int, features: Any) -
 
 def _ice_node(statistics: Any, grid: Any, points: int, features: Any, band: str, curves: int) -> Dict[str, Any]:
     node: Dict[str, Any] = {
-        "grid": {"points": int(points), "range": grid},
+        "grid": {"points": points, "range": grid},
         "statistics": _statistics(statistics),
         "band": band,
-        "curves": int(curves),
+        "curves": curves,
     }
     if features is not None:
         node["features"] = list(features)
@@ -269,11 +285,15 @@ def run(
     out: Optional[str] = None,
     fresh: bool = False,
     progress: bool = False,
+    text: Optional[str] = None,
 ) -> Run:
     """Runs an experiment YAML (a paper's id, e.g. ``"wood2024-fig4"``, or a path to a
     ``.yaml``) exactly as ``cargo xtask run`` does: the same cells, the same outputs
     byte for byte (``summary.csv``), into ``out`` (default ``runs/<id>/<scale>/`` of
     the workspace); finished cells are resumed unless ``fresh``.
+
+    ``text`` is the experiment's YAML itself (then ``experiment`` is the file name it
+    answers to, ``<id>.yaml``): an experiment built in Python crosses as data.
 
     ``models`` supplies the learners of the YAML's ``external`` models by name
     (``models: {gbr: {external: {name: gbr}}}`` in the YAML, ``models={"gbr":
@@ -289,7 +309,7 @@ def run(
         if kind is None:
             kind = check_kind(None, learner) if not _plain_callable(learner) else "point"
         supplied[key] = (fitter(learner, check_kind(kind, learner), None, None), kind)
-    d, ident = _native.run(experiment, scale, int(threads), out, bool(fresh), bool(progress), supplied)
+    d, ident = _native.run(experiment, scale, int(threads), out, bool(fresh), bool(progress), supplied, text)
     d = str(d)
     tidy = os.path.join(d, "tidy.csv")
     return Run(

@@ -4,7 +4,6 @@ writes them, and coverage studies of a learner of your own against those truths.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
@@ -164,9 +163,7 @@ def coverage_study(
     lines = [f"{k}: {json.dumps(v)}" for k, v in spec.items()]
     lines += ["data:", f"  n_train: {int(n_train)}", f"  n_test: {int(n_test)}", "  dgp:"]
     lines += ["    " + line for line in dgp.yaml.splitlines()]
-    d = tempfile.mkdtemp(prefix="xaiws-coverage-")
-    path = os.path.join(d, "coverage-study.yaml")
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
     value = learner if kind is None else (learner, kind)
-    return run(path, models={"learner": value}, out=out or os.path.join(d, "out")).summary
+    out = out or tempfile.mkdtemp(prefix="xaiws-coverage-")
+    text = "\n".join(lines) + "\n"
+    return run("coverage-study.yaml", models={"learner": value}, out=out, text=text).summary

@@ -3,17 +3,16 @@ engine's registry passed to ``explain`` (so each is what its YAML node computes)
 
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, Optional, Sequence, Union
 
 from . import _native
-from ._api import Table, _ice_node, _pfi_node, explain
+from ._api import Table, _dumps, _ice_node, _pfi_node, explain
 
 
 def _learner_node(resampling: str, refits: int, m: Optional[Sequence[int]], explained: Dict[str, Any]) -> Dict[str, Any]:
-    node: Dict[str, Any] = {"resampling": resampling, "refits": int(refits), "explain": [explained]}
+    node: Dict[str, Any] = {"resampling": resampling, "refits": refits, "explain": [explained]}
     if m is not None:
-        node["m"] = [int(v) for v in m]
+        node["m"] = list(m)
     return {"learner_inference": node}
 
 
@@ -91,13 +90,13 @@ def shapley(
     node: Dict[str, Any] = {
         "estimator": estimator,
         "value": value,
-        "background": int(background),
-        "samples": int(samples),
+        "background": background,
+        "samples": samples,
     }
     if rows is not None:
-        node["rows"] = int(rows)
+        node["rows"] = rows
     if conformal is not None:
-        node["conformal"] = {"alpha": float(conformal), "calibrate": float(calibrate)}
+        node["conformal"] = {"alpha": conformal, "calibrate": calibrate}
     return explain(model, X, y, {"shapley": node}, **kw).tidy
 
 
@@ -118,7 +117,7 @@ def ice_impact(
     authors' code conventions."""
     node = _ice_node(statistics, "unique", 0, features, "rows", 0)
     del node["grid"]["points"]
-    node["impact"] = {"lambda": float(lam)}
+    node["impact"] = {"lambda": lam}
     return explain(model, X, y, {"ice": node}, **kw).tidy
 
 
@@ -141,9 +140,9 @@ def cid(
     the information terms."""
     pfi_method = {"pfi": _pfi_node(statistics, "permutation", repeats, None)}
     # The PFI quantities as the engine names them, whatever the statistics.
-    corrects = _native.quantities(json.dumps(pfi_method))
+    corrects = _native.quantities(_dumps(pfi_method))
     methods = [
         pfi_method,
-        {"cid": {"corrects": corrects, "alpha": float(alpha), "bins": int(bins), "mi": {"ksg": {"k": int(k)}}}},
+        {"cid": {"corrects": corrects, "alpha": alpha, "bins": bins, "mi": {"ksg": {"k": k}}}},
     ]
     return explain(model, X, y, methods, **kw).tidy

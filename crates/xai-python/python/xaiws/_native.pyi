@@ -36,8 +36,10 @@ def run(
     fresh: bool,
     progress: bool,
     models: Dict[str, Tuple[Callable[..., Any], str]],
+    text: Optional[str] = None,
 ) -> Tuple[str, str]:
-    """Runs an experiment as `cargo xtask run` does; returns (directory, id)."""
+    """Runs an experiment (an id, a path, or with ``text`` its YAML) as `cargo xtask
+    run` does; returns (directory, id)."""
 
 def method_kinds() -> List[str]: ...
 def dataset(
