@@ -203,9 +203,16 @@ pub fn explain(req: &Request<'_>) -> Result<Replicate> {
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            serde_json::from_value::<MethodSpec>(n.clone()).map_err(|e| BenchError::Setting {
-                field: format!("methods[{i}]"),
-                message: format!("{e} (the method kinds: {})", MethodSpec::NAMES.join(", ")),
+            serde_json::from_value::<MethodSpec>(n.clone()).map_err(|e| {
+                let message = e.to_string();
+                let kinds = match message.contains("unknown variant") {
+                    true => format!(" (the method kinds: {})", MethodSpec::NAMES.join(", ")),
+                    false => String::new(),
+                };
+                BenchError::Setting {
+                    field: format!("methods[{i}]"),
+                    message: format!("{message}{kinds}"),
+                }
             })
         })
         .collect::<Result<Vec<_>>>()?;
