@@ -145,8 +145,10 @@ pub fn explain<'py>(
         threads,
         stop: Some(sink.stop()),
     };
-    let computed =
-        crate::interrupt::interruptible(py, sink.stop(), || xai_bench::kernel::explain(&request))?;
+    let label = format!("xaiws: explaining `{name}`");
+    let computed = crate::interrupt::interruptible(py, &sink, (&label, true), || {
+        xai_bench::kernel::explain(&request)
+    })?;
     let out = computed.map_err(|e| sink.take().unwrap_or_else(|| crate::error(e)))?;
     let tidy = crate::tables::columns(py, &tidy_table(&[], &out.rows))?;
     let curves = curve_table(&[], test.feature_names(), &out.curves);

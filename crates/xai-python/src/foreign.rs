@@ -12,6 +12,7 @@
 //! returned to the caller as that exception, traceback included; the engine sees a
 //! [`CoreError::Predict`] (or `Fit`) with its text.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ndarray::{Array1, Array2, ArrayView2};
@@ -58,17 +59,37 @@ impl Kind {
     }
 }
 
-/// The first Python exception raised by a model or learner during one call of the
-/// package, kept to be raised again as itself when the engine returns; and the call's
-/// stop, requested on Ctrl-C ([`crate::interrupt`]) and checked before each call
-/// into Python.
+/// What one call of the package shares with its Python models and learners: the
+/// first Python exception they raised, kept to be raised again as itself when the
+/// engine returns; the call's stop, requested on Ctrl-C ([`crate::interrupt`]) and
+/// checked before each call into Python; and how many fits and predictions they
+/// made, for the progress line.
 #[derive(Clone, Default)]
-pub struct Sink(Arc<Mutex<Option<PyErr>>>, Arc<Stop>);
+pub struct Sink {
+    error: Arc<Mutex<Option<PyErr>>>,
+    stop: Arc<Stop>,
+    /// Fits and prediction calls made so far.
+    calls: Arc<[AtomicUsize; 2]>,
+}
 
 impl Sink {
     /// The call's stop.
     pub fn stop(&self) -> &Stop {
-        &self.1
+        &self.stop
+    }
+
+    /// (fits, prediction calls) made so far by the call's Python learners and models.
+    pub fn calls(&self) -> (usize, usize) {
+        let [fits, predictions] = &*self.calls;
+        (
+            fits.load(Ordering::Relaxed),
+            predictions.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Counts a fit (`0`) or a prediction call (`1`).
+    fn count(&self, which: usize) {
+        self.calls[which].fetch_add(1, Ordering::Relaxed);
     }
 
     /// Keeps `e` unless an earlier exception is kept; returns its text for the engine.
@@ -77,7 +98,7 @@ impl Sink {
             Ok(t) => format!("{t}: {}", e.value(py)),
             Err(_) => e.to_string(),
         };
-        if let Ok(mut slot) = self.0.lock() {
+        if let Ok(mut slot) = self.error.lock() {
             slot.get_or_insert(e);
         }
         text
@@ -85,7 +106,7 @@ impl Sink {
 
     /// The kept exception, if any.
     pub fn take(&self) -> Option<PyErr> {
-        self.0.lock().ok().and_then(|mut slot| slot.take())
+        self.error.lock().ok().and_then(|mut slot| slot.take())
     }
 }
 
@@ -120,6 +141,7 @@ impl ForeignModel {
     /// Calls the model on `x` and reads its answer, checked, as `kind` predictions.
     fn call(&self, x: ArrayView2<'_, f64>) -> Result<Vec<Predictions>> {
         self.sink.stop().check()?;
+        self.sink.count(1);
         Python::attach(|py| {
             let rows = PyArray2::from_array(py, &x);
             let out = self.call.call1(py, (rows,)).map_err(|e| {
@@ -375,6 +397,7 @@ impl Learner for ForeignLearner {
     fn fit(&self, data: &Dataset, rng: &mut dyn rand::Rng) -> Result<Box<dyn Model>> {
         let seed = rng.next_u32();
         self.sink.stop().check()?;
+        self.sink.count(0);
         let n_classes = match data.y() {
             Target::Classes { n_classes, .. } => Some(*n_classes),
             Target::Continuous(_) => None,

@@ -1,29 +1,41 @@
-//! Long calls stop on Ctrl-C: the engine works on a thread of its own while the
-//! interpreter's main thread waits, checking Python's signals every
-//! [`POLL`]; on a `KeyboardInterrupt` the call's stop is requested, the engine ends
-//! at its next block of work (between methods, refits, calls into the model) and the
-//! interrupt is raised. A run's finished cells stay on disk (it resumes); a call
-//! returns nothing.
+//! Long calls are visible and stop on Ctrl-C: the engine works on a thread of its own
+//! while the interpreter's main thread waits, checking Python's signals every
+//! [`POLL`]. On a `KeyboardInterrupt` the call's stop is requested, the engine ends at
+//! its next block of work (between methods, refits, calls into the model) and the
+//! interrupt is raised; a run's finished cells stay on disk (it resumes), a call
+//! returns nothing. A call still working after [`QUIET`] shows a progress line on an
+//! interactive stderr (none in a log or a notebook whose stderr is not a terminal).
 
+use std::io::{IsTerminal, Write};
 use std::sync::mpsc::{RecvTimeoutError, channel};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
-use xai_core::stop::Stop;
+
+use crate::foreign::Sink;
 
 /// How often the waiting thread checks Python's signals.
 const POLL: Duration = Duration::from_millis(100);
 
+/// How long a call works before its progress line shows.
+const QUIET: Duration = Duration::from_secs(2);
+
 /// `work`'s result, computed on a scoped thread while this thread (the interpreter's)
 /// waits with the GIL released, checking signals every [`POLL`]; on a signal's
-/// exception (`KeyboardInterrupt`) `stop` is requested and, once `work` has ended,
-/// that exception is returned instead of its result.
+/// exception (`KeyboardInterrupt`) the stop of `sink` is requested and, once `work`
+/// has ended, that exception is returned instead of its result. With `show`, a call
+/// longer than [`QUIET`] writes a progress line, `label` and the time, fits and
+/// model calls so far, to a terminal's stderr, and clears it at the end.
 pub fn interruptible<T: Send>(
     py: Python<'_>,
-    stop: &Stop,
+    sink: &Sink,
+    (label, show): (&str, bool),
     work: impl FnOnce() -> T + Send,
 ) -> PyResult<T> {
-    std::thread::scope(|scope| {
+    let start = Instant::now();
+    let show = show && std::io::stderr().is_terminal();
+    let mut shown = false;
+    let out = std::thread::scope(|scope| {
         let (tx, mut rx) = channel();
         scope.spawn(move || {
             let _ = tx.send(work());
@@ -38,8 +50,21 @@ pub fn interruptible<T: Send>(
                     if interrupted.is_none()
                         && let Err(e) = py.check_signals()
                     {
-                        stop.request();
+                        sink.stop().request();
                         interrupted = Some(e);
+                    }
+                    if show && start.elapsed() >= QUIET {
+                        let (fits, calls) = sink.calls();
+                        let stopping = match interrupted {
+                            Some(_) => "stopping at the next block",
+                            None => "Ctrl-C stops it",
+                        };
+                        eprint!(
+                            "\r{label}: {:.0} s, {fits} fits and {calls} model calls so far; \
+                             {stopping} ",
+                            start.elapsed().as_secs_f64()
+                        );
+                        shown = true;
                     }
                 }
                 Err(RecvTimeoutError::Disconnected) => {
@@ -54,5 +79,14 @@ pub fn interruptible<T: Send>(
                 }
             }
         }
-    })
+    });
+    if shown {
+        eprintln!(
+            "\r{label}: done in {:.1} s{:40}",
+            start.elapsed().as_secs_f64(),
+            ""
+        );
+        let _ = std::io::stderr().flush();
+    }
+    out
 }

@@ -98,8 +98,11 @@ pub fn run(
         stop: Some(sink.stop()),
         ..Job::new(&exp, scale, threads, progress)
     };
-    let report =
-        crate::interrupt::interruptible(py, sink.stop(), || run_experiment(&root, job, &place));
+    // A run that shows its own progress bar needs no second line.
+    let label = format!("xaiws: running {}", exp.id());
+    let report = crate::interrupt::interruptible(py, &sink, (&label, !progress), || {
+        run_experiment(&root, job, &place)
+    });
     let failed = match report {
         Ok(Ok(report)) => return Ok((report.dir, exp.id().to_string())),
         // Interrupted: the finished cells of a run of Rust learners stay (it resumes).
