@@ -72,7 +72,40 @@ pub enum CoreError {
     Interrupted,
 }
 
+/// What kind of fault an error is: the one classification every front end maps to
+/// its own error classes (Python's `SettingsError`, `DataError`, `ModelError`,
+/// `SizeError`; R's condition classes), so none of them sorts the variants itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// A setting, a method node or an experiment file that cannot be used.
+    Settings,
+    /// Rows, a target or a dataset that do not suit the call.
+    Data,
+    /// A model's fit or predictions that failed or broke their kind's promise.
+    Model,
+    /// A call too large for the machine's memory, refused before allocation.
+    Size,
+    /// Anything else (a numerical failure, a bug, an interrupted computation).
+    Other,
+}
+
 impl CoreError {
+    /// The kind of fault this is ([`Fault`]).
+    pub fn fault(&self) -> Fault {
+        match self {
+            CoreError::Fit(_) | CoreError::Predict(_) => Fault::Model,
+            CoreError::Data(_)
+            | CoreError::NonFinite { .. }
+            | CoreError::Shape(_)
+            | CoreError::Sample(_) => Fault::Data,
+            CoreError::Invalid(_)
+            | CoreError::OutOfRange { .. }
+            | CoreError::Unsupported { .. }
+            | CoreError::Capability(_) => Fault::Settings,
+            CoreError::Numerical(_) | CoreError::Interrupted => Fault::Other,
+        }
+    }
+
     /// `setting` = `value` is not `allowed` ([`CoreError::OutOfRange`]).
     pub fn out_of_range(
         setting: impl Into<String>,
@@ -89,3 +122,20 @@ impl CoreError {
 
 /// Result alias of this crate.
 pub type Result<T, E = CoreError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each kind of fault a front end raises as its own class.
+    #[test]
+    fn every_error_has_its_kind_of_fault() {
+        assert_eq!(CoreError::Predict("x".into()).fault(), Fault::Model);
+        assert_eq!(CoreError::Data("x".into()).fault(), Fault::Data);
+        assert_eq!(
+            CoreError::out_of_range("k", 0, "at least 1").fault(),
+            Fault::Settings
+        );
+        assert_eq!(CoreError::Interrupted.fault(), Fault::Other);
+    }
+}

@@ -50,7 +50,7 @@ pub mod tree;
 
 pub use conformal::{ConformalInterval, conformal_interval, split_coverage};
 pub use dataset::{Dataset, FeatureKind, Target};
-pub use error::CoreError;
+pub use error::{CoreError, Fault};
 pub use ice::{IceResult, conditional_pd, ice, ice_from_values, pd_model_band};
 pub use ice_impact::{Convention, IceImpact, ice_impact};
 pub use inference::{Coverage, Estimate, corrected_t_interval, coverage, t_interval};

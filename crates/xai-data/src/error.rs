@@ -161,6 +161,26 @@ pub enum BenchError {
     Other(String),
 }
 
+impl BenchError {
+    /// The kind of fault this is ([`xai_core::Fault`]), for the front ends' error
+    /// classes: a method's or model's error is its own kind.
+    pub fn fault(&self) -> xai_core::Fault {
+        use xai_core::Fault;
+        match self {
+            BenchError::Spec { .. }
+            | BenchError::UnknownExperiment { .. }
+            | BenchError::Usage(_)
+            | BenchError::Setting { .. } => Fault::Settings,
+            BenchError::Size { .. } => Fault::Size,
+            BenchError::Dataset { .. } | BenchError::Sample { .. } | BenchError::Data(_) => {
+                Fault::Data
+            }
+            BenchError::Run { source, .. } => source.fault(),
+            _ => Fault::Other,
+        }
+    }
+}
+
 /// Result alias of this crate.
 pub type Result<T, E = BenchError> = std::result::Result<T, E>;
 

@@ -16,33 +16,16 @@ mod tables;
 
 use pyo3::prelude::*;
 
-/// The class of the package's error family (`xaiws._errors`) that an engine error is
-/// raised as: `SettingsError` for a setting or an experiment file, `SizeError` for a
-/// call too large, `DataError` for data, `ModelError` for a model's fit or
-/// predictions, `XaiError` for the rest.
-fn class_of(e: &xai_bench::BenchError) -> &'static str {
-    use xai_bench::BenchError as B;
-    match e {
-        B::Spec { .. } | B::UnknownExperiment { .. } | B::Usage(_) | B::Setting { .. } => {
-            "SettingsError"
-        }
-        B::Size { .. } => "SizeError",
-        B::Dataset { .. } | B::Sample { .. } | B::Data(_) => "DataError",
-        B::Run { source, .. } => core_class(source),
-        _ => "XaiError",
-    }
-}
-
-/// The class of [`class_of`] for an error of a method or model.
-fn core_class(e: &xai_core::CoreError) -> &'static str {
-    use xai_core::CoreError as C;
-    match e {
-        C::Fit(_) | C::Predict(_) => "ModelError",
-        C::Data(_) | C::NonFinite { .. } | C::Shape(_) | C::Sample(_) => "DataError",
-        C::Invalid(_) | C::OutOfRange { .. } | C::Unsupported { .. } | C::Capability(_) => {
-            "SettingsError"
-        }
-        _ => "XaiError",
+/// The class of the package's error family (`xaiws._errors`) for the engine's kind
+/// of fault ([`xai_core::Fault`], sorted by the engine).
+fn class_of(fault: xai_core::Fault) -> &'static str {
+    use xai_core::Fault;
+    match fault {
+        Fault::Settings => "SettingsError",
+        Fault::Data => "DataError",
+        Fault::Model => "ModelError",
+        Fault::Size => "SizeError",
+        Fault::Other => "XaiError",
     }
 }
 
@@ -63,7 +46,7 @@ fn raise(class: &str, message: String) -> PyErr {
 /// An engine error as the package's error of its class ([`class_of`]), with the
 /// engine's message.
 fn error(e: xai_bench::BenchError) -> PyErr {
-    raise(class_of(&e), e.to_string())
+    raise(class_of(e.fault()), e.to_string())
 }
 
 /// A setting refused by the binding itself (a JSON node that does not parse).

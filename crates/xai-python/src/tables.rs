@@ -7,24 +7,20 @@ use std::path::PathBuf;
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use xai_bench::table::{CsvTable, read_csv};
+use xai_bench::table::{ColumnKind, CsvTable, column_kind, read_csv};
 
-/// Columns that hold names, kept as text whatever they look like (a model named `1`).
-const TEXT: [&str; 3] = ["model", "quantity", "feature"];
-
-/// Columns that hold counts and indices: integers where every cell is one.
-const COUNTS: [&str; 3] = ["replicate", "n", "row"];
-
-/// `table` as a dict of columns, in its column order: a count column ([`COUNTS`]) of
-/// integers as int64; any other column whose every cell is a number or empty (NaN) as
-/// float64, parsed from the shortest round-trip form the engine writes, so the values
-/// are the engine's to the bit; the rest (and [`TEXT`]) as lists of str.
+/// `table` as a dict of columns, in its column order, typed by the engine's
+/// [`column_kind`]: a count column of integers as int64; a value column whose every
+/// cell is a number or empty (NaN) as float64, parsed from the shortest round-trip
+/// form the engine writes, so the values are the engine's to the bit; the rest (and
+/// every text column) as lists of str.
 pub fn columns<'py>(py: Python<'py>, table: &CsvTable) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     for (j, h) in table.header.iter().enumerate() {
         let cells = || table.rows.iter().map(move |r| r[j].as_str());
-        if !TEXT.contains(&h.as_str()) {
-            if COUNTS.contains(&h.as_str())
+        let kind = column_kind(h);
+        if kind != ColumnKind::Text {
+            if kind == ColumnKind::Count
                 && let Some(v) = cells()
                     .map(|c| c.parse::<i64>().ok())
                     .collect::<Option<Vec<_>>>()

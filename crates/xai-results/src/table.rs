@@ -437,6 +437,28 @@ pub fn write_summary(path: &Path, keys: &[String], rows: &[SummaryRow]) -> Resul
     write_csv(path, t.header, t.rows.into_iter())
 }
 
+/// What a column of the engine's tables holds, so that every front end types it
+/// alike ([`column_kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// Names (`model`, `quantity`, `feature`): text, whatever they look like.
+    Text,
+    /// Counts and indices (`replicate`, `n`, `row`): integers where every cell is one.
+    Count,
+    /// Anything else: numbers where every cell is one or empty (NaN), else text.
+    Value,
+}
+
+/// The kind of the column named `name` in `tidy.csv`, `ice.csv`, `summary.csv` and
+/// the other tables a run writes.
+pub fn column_kind(name: &str) -> ColumnKind {
+    match name {
+        "model" | "quantity" | "feature" => ColumnKind::Text,
+        "replicate" | "n" | "row" => ColumnKind::Count,
+        _ => ColumnKind::Value,
+    }
+}
+
 /// A CSV file as a header and string records.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CsvTable {
