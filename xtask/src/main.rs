@@ -404,14 +404,14 @@ fn real_main() -> Result<bool, BenchError> {
             Ok(true)
         }
         Command::Kinds { markdown: true } => {
-            print!("{}", xai_bench::catalog::kinds_markdown());
+            print!("{}", xai_bench::kinds::kinds_markdown());
             Ok(true)
         }
         Command::Kinds { markdown: false } => {
-            for k in xai_bench::catalog::kinds() {
-                println!("{} ({}):", k.section, k.title);
-                for (name, doc) in k.names.iter().zip(k.docs) {
-                    println!("  {name:<24} {}", xai_bench::catalog::one_line(doc));
+            for r in xai_bench::kinds::vocabulary().registries {
+                println!("{} ({}):", r.section, r.title);
+                for k in &r.kinds {
+                    println!("  {:<24} {}", k.name, xai_bench::kinds::one_line(&k.doc));
                 }
             }
             Ok(true)

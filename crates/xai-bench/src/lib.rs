@@ -44,6 +44,7 @@ pub mod data_files;
 pub mod data_section;
 pub mod figures;
 pub mod kernel;
+pub mod kinds;
 pub mod lock;
 pub mod manifest;
 pub mod memory;

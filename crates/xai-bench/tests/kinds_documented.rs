@@ -1,7 +1,7 @@
 //! CONTRIBUTING.md's recipe for each kind of extension lists every kind its registry
 //! holds (DGPs, learners, methods, assertion kinds, plot kinds).
 
-use xai_bench::catalog::{kinds, kinds_markdown, one_line, undocumented};
+use xai_bench::kinds::{kinds_markdown, one_line, undocumented, vocabulary};
 use xai_bench::workspace::workspace_root;
 
 /// The text of the section `## <heading>` of `doc`, up to the next `## `.
@@ -16,7 +16,7 @@ fn section<'a>(doc: &'a str, heading: &str) -> &'a str {
 #[test]
 fn each_recipe_lists_every_kind_of_its_registry() {
     let doc = std::fs::read_to_string(workspace_root().join("CONTRIBUTING.md")).unwrap();
-    for k in kinds() {
+    for k in vocabulary().registries {
         let (registry, names) = (k.section, k.names);
         let heading = match registry {
             "dgp" => "Add a DGP",
@@ -46,13 +46,15 @@ fn a_kind_the_docs_never_name_is_found() {
 /// Every kind has a doc comment, and docs/kinds.md is what the registries say now.
 #[test]
 fn docs_kinds_md_is_generated_from_the_registries() {
-    for k in kinds() {
-        assert_eq!(k.names.len(), k.docs.len(), "{}", k.section);
-        for (name, doc) in k.names.iter().zip(k.docs) {
+    for r in vocabulary().registries {
+        let schema_names: Vec<&str> = r.kinds.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(r.names, schema_names, "{}", r.section);
+        for k in &r.kinds {
             assert!(
-                !one_line(doc).is_empty(),
-                "{} `{name}` has no doc comment",
-                k.section
+                !one_line(&k.doc).is_empty(),
+                "{} `{}` has no doc comment",
+                r.section,
+                k.name
             );
         }
     }
@@ -72,4 +74,19 @@ fn a_doc_comment_s_first_paragraph_is_its_line() {
         one_line(doc),
         "Perturbation × statistics × mean difference (`pfi`), over rows."
     );
+}
+
+/// Every setting a node may leave out shows its default, and every setting has a doc
+/// comment, in every registry and every type their settings use.
+#[test]
+fn every_optional_setting_shows_its_default() {
+    let v = vocabulary();
+    let mut missing = Vec::new();
+    for r in &v.registries {
+        missing.extend(xai_core::settings::undocumented(&r.kinds));
+    }
+    for t in &v.types {
+        missing.extend(xai_core::settings::undocumented(&t.kinds));
+    }
+    assert!(missing.is_empty(), "{missing:#?}");
 }

@@ -23,7 +23,7 @@ use xai_results::layout::{PaperValue, TableSpec};
 /// ([`xai_results::output::RunOutput::at_grid_value`]). Measured: the share of values
 /// on which it holds (NaN, a failure, when the key has no values or the inner
 /// assertion's measure is NaN on one of them).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Across {
     /// The grid key whose values are independent samples (e.g. `sample`) or redraws

@@ -56,7 +56,7 @@ fn every(
 /// with `each_replicate`, every replicate's own estimate of every selected row does
 /// (watson2023 Fig. 3b: "in all trials" every AUC is above chance, 0.5). Measured: the
 /// smallest lower end (the smallest estimate with `each_replicate`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Positive {
     /// The quantity.
@@ -119,7 +119,7 @@ impl AssertionKind for Positive {
 /// both): a claim about the intervals one fit reports (molnar2023 Fig. 6: only
 /// ST_Slope's and ChestPainType's PFI intervals exclude 0). Measured: the smallest
 /// share under `at_least`, else the largest.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExcludesZero {
     /// The quantity.
@@ -244,7 +244,7 @@ impl AssertionKind for ExcludesZero {
 /// ([`PaperError`]), and `tolerance` the paper's printed precision or a derived
 /// margin (its source in the check's `tolerance_from`), so the check tightens as
 /// replicates grow. Measured: the largest |estimate − value|.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Near {
     /// The quantity.
@@ -342,7 +342,7 @@ pub trait BoundRule {
 /// `{quantity, where, bound}`: every selected summary row passes rule `R` against
 /// `bound` ([`Below`], [`Negligible`]); with `relative_to`, against `bound` times the
 /// largest |estimate| of the reference rows in the same panel ([`Reference`]).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, bound = "")]
 pub struct Bounded<R> {
     /// The quantity.
@@ -365,7 +365,7 @@ pub struct Bounded<R> {
 /// column but the quantity and those `where` names), e.g. `where: { feature: [...] }`
 /// for every feature's Entropy-PFI of the same model, so "negligible" reads "an order
 /// of magnitude below the largest bar of its panel" at every scale and seed.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reference {
     /// The reference quantity (default: the checked one).

@@ -73,7 +73,7 @@ fn each_curve(curves: &[Curve<'_>], test: impl Fn(&Curve<'_>) -> (bool, String))
 /// Every selected curve has a bump inside [lower, upper]: its maximum over the interval
 /// exceeds its values at both ends of the interval by more than the combined standard
 /// error (0 for ICE curves). Measured: the share of curves that pass.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct InteriorPeak(pub CurveInterval);
 
@@ -127,7 +127,7 @@ fn interior_peak(out: &RunOutput, ci: &CurveInterval) -> Verdict {
 /// On each side of [lower, upper] every selected curve's value at the grid end exceeds
 /// the curve's minimum on that side (for PD, by more than the combined standard error
 /// of the two points). Measured: the share of curves that pass.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct RisesTowardsEdges(pub CurveInterval);
 
@@ -172,7 +172,7 @@ fn rises_towards_edges(out: &RunOutput, ci: &CurveInterval) -> Verdict {
 
 /// Every selected curve reaches its maximum over the whole grid inside [lower, upper].
 /// Measured: the share of curves that pass.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct ArgmaxWithin(pub CurveInterval);
 
@@ -229,7 +229,7 @@ fn follows(c: &Curve<'_>, from: f64, to: f64, direction: Direction, by: f64) -> 
 /// At least `share` of the selected curves move in `direction` from x = `from` to x =
 /// `to` (values interpolated) by more than `by` and, for PD, by more than the combined
 /// standard error. Measured: the share of curves that do.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Trend {
     /// The quantity.
@@ -325,7 +325,7 @@ fn trend(
 /// Every selected curve varies: its range max − min exceeds `bound` and (for PD) the
 /// combined standard error of its highest and lowest points. Measured: the share of
 /// curves that do.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Varies {
     /// The quantity.
@@ -375,7 +375,7 @@ fn varies(out: &RunOutput, quantity: &str, sel: &Selector, bound: f64) -> Verdic
 /// grid point; with `relative`, `bound` times the range of the curves' mean (their
 /// PD over the rows drawn), so the bound is a share of the effect the PD shows.
 /// Measured: the largest such spread.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShapesDiffer {
     /// The ICE quantity.
@@ -461,7 +461,7 @@ fn shapes_differ(out: &RunOutput, claim: &ShapesDiffer) -> Verdict {
 
 /// Two PD curves agree point by point (matched grid index): max |a − b| ≤ tolerance ·
 /// (max a − min a). Measured: the largest max |a − b| / range.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SimilarCurves {
     /// The PD quantity.
@@ -551,7 +551,7 @@ fn similar_curves(
 /// its maximum, or with `at_own_value` its value at the row's own x (the row's
 /// unperturbed prediction); with `within`, both maxima are taken over that interval.
 /// Measured: the share of curves that do.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BelowPdPeak {
     /// The ICE quantity.

@@ -45,7 +45,7 @@ xai_core::registry! {
     /// (in the order the YAML error lists them).
     /// Rows are compared within each combination of the columns the assertion does not
     /// select on (each variant and model separately).
-    #[derive(Debug, Clone, PartialEq, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
     pub enum Assertion: fn kind -> dyn AssertionKind {
         /// Every `this` row exceeds every `than` row beyond Monte-Carlo error
         /// ([`paired::Greater`]).
@@ -114,7 +114,7 @@ xai_core::registry! {
 }
 
 /// A claim of the paper and how it is checked.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CheckSpec {
     /// The paper's claim in words.
@@ -160,7 +160,9 @@ pub fn paper_values(checks: &[CheckSpec]) -> Vec<PaperValue<'_>> {
 /// Whose claim a check tests, as the report and `checks.csv` show it. A statement
 /// that holds by construction of the method (an identity) is neither: it belongs in
 /// a unit test.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ClaimKind {
     /// A claim the paper makes in its text, figure or table.
@@ -185,7 +187,7 @@ impl ClaimKind {
 /// `{ paper: "reason", ... }` at the scales it names only (a claim can fail at ci
 /// scale for lack of replicates and hold at the paper's, or the reverse, where the
 /// paper's Monte-Carlo error is small enough to show a real difference).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Deviation {
     /// The same reason at every scale.
@@ -205,7 +207,9 @@ impl Deviation {
 }
 
 /// Direction of a monotone trend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     /// Each value below the previous one.

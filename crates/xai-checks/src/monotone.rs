@@ -17,7 +17,7 @@ use xai_results::select::{Row, of_quantity, short, summary_rows};
 /// groups), each step by more than the combined standard error √(se₁² + se₂²) of the
 /// two estimates. Measured: the smallest step minus its margin (with `share` < 1: the
 /// share of groups that step).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Monotone {
     /// The quantities.

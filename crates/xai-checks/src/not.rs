@@ -11,7 +11,7 @@ use xai_results::layout::TableSpec;
 /// The claim that the inner assertion does not hold (e.g. "PFI does not put X2-X4 on
 /// top in most splits"); nothing selected still fails (a NaN measure is never a
 /// pass). Measured: the inner assertion's measure.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct Not(pub Box<Assertion>);
 

@@ -26,7 +26,7 @@ use xai_results::select::{Row, interval, of_quantity, short, summary_rows, tidy_
 /// replicate), positive exactly when the claim holds; with `at_least` the smallest
 /// upper end (or upper(this) − lower(than)); with `pooled`, the one interval of the
 /// per-replicate mean over the pairs.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Greater {
     /// The quantity compared.
@@ -102,7 +102,7 @@ impl AssertionKind for Greater {
 /// closer to the 95% level"). The distance of a mean is not a mean of per-replicate
 /// distances, so it reads the summary, not pairs of replicates. Measured: the smallest
 /// margin |b − to| − |a − to| − t·√(se_a² + se_b²), positive exactly when it holds.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Closer {
     /// The quantity compared.
@@ -391,7 +391,7 @@ fn pooled_difference(pairs: &[Pair], at_least: bool, level: f64) -> Verdict {
 /// high"); measured: the largest |d| + `plus_se`·√(se² + se_from²). With
 /// `relative_to`, `tolerance` is a fraction of the largest |estimate| of the
 /// reference rows of the row's panel ([`Reference`]).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Unchanged {
     /// The quantity.
@@ -537,7 +537,7 @@ fn unchanged(out: &RunOutput, spec: &Unchanged) -> Verdict {
 /// replicates (molnar2023 Fig. 3: the Monte-Carlo spread of one model's PD shrinks as
 /// 1/√n with the rows averaged, and stays below the spread of refitted models).
 /// Measured: the ratio of the two spreads.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Spread {
     /// The quantity.

@@ -16,7 +16,7 @@ use xai_results::select::short;
 /// significant digit (0 exactly, up to 1e-12). icefi2022's tables on the paper's own
 /// forest. Measured: the largest |ours − paper| in units of that half digit (the claim
 /// holds at ≤ 1; NaN when no cell has a paper value).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PaperCells {
     /// The table's `name`.

@@ -13,7 +13,9 @@ use xai_results::select::Selector;
 use xai_results::select::{Row, grouped, of_quantity, short, summary_rows, tidy_rows};
 
 /// Direction of a change of rank.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RankDirection {
     /// To a higher place (a smaller rank number).
@@ -42,7 +44,7 @@ fn nan_ranking(rows: &[&Row<'_>]) -> Option<Verdict> {
 /// and `than` rows, every `this` row exceeds every `than` row of the same replicate
 /// and context: min over `this` > max over `than` in k of the R replicates compared,
 /// with k ≥ share·R in every context. Measured: the smallest share k/R.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RankedAbove {
     /// The quantity.
@@ -137,7 +139,7 @@ fn ranked_above(out: &RunOutput, q: &str, this: &Selector, than: &Selector, shar
 /// Every selected row's estimate is among the `k` largest estimates of its quantity
 /// in its context (model and grid values), over all features: its place, 1 + the
 /// number of rows with a larger estimate, is at most k. Measured: the worst place.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InTop {
     /// The quantity.
@@ -203,7 +205,7 @@ fn in_top(out: &RunOutput, q: &str, sel: &Selector, k: usize) -> Verdict {
 /// mean over replicates, 1 = largest; e.g. "CID lowers Itching's rank relative to
 /// PFI", cid2021 §3.2). Measured: the smallest move in the claimed direction, in
 /// places (negative when a row moved the other way).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RankMoves {
     /// The quantity whose ranking is compared.
@@ -341,7 +343,7 @@ pub fn spearman(a: &[f64], b: &[f64]) -> f64 {
 /// context (model and grid values): ρ_s(q, ref) > ρ_s(than, ref), ρ_s the Pearson
 /// correlation of the ranks ([`spearman`]). Measured: the smallest difference of the
 /// two correlations.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RankAgreement {
     /// The quantity expected to agree better with the reference.

@@ -11,7 +11,7 @@ use xai_results::output::{RunOutput, Scale};
 use xai_results::table::{CsvTable, read_csv, summary_table};
 
 /// Tolerance of the regression check: |new − old| ≤ abs + rel·|old| for every number.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Tolerance {
     /// Absolute part.

@@ -45,7 +45,7 @@ impl Threshold {
 
 /// The source of a check's thresholds, written beside its assertion as
 /// `tolerance_from: { printed: 2 }`, `{ paper: "…" }` or `{ derivation: "…" }`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum ToleranceFrom {
     /// The paper prints `d` decimals, so its number is known to ±½·10^−d: the
@@ -142,7 +142,9 @@ pub fn check_source(thresholds: &[Threshold], from: Option<&ToleranceFrom>) -> R
 
 /// The Monte-Carlo error of the paper's own number, joined to ours in quadrature:
 /// `paper_error: { runs: N }` or `paper_error: one_fit` (default: none).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum PaperError {
     /// The paper's number is exact (a population value, a closed form) or has no

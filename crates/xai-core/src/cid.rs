@@ -134,13 +134,16 @@ fn binary_levels(values: ArrayView1<'_, f64>) -> Option<(f64, f64)> {
 }
 
 /// How Î(X_i; Y) = H(X_i ∩ Y) is estimated (PAPERS.md §5.3), in nats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum MiEstimator {
     /// Kraskov–Stögbauer–Grassberger with `k` neighbours ([`ksg_mi`]), for continuous
     /// pairs.
     Ksg {
-        /// Neighbours (cid2021 proposal: 3).
+        /// Neighbours (default 3, cid2021's proposal).
+        #[serde(default = "three_neighbours")]
         k: usize,
     },
     /// Plug-in MI ([`plugin_mi`]) of the discretised pair: a binary column keeps its
@@ -149,6 +152,10 @@ pub enum MiEstimator {
         /// Bins of a non-binary column (cid2021 Fig. 3 proposal: 10).
         bins: usize,
     },
+}
+
+fn three_neighbours() -> usize {
+    3
 }
 
 impl MiEstimator {
@@ -201,7 +208,7 @@ pub const FIXED_MI_FLOOR: f64 = 1e-3;
 /// and the S null values are exchangeable, so Î(X_i; Y) exceeds the r-th smallest null
 /// value with probability ≤ (S + 1 − r)/(S + 1) ≤ 1 − q (ties only lower it): a test
 /// of level 1 − q.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NullTest {
     /// S, the permutations of the target (shared by all features); at least q/(1 − q) so that the

@@ -43,6 +43,7 @@ pub mod registry;
 pub mod resample;
 pub mod rng;
 pub mod roc;
+pub mod settings;
 pub mod shapley;
 pub mod statistic;
 pub mod stop;

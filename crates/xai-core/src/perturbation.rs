@@ -12,7 +12,7 @@ use crate::dataset::Dataset;
 use crate::error::{CoreError, Result};
 
 /// How the grid of a grid perturbation spans a feature.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GridRange {
     /// Equally spaced from the minimum to the maximum of the feature in the
@@ -34,12 +34,12 @@ pub enum GridRange {
 }
 
 /// A grid of `points` values per feature.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GridSpec {
-    /// Number of grid values (≥ 2); not used (and may be left out) with
-    /// [`GridRange::Unique`].
-    #[serde(default)]
+    /// Number of grid values (≥ 2; default 20, scikit-learn's `grid_resolution` is
+    /// 100); not used with [`GridRange::Unique`].
+    #[serde(default = "default_points")]
     pub points: usize,
     /// How the grid spans the feature.
     #[serde(default = "default_range")]
@@ -48,6 +48,20 @@ pub struct GridSpec {
 
 fn default_range() -> GridRange {
     GridRange::MinMax
+}
+
+fn default_points() -> usize {
+    20
+}
+
+impl Default for GridSpec {
+    /// 20 points from the minimum to the maximum.
+    fn default() -> Self {
+        GridSpec {
+            points: default_points(),
+            range: default_range(),
+        }
+    }
 }
 
 impl GridSpec {
@@ -131,12 +145,14 @@ fn unique_values(column: ArrayView1<'_, f64>) -> Result<Vec<f64>> {
 
 /// A perturbation as written in an experiment: resolved against data by
 /// [`PerturbationSpec::resolve`].
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum PerturbationSpec {
     /// Marginal permutation, `repeats` independent permutations.
     Permutation {
-        /// Number R of independent permutations (≥ 1).
+        /// Number R of independent permutations (≥ 1; default 5, scikit-learn's
+        /// `n_repeats`).
+        #[serde(default = "default_repeats")]
         repeats: usize,
     },
     /// Fixed grid values (PD/ICE).
@@ -144,14 +160,16 @@ pub enum PerturbationSpec {
     /// Draws from the Gaussian conditional X_j | X_−j, with mean and covariance
     /// estimated from the reference (training) rows, `repeats` independent draws.
     ConditionalGaussian {
-        /// Number R of independent draws per row (≥ 1).
+        /// Number R of independent draws per row (≥ 1; default 5, as a permutation's).
+        #[serde(default = "default_repeats")]
         repeats: usize,
     },
     /// Independent draws from the feature's marginal P(X_j), from the data generating
     /// process itself ("fresh draws": the ideal PFI of molnar2023's simulation, in
     /// place of a permutation), `repeats` draws per row.
     FreshDraws {
-        /// Number R of independent draws per row (≥ 1).
+        /// Number R of independent draws per row (≥ 1; default 5, as a permutation's).
+        #[serde(default = "default_repeats")]
         repeats: usize,
     },
     /// Conditional subgroups (molnar2023 §2.7, after Molnar et al. 2023, "a
@@ -160,7 +178,9 @@ pub enum PerturbationSpec {
     /// permutes x_j among the explained rows of each leaf, so x̃_j keeps (roughly) its
     /// distribution given X_−j.
     ConditionalSubgroups {
-        /// Number R of independent permutations (≥ 1).
+        /// Number R of independent permutations (≥ 1; default 5, scikit-learn's
+        /// `n_repeats`).
+        #[serde(default = "default_repeats")]
         repeats: usize,
         /// Depth of the tree (molnar2023: 4).
         #[serde(default = "subgroup_depth")]
@@ -169,6 +189,19 @@ pub enum PerturbationSpec {
         #[serde(default = "subgroup_leaf")]
         min_leaf: usize,
     },
+}
+
+fn default_repeats() -> usize {
+    5
+}
+
+impl Default for PerturbationSpec {
+    /// The marginal permutation with the default repeats.
+    fn default() -> Self {
+        PerturbationSpec::Permutation {
+            repeats: default_repeats(),
+        }
+    }
 }
 
 fn subgroup_depth() -> usize {

@@ -2,10 +2,11 @@
 //! own file implementing the extension point's trait, and one line of a [`registry!`](crate::registry!)
 //! adds it. The macro writes the YAML enum (a variant per kind, named by the line's
 //! string, from which serde's "expected one of ..." error for an unknown kind is
-//! built), the dispatch to the trait, and the lists of names (`NAMES`) and of their
-//! doc comments (`DOCS`) that commands print and the docs are generated from: each
-//! comes from the registry's lines, so none can miss a kind. A line may carry only
-//! its doc comment and one `#[cfg]`.
+//! built), the dispatch to the trait, and the list of names (`NAMES`). The enum also
+//! derives `schemars::JsonSchema`, as every settings type does: the kinds, their
+//! doc comments and their settings that commands print and the docs are generated
+//! from are read off that schema ([`crate::settings`]), so none can miss a kind or a
+//! setting. A line may carry only its doc comment and one `#[cfg]`.
 
 /// A registry of kinds behind one trait.
 ///
@@ -33,13 +34,11 @@
 /// let s: ShapeSpec = serde_json::from_str(r#"{"square": {"side": 2.0}}"#).unwrap();
 /// assert_eq!(s.shape().area(), 4.0);
 /// assert_eq!(ShapeSpec::NAMES, ["square"]);
-/// assert_eq!(ShapeSpec::DOCS, [" A square.\n"]);
 /// ```
 ///
 /// Each line `"name" => Variant(Type),` gives the YAML name, the enum variant and the
 /// settings type (which implements the trait). The enum gets `NAMES` (every kind's
-/// YAML name, in registry order), `DOCS` (each line's doc comment, the same order)
-/// and the accessor named after `fn` returning the
+/// YAML name, in registry order) and the accessor named after `fn` returning the
 /// entry as the trait object; with `, fn kind` after the trait, also `kind(&self)`,
 /// the entry's YAML name.
 ///
@@ -103,10 +102,6 @@ macro_rules! registry {
         impl $Enum {
             /// Every kind's YAML name, in registry order.
             pub const NAMES: &'static [&'static str] = &[$($name),*];
-
-            /// Every kind's doc comment (its lines, each ending in a newline), in
-            /// registry order: what `cargo xtask kinds` and `docs/kinds.md` say of it.
-            pub const DOCS: &'static [&'static str] = &[$(concat!($($doc, "\n",)*)),*];
 
             /// The implementation behind this entry.
             pub fn $get(&self) -> &dyn $Trait {

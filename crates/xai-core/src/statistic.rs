@@ -13,7 +13,9 @@ use crate::predictions::Predictions;
 pub const PROB_FLOOR: f64 = 1e-15;
 
 /// A per-row statistic s(q(· | x⁽ⁱ⁾), y⁽ⁱ⁾) of a predictive distribution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Statistic {
     /// The prediction: the mean for point and Gaussian predictions, P(class 1) for

@@ -22,7 +22,7 @@ use xai_results::quantity::{Inference, Quantity, Suffix};
 use xai_results::{Invalid, Value, point};
 
 /// `normalise: {quantities: [q, ...]}`: reports `<q>_normalised` per feature.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NormaliseSpec {
     /// Per-feature quantities of methods listed before.
@@ -31,7 +31,7 @@ pub struct NormaliseSpec {
 
 /// `correlation: {reference: a, with: [b, ...]}`: reports `pearson_<a>`, one row per
 /// quantity b, its `feature` column naming b.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CorrelationSpec {
     /// The quantity every other is correlated with.
@@ -41,7 +41,7 @@ pub struct CorrelationSpec {
 }
 
 /// `difference: {quantity: q, minus: p}`: reports `<q>_minus_<p>` per feature.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DifferenceSpec {
     /// The quantity subtracted from.

@@ -26,7 +26,7 @@ use xai_results::{Invalid, Value, point};
 /// `cid:` settings: Λ̂ by the graphical lasso with penalty `alpha` on the standardised
 /// training rows of [X | y], the binned conditional MI with `bins` bins per continuous
 /// variable over the test rows, and Î(X_i; Y) by `mi` on the training rows.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CidSpec {
     /// The PFI quantities corrected (each `<prefix>_pfi`, reported by a method listed
@@ -61,7 +61,7 @@ fn default_null() -> NullTest {
 
 /// Cross-validated choice of the graphical-lasso penalty
 /// ([`xai_models::glasso::cross_validated_alpha`]).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AlphaCv {
     /// The candidate penalties (each ≥ 0).

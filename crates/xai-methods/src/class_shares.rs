@@ -21,7 +21,7 @@ use crate::method::{Emitted, Input, Method, Plan};
 use xai_results::{Invalid, Value};
 
 /// `class_shares:` settings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClassSharesSpec {
     /// The binned feature.

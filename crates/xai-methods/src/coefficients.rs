@@ -15,7 +15,7 @@ use crate::method::{Emitted, Input, Method, Plan};
 use xai_results::{Invalid, Value, point};
 
 /// `coefficients: {standardised}`: reports `coefficient` per feature.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CoefficientsSpec {
     /// Report β_j·σ_j instead of β_j.

@@ -18,13 +18,15 @@ use xai_results::table::CurveRow;
 use xai_results::{Invalid, Value};
 
 /// `ice:` settings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IceSpec {
-    /// The grid of each feature.
+    /// The grid of each feature (default 20 points from its minimum to its maximum).
+    #[serde(default)]
     pub grid: GridSpec,
     /// What is read off each row's predictive distribution (`<prefix>_pd` per grid
-    /// point).
+    /// point; default `prediction`, the PD of Friedman 2001).
+    #[serde(default = "prediction")]
     pub statistics: Vec<Statistic>,
     /// Features explained, by name (default: all).
     #[serde(default)]
@@ -57,12 +59,22 @@ pub struct IceSpec {
     pub impact: Option<ImpactSpec>,
 }
 
+fn prediction() -> Vec<Statistic> {
+    vec![Statistic::Prediction]
+}
+
+fn icefi_lambda() -> f64 {
+    0.75
+}
+
 /// `impact:` settings: icefi2022's λ and whether the printed equations are reported
 /// beside the code's conventions (which the published tables follow).
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImpactSpec {
-    /// λ of the likelihood weight λ^{|v_k − x⁽ⁱ⁾|/σ} (Eq. 3; icefi2022: 0.75).
+    /// λ of the likelihood weight λ^{|v_k − x⁽ⁱ⁾|/σ} (Eq. 3; default 0.75, icefi2022's
+    /// in all its results).
+    #[serde(default = "icefi_lambda")]
     pub lambda: f64,
     /// Also the numbers of Eq. 1–5 as printed (`_printed` quantities).
     #[serde(default)]
@@ -95,7 +107,9 @@ fn impact_numbers(i: xai_core::IceImpact) -> [f64; 5] {
 }
 
 /// The interval of a PD, and for `conditional` which rows it averages.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Band {
     /// The t-interval over the rows averaged (Monte-Carlo error).

@@ -12,7 +12,7 @@ use crate::method::{Emitted, Input, Method, Plan};
 use xai_results::{Invalid, Value, point};
 
 /// `impurity_importance: {}` (no settings): reports `impurity_importance`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImpuritySpec {}
 

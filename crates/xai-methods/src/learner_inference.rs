@@ -50,10 +50,13 @@ use xai_results::{Invalid, Value};
 const VALUE_BYTES: u128 = 160;
 
 /// How refits get their training and explained rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Resampling {
     /// Bootstrap sample of the n rows; explained: the out-of-bag rows.
+    #[default]
     Boot,
     /// ⌊fraction·n⌋ rows without replacement; explained: the others.
     Subs,
@@ -61,13 +64,19 @@ pub enum Resampling {
     Ideal,
 }
 
+fn default_refits() -> usize {
+    15
+}
+
 /// `learner_inference:` settings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LearnerInferenceSpec {
-    /// `boot`, `subs` or `ideal`.
+    /// `boot` (the default), `subs` or `ideal`.
+    #[serde(default)]
     pub resampling: Resampling,
-    /// Refits m per replicate (≥ 2; molnar2023 Table 1: 15 of 30).
+    /// Refits m per replicate (≥ 2; default 15, molnar2023 Table 1's smaller m).
+    #[serde(default = "default_refits")]
     pub refits: usize,
     /// Training fraction of `subs` and size fraction of `ideal`'s fresh sets (0.632).
     #[serde(default = "default_fraction")]
@@ -93,7 +102,9 @@ pub struct LearnerInferenceSpec {
 }
 
 /// The rows learner inference resamples.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RefitRows {
     /// The replicate's training rows.
@@ -106,7 +117,7 @@ pub enum RefitRows {
 /// `truth:` settings: `{runs: R}`, the expected learner-level explanation over fresh
 /// data (Monte Carlo, molnar2023 Table 1), or `{analytic: true}`, the DGP's
 /// closed-form PD (Table 2; `ice` of `prediction` only).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TruthSpec {
     /// Runs R, each a fit on fresh rows explained on fresh rows (molnar2023: 10,000).

@@ -13,7 +13,7 @@ use xai_results::Invalid;
 use xai_results::entropy_map::EntropyMap;
 
 /// `permutation_map:` settings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PermutationMapSpec {
     /// The permuted feature.

@@ -20,15 +20,17 @@ use xai_results::quantity::{Aggregation, Quantity, Sampler};
 use xai_results::{Invalid, Value};
 
 /// `pfi:` settings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PfiSpec {
-    /// How a feature's values are replaced: `permutation` (marginal),
-    /// `conditional_gaussian` (X_j | X_−j, fitted on the training rows) or
-    /// `fresh_draws` (from the DGP's marginals).
+    /// How a feature's values are replaced: `permutation` (marginal; the default,
+    /// with 5 repeats), `conditional_gaussian` (X_j | X_−j, fitted on the training
+    /// rows) or `fresh_draws` (from the DGP's marginals).
+    #[serde(default)]
     pub perturbation: PerturbationSpec,
     /// What is read off each row's predictive distribution; all statistics share the
-    /// perturbed copies.
+    /// perturbed copies (default `squared_error`, scikit-learn's regression score).
+    #[serde(default = "squared_error")]
     pub statistics: Vec<Statistic>,
     /// Features explained, by name (default: all).
     #[serde(default)]
@@ -42,9 +44,13 @@ pub struct PfiSpec {
     pub replay: Option<Replay>,
 }
 
+fn squared_error() -> Vec<Statistic> {
+    vec![Statistic::SquaredError]
+}
+
 /// Row permutations to apply instead of random ones: a CSV file's, or given as data
 /// by a front end.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Replay {
     /// A CSV with a header and R rows, row r a permutation of the test rows.

@@ -12,7 +12,7 @@ use xai_models::LearnerKind;
 use xai_results::{Invalid, Value, point};
 
 /// `predictability:` settings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PredictabilitySpec {
     /// Number of cross-validation folds (≥ 2).

@@ -11,7 +11,7 @@ use crate::{
 
 xai_core::registry! {
     /// A method and its settings, as written under `methods:`.
-    #[derive(Debug, Clone, PartialEq, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
     pub enum MethodSpec: fn method -> dyn Method {
         /// Perturbation × statistics × mean difference ([`pfi`]).
         "pfi" => Pfi(pfi::PfiSpec),

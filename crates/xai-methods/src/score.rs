@@ -13,7 +13,7 @@ use xai_results::quantity::{Aggregation, Quantity};
 use xai_results::{Invalid, Value};
 
 /// `score:` settings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScoreSpec {
     /// The per-row statistics averaged (`brier`, `nll`, `misclassification`, ...).

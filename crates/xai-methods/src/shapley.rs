@@ -69,17 +69,25 @@ use xai_results::table::CurveRow;
 use xai_results::{Invalid, Value, point};
 
 /// How the Shapley values are computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Estimator {
     /// Path-dependent TreeSHAP of a tree ensemble (exact for its game).
     Tree,
     /// Enumeration of all 2^d coalitions (d ≤ 20).
     Exact,
-    /// KernelSHAP with paired sampling of `samples` coalitions.
+    /// KernelSHAP with paired sampling of `samples` coalitions (the default: any
+    /// model).
+    #[default]
     Kernel,
     /// Expected gradients from `samples` draws (a network's member log-odds).
     Gradient,
+}
+
+fn half() -> f64 {
+    0.5
 }
 
 fn default_background() -> usize {
@@ -91,7 +99,9 @@ fn default_samples() -> usize {
 }
 
 /// Where the background rows of `exact` and `kernel` come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum BackgroundFrom {
     /// The first training rows.
@@ -103,7 +113,7 @@ pub enum BackgroundFrom {
 
 /// The separating features and how many of each row's largest |φ_j| are read (module
 /// doc).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Separating {
     /// k: how many features count as separating (1 ≤ k < d).
@@ -115,10 +125,11 @@ pub struct Separating {
 /// `shapley: {estimator, value, background, background_from, samples, output, rows,
 /// keep, keep_features, keep_row_values, conformal, acquisition, efficiency,
 /// separating}`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShapleySpec {
-    /// `tree`, `exact`, `kernel` or `gradient`.
+    /// `tree`, `exact`, `kernel` (the default) or `gradient`.
+    #[serde(default)]
     pub estimator: Estimator,
     /// The value function of `exact` and `kernel` (default `prediction`, v₀); `tree`
     /// explains the trees' own output, v₀ only. With `gradient` the value names a
@@ -177,13 +188,14 @@ pub struct ShapleySpec {
 
 /// Split-conformal intervals (watson2023 Theorem 5.1): their level, and which of the
 /// explained rows calibrate them.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Conformal {
     /// The miscoverage level α (watson2023: 0.1), in (0, 1).
     pub alpha: f64,
     /// The share of the explained rows that calibrate (the first ⌊share·n⌋); the rest
-    /// are the new rows whose coverage is measured. In (0, 1).
+    /// are the new rows whose coverage is measured. In (0, 1); default 0.5, half.
+    #[serde(default = "half")]
     pub calibrate: f64,
 }
 
@@ -196,7 +208,7 @@ impl Conformal {
 
 /// Feature-value acquisition: which features are the true drivers, and the ROC
 /// curve's resolution.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Acquisition {
     /// The features that drive the explained quantity (the positives).

@@ -19,7 +19,7 @@ use xai_results::{Invalid, Value};
 const QUANTITY: &str = "outside_training_range";
 
 /// `support:` settings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SupportSpec {
     /// The features reported (default: every feature).

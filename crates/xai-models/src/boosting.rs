@@ -53,7 +53,9 @@ use crate::kind::LearnerKind;
 const RT_EPS: f64 = 1e-6;
 
 /// The loss boosted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Objective {
     /// Squared error ½(y − F)², `reg:squarederror`: predicts the margin.
@@ -63,7 +65,7 @@ pub enum Objective {
 }
 
 /// Settings of gradient boosting; the defaults are XGBoost's.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct BoostingParams {
     /// Boosting rounds, one tree each (≥ 1; default 100).

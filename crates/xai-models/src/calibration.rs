@@ -26,7 +26,9 @@ use crate::kind::LearnerKind;
 use crate::optim::{LbfgsOptions, minimize_box};
 
 /// How probabilities are calibrated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum CalibrationMethod {
     /// Platt scaling.
@@ -36,7 +38,7 @@ pub enum CalibrationMethod {
 }
 
 /// Settings of the calibrated forest.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct CalibratedParams {
     /// The random forest fitted on each fold.

@@ -16,7 +16,7 @@ use crate::error::ParamError;
 use crate::kind::LearnerKind;
 
 /// `external: { name: ... }`: a learner the front end supplies under `name`.
-#[derive(Clone, Deserialize)]
+#[derive(Clone, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExternalParams {
     /// The name the front end supplies it under (Python: `run(..., models={name: learner})`).

@@ -30,7 +30,7 @@ use crate::forest::{Forest, ForestParams};
 use crate::kind::LearnerKind;
 
 /// `fitted_forest: {file, float32}`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FittedForestParams {
     /// The node table; a relative path is looked up in the data directories (as a

@@ -20,7 +20,9 @@ use crate::flat::{FlatTree, LaneRows};
 use crate::kind::LearnerKind;
 
 /// A rule for the number of features tried per split.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum MtryRule {
     /// All d features.
@@ -32,7 +34,9 @@ pub enum MtryRule {
 }
 
 /// Features tried per split: a rule or a count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(untagged)]
 pub enum Mtry {
     /// A fixed count (capped at d).
@@ -55,7 +59,7 @@ impl Mtry {
 }
 
 /// Settings of a forest (all optional in YAML; defaults are scikit-learn's).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct ForestParams {
     /// Number of trees.
@@ -153,7 +157,7 @@ impl LearnerKind for ForestParams {
 
 /// `extra_trees: {...}`: the forest's settings ([`ForestParams`], bootstrap off by
 /// default), grown with one uniform random threshold per tried feature.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct ExtraTreesParams(pub ForestParams);
 

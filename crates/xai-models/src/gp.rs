@@ -39,7 +39,7 @@ use crate::standardize::Standardizer;
 const LOG_BOUND: f64 = 11.512925464970229;
 
 /// Settings of the GP learner (all optional in YAML).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct GpParams {
     /// Optimiser starts after the first one (which starts from θ = 0, all

@@ -46,7 +46,7 @@ use crate::optim::{LbfgsOptions, dot, minimize_box};
 const LOWER: f64 = 1e-10;
 
 /// Settings of the kriging learner (all optional in YAML).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct KrigingParams {
     /// Uniform draws in the parameter box whose best (largest ℓ) starts the optimiser

@@ -37,7 +37,9 @@ use crate::kind::LearnerKind;
 pub const RANK_TOLERANCE: f64 = 1e-7;
 
 /// Settings of `lm` (YAML `lm: {}`: OLS with an intercept on every feature).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields, default)]
 pub struct LmParams {
     /// What a rank-deficient design gives: `error` (default; R drops the column, here
@@ -50,7 +52,9 @@ pub struct LmParams {
 }
 
 /// See [`LmParams::rank_deficient`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RankDeficient {
     /// Fail, naming the first dependent feature.

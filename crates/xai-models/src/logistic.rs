@@ -39,7 +39,7 @@ use crate::kind::LearnerKind;
 use crate::standardize::Standardizer;
 
 /// Settings of `logistic_regression` (all optional in YAML).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct LogisticParams {
     /// Inverse penalty strength C (scikit-learn's default 1); λ = 1/C.

@@ -29,7 +29,7 @@ pub trait Truth: Send + Sync {
 }
 
 /// `oracle: {}`: the DGP's true predictive distribution.
-#[derive(Clone, Default, Deserialize)]
+#[derive(Clone, Default, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OracleParams {
     /// The DGP's truth, once the runner has handed it over.

@@ -52,7 +52,7 @@ use crate::forest::{Forest, ForestParams, Mtry, MtryRule, grow_forest};
 use crate::kind::LearnerKind;
 
 /// R randomForest's regression settings (R's names; all optional in YAML).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RForestParams {
     /// Number of trees (≥ 1; default 100, molnar2023's `ntree = 100`; R's default is

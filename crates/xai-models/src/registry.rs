@@ -33,7 +33,7 @@ use crate::uncertainty::UncertaintyParams;
 
 xai_core::registry! {
     /// A learner with its hyperparameters, as written in YAML (`gaussian_process: {...}`).
-    #[derive(Debug, Clone, PartialEq, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
     pub enum LearnerSpec: fn learner -> dyn LearnerKind, fn name {
         /// Gaussian process regression, ARD RBF + white noise ([`crate::gp`]).
         "gaussian_process" => GaussianProcess(#[serde(default)] GpParams),

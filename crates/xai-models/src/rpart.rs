@@ -46,7 +46,7 @@ use crate::forest::{Forest, ForestParams, grow_forest};
 use crate::kind::LearnerKind;
 
 /// rpart's settings (R's names; all optional in YAML, defaults R's, R/rpart.control.R).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RpartParams {
     /// Complexity parameter cp ≥ 0: a split must lower the risk by more than

@@ -34,7 +34,7 @@ use crate::smo;
 use crate::standardize::Standardizer;
 
 /// `svc:` settings (all optional in YAML).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SvcParams {
     /// The cost C of a margin violation (> 0; scikit-learn's default 1).

@@ -28,7 +28,7 @@ use crate::smo;
 use crate::standardize::Standardizer;
 
 /// `svr:` settings (e1071's defaults).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct SvrParams {
     /// C, the cost of a residual beyond the tube (> 0; default 1).

@@ -32,7 +32,7 @@ use crate::kind::LearnerKind;
 
 /// `uncertainty: {base, statistic, model}`, its stages `L` any learner (a
 /// [`LearnerSpec`](crate::LearnerSpec) in experiments; this module names none).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UncertaintyParams<L> {
     /// f₀, the model whose uncertainty is modelled (e.g. `{xgboost: {rounds: 50}}`).

@@ -227,7 +227,9 @@ impl PlotKind for Tradeoff {
 }
 
 /// The intervals a `tradeoff` plot draws ([`crate::coverage::Tradeoff`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Intervals {
     /// The uncorrected interval and its corrected version.

@@ -76,7 +76,7 @@ plot_settings! {
 }
 
 /// One PD quantity, or several drawn side by side (`pd: a` or `pd: [a, b]`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum PdQuantities {
     /// One quantity.

@@ -30,7 +30,7 @@ macro_rules! plot_settings {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
         pub struct $Kind {
             /// File stem of the figure (`<name>.svg`, `.png`, `.pdf`).
@@ -114,7 +114,7 @@ use xai_results::output::RunOutput;
 
 xai_core::registry! {
     /// A figure drawn from the run, as written under `plots:`.
-    #[derive(Debug, Clone, PartialEq, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
     pub enum PlotSpec: fn kind -> dyn PlotKind {
         /// Bars per feature with interval whiskers ([`bars::Bars`]).
         "bars" => Bars(bars::Bars),

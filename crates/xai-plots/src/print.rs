@@ -45,7 +45,9 @@ pub fn points(size: f64) -> f64 {
 
 /// The printed width of a figure: the page's text width or one column of a
 /// two-column page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Width {
     /// 7 in, a full page's text width.

@@ -11,7 +11,7 @@ use xai_results::output::RunOutput;
 
 /// A scatter of two features of the first replicate's training sample, with the
 /// square [−shade, shade]² hatched.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScatterPanel {
     /// Feature on the x-axis.

@@ -133,7 +133,7 @@ impl PlotKind for ShapDependence {
 
 /// The feature a dependence plot draws: one for every panel, or one per panel value
 /// (watson2023 Fig. 2: each dataset's shifted feature).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum FeatureChoice {
     /// The same feature in every panel.

@@ -45,15 +45,24 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The kind named `name` (`point`, `probabilities`, `gaussian`, `members`).
+    /// Every kind, in the order of [`Kind::NAMES`].
+    const ALL: [Kind; 4] = [
+        Kind::Point,
+        Kind::Probabilities,
+        Kind::Gaussian,
+        Kind::Members,
+    ];
+
+    /// Every kind's name, as `kind=` takes it (the Python package's list).
+    pub const NAMES: [&'static str; 4] = ["point", "probabilities", "gaussian", "members"];
+
+    /// The kind named `name` (one of [`Kind::NAMES`]).
     pub fn parse(name: &str) -> PyResult<Kind> {
-        match name {
-            "point" => Ok(Kind::Point),
-            "probabilities" => Ok(Kind::Probabilities),
-            "gaussian" => Ok(Kind::Gaussian),
-            "members" => Ok(Kind::Members),
-            other => Err(crate::settings_error(format!(
-                "unknown model kind `{other}`: one of point, probabilities, gaussian, members"
+        match Self::NAMES.iter().position(|&n| n == name) {
+            Some(i) => Ok(Self::ALL[i]),
+            None => Err(crate::settings_error(format!(
+                "unknown model kind `{name}`: one of {}",
+                Self::NAMES.join(", ")
             ))),
         }
     }

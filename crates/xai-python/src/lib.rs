@@ -71,6 +71,22 @@ fn method_kinds() -> Vec<&'static str> {
     xai_bench::methods::MethodSpec::NAMES.to_vec()
 }
 
+/// What a model of one's own can return (`kind=`): `point`, `probabilities`,
+/// `gaussian`, `members`.
+#[pyfunction]
+fn model_kinds() -> Vec<&'static str> {
+    foreign::Kind::NAMES.to_vec()
+}
+
+/// Every kind an experiment or `explain` can name, with its settings (name, type,
+/// default, range, doc), read off the engine's schema ([`xai_bench::kinds`]), as
+/// JSON: `{"registries": [{section, title, names, kinds}], "types": [...]}`.
+#[pyfunction]
+fn kinds() -> PyResult<String> {
+    serde_json::to_string(&xai_bench::kinds::vocabulary())
+        .map_err(|e| settings_error(format!("the engine's schema: {e}")))
+}
+
 /// The quantities a method node (`{"pfi": {...}}`, as JSON) reports, in order, as the
 /// engine names them: what a later method (`cid`'s `corrects`) refers to.
 #[pyfunction]
@@ -87,6 +103,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
     m.add_function(wrap_pyfunction!(method_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(quantities, m)?)?;
+    m.add_function(wrap_pyfunction!(kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(model_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(tables::read_table, m)?)?;
     m.add_class::<dgp::Dgp>()?;
     m.add_function(wrap_pyfunction!(datasets::dataset, m)?)?;

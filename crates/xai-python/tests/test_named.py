@@ -65,7 +65,7 @@ def test_cid_corrects_the_pfi_of_a_copied_feature():
     X = np.column_stack([a, a + 0.01 * rng.normal(size=400), b])
     y = a + b + 0.1 * rng.normal(size=400)
     lm = LinearRegression().fit(X, y)
-    t = xaiws.cid(lm, X, y).set_index(["quantity", "feature"])["estimate"]
+    t = xaiws.cid(lm, X, y, statistics="r2_loss").set_index(["quantity", "feature"])["estimate"]
     assert t["r2_cid", "X3"] == pytest.approx(t["r2_pfi", "X3"], rel=0.05)
     for f in ("X1", "X2"):
         assert t["r2_cid", f] > 5 * t["r2_pfi", f]

@@ -17,7 +17,7 @@ use xai_data::error::{BenchError, Result, io_err};
 /// our estimate and, in parentheses, the paper's value, taken from the `near` check
 /// that names that cell (its `where` gives every `rows` key; the most specific wins)
 /// or else from the column's `paper` values.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TableSpec {
     /// File stem (`table1` → `table1.csv`, `table1.md`).
@@ -36,7 +36,7 @@ fn default_decimals() -> usize {
 }
 
 /// A column of a [`TableSpec`]: one summary row per table row.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ColumnSpec {
     /// The column's header ("PD boot*").

@@ -11,7 +11,7 @@ use crate::table::{CurveRow, TidyRow, format_number};
 use serde::Deserialize;
 
 /// A scalar in a selector: a name or a number.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Scalar {
     /// A number, matched against numeric columns.
@@ -21,7 +21,7 @@ pub enum Scalar {
 }
 
 /// One value or a list of values.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum OneOrMany {
     /// A single value.
@@ -45,7 +45,7 @@ pub type Selector = BTreeMap<String, OneOrMany>;
 
 /// Curves (PD `*_pd` from the summary, or kept ICE curves `*_ice`) and an interval
 /// of the grid, as the curve-shape assertions take them.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CurveInterval {
     /// The quantity.
@@ -64,7 +64,7 @@ pub struct CurveInterval {
 
 /// Keeps the ICE curves of rows of class `class`, and/or rows whose original value
 /// of `feature` has |value| below `abs_below` and/or above `abs_above`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RowFilter {
     /// The row's class.

@@ -14,7 +14,7 @@ use xai_core::{Dataset, Target};
 use crate::{Dgp, DgpError};
 
 /// Parameters of the border DGP.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Border {
     /// Standard deviation of each coordinate before rejection ([proposal]: 2).

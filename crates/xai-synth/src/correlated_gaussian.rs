@@ -15,7 +15,7 @@ use xai_core::{Dataset, Target};
 use crate::{Dgp, DgpError};
 
 /// Parameters of the correlated-Gaussian DGP.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CorrelatedGaussian {
     /// Var(ε) = σ² (wood2024 Fig. 4: 2; Fig. 5: 0.5, 1, 2). Must be ≥ 0.

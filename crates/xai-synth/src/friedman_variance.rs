@@ -35,7 +35,9 @@ const VAR_Y: f64 = 100.0 * (E_SIN2 - E_SIN * E_SIN)
     + 1.0;
 
 /// Which target the dataset carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Response {
     /// Z, the response of the mean model.
@@ -46,7 +48,9 @@ pub enum Response {
 }
 
 /// How Y is rescaled to Ỹ, the noise sd of Z.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Rescaling {
     /// The authors' code: (Y − mean)/sd over the batch (sample sd).
@@ -57,7 +61,7 @@ pub enum Rescaling {
 }
 
 /// watson2023's Friedman mean/variance DGP.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FriedmanVariance {
     /// The target: `mean` (Z) or `variance` (Ỹ²).

@@ -16,7 +16,7 @@ use xai_core::{Dataset, Target};
 use crate::{Dgp, DgpError};
 
 /// Parameters of the joint-Gaussian DGP.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct JointGaussian {
     /// Σ over the features and the target (last row and column): symmetric, positive

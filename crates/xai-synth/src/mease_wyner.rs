@@ -13,7 +13,7 @@ use xai_core::{Dataset, Target};
 use crate::{Dgp, DgpError};
 
 /// Parameters of the Mease–Wyner DGP.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MeaseWyner {
     /// Number of features d (wood2024: 10).

@@ -19,7 +19,7 @@ use xai_core::{Dataset, MarginalSampler, Marginals, Target};
 use crate::{Dgp, DgpError};
 
 /// molnar2023's linear DGP: y = x1 − x2 + ε, x ~ U[0, 1]², ε ~ N(0, `noise_sd`²).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MolnarLinear {
     /// Noise standard deviation σ (molnar2023: 1).
@@ -28,7 +28,9 @@ pub struct MolnarLinear {
 }
 
 /// Which formula of the non-linear DGP.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum NonlinearVariant {
     /// √(1 + x2): the authors' code, which produced the published Table 1.
@@ -40,7 +42,7 @@ pub enum NonlinearVariant {
 
 /// molnar2023's non-linear DGP: y = x1 − √(1 ± x2) + x3·x4 + (x4/10)² + ε,
 /// x ~ U[0, 1]⁴, ε ~ N(0, `noise_sd`²).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MolnarNonlinear {
     /// Noise standard deviation σ (molnar2023: 1).

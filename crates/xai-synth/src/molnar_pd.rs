@@ -20,7 +20,7 @@ use crate::{Dgp, DgpError};
 const BETA: [f64; 5] = [4.0, -2.0, 2.0, -1.0, 1.0];
 
 /// molnar2023 Table 2's linear DGP with noise relative to the signal's sample sd.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MolnarAdditive {
     /// The noise sd as a fraction of the sample sd of f over the rows drawn
@@ -34,7 +34,7 @@ fn fifth() -> f64 {
 }
 
 /// molnar2023 Fig. 3's DGP: a sine in x1 plus an interaction of x2 and x3.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MolnarSine {
     /// Noise sd (molnar2023: 5).

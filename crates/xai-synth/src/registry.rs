@@ -20,7 +20,7 @@ use crate::three_clusters::ThreeClusters;
 
 xai_core::registry! {
     /// A DGP with its parameters, as written in YAML (`correlated_gaussian: {...}`).
-    #[derive(Debug, Clone, PartialEq, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
     pub enum DgpSpec: fn dgp -> dyn Dgp, fn name {
         /// Two correlated Gaussian pairs and an independent X5, Y = X1 + X2 + 0.9·X3² +
         /// X4 + X5 + ε (wood2024 Fig. 4–5; [`crate::correlated_gaussian`]).

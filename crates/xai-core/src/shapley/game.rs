@@ -50,7 +50,9 @@ pub const MAX_PREDICT_ROWS: usize = 1 << 16;
 /// entropy is an upper bound on the mixture's. `Point` predictions have no
 /// distribution: only [`ValueFunction::Prediction`] and [`ValueFunction::Expected`]
 /// are defined for them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ValueFunction {
     /// v₀(S, x) = E_b f̂(x_S, b_{−S}): the mean of q_S (watson2023's v₀(S, x) =

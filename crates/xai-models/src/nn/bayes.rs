@@ -26,7 +26,7 @@ use crate::error::ParamError;
 use crate::kind::LearnerKind;
 
 /// `bayes_by_backprop:` settings (all optional in YAML).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct BayesParams {
     /// Units of each hidden layer. Default `[32]`.

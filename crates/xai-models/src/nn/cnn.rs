@@ -52,7 +52,7 @@ const HIDDEN: usize = 50;
 const KERNEL: usize = 5;
 
 /// `cnn:` settings (all optional in YAML; the defaults are the code's).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct CnnParams {
     /// Dropout probabilities p₁…p₄ (module doc), each in [0, 1). Default [0.3, 0.5,

@@ -32,7 +32,7 @@ use crate::error::ParamError;
 use crate::kind::LearnerKind;
 
 /// `mlp:` settings (all optional in YAML).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MlpParams {
     /// Units of each hidden layer (each ≥ 1; at least one layer). Default `[100]`.

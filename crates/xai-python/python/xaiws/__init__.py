@@ -21,6 +21,7 @@ from ._datasets import dataset  # noqa: E402
 from ._dgp import DGP, coverage_study, dgp, formula_dgp  # noqa: E402
 from ._named import cid, ice_impact, learner_pd, learner_pfi, shapley  # noqa: E402
 from ._errors import DataError, ModelError, SettingsError, SizeError, XaiError  # noqa: E402
+from ._kinds import kinds  # noqa: E402
 from ._native import __version__  # noqa: E402
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "formula_dgp",
     "ice",
     "ice_impact",
+    "kinds",
     "learner_pd",
     "learner_pfi",
     "method_kinds",

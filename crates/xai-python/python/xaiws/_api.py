@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _native
 from ._data import Frame, Target
+from ._kinds import default
 from ._model import check_kind, fitter, name_of, predictor
 from ._tables import table
 
@@ -161,14 +162,49 @@ def _statistics(statistics: Union[str, Sequence[str]]) -> List[str]:
     return [statistics] if isinstance(statistics, str) else list(statistics)
 
 
+def _given(**settings: Any) -> Dict[str, Any]:
+    """The settings the caller gave (not ``None``): the engine fills in the rest with
+    its own defaults, declared once in its schema (``kinds``)."""
+    return {k: v for k, v in settings.items() if v is not None}
+
+
+def _perturbation(kind: Optional[str], repeats: Optional[int]) -> Optional[Dict[str, Any]]:
+    """A ``perturbation`` node of what was given: the kind (default: the engine's
+    ``pfi`` default) with ``repeats`` where given."""
+    if kind is None and repeats is None:
+        return None
+    if kind is None:
+        kind = next(iter(default("pfi", "perturbation")))
+    return {kind: _given(repeats=repeats)}
+
+
+def _pfi_node(statistics: Any, perturbation: Optional[str], repeats: Optional[int], features: Any) -> Dict[str, Any]:
+    """A ``pfi`` method node (``xai-methods/src/pfi.rs``) of the settings given."""
+    return _given(
+        perturbation=_perturbation(perturbation, repeats),
+        statistics=None if statistics is None else _statistics(statistics),
+        features=None if features is None else list(features),
+    )
+
+
+def _ice_node(statistics: Any, grid: Any, points: Optional[int], features: Any, **more: Any) -> Dict[str, Any]:
+    """An ``ice`` method node (``xai-methods/src/ice.rs``) of the settings given."""
+    return _given(
+        grid=_given(range=grid, points=points) or None,
+        statistics=None if statistics is None else _statistics(statistics),
+        features=None if features is None else list(features),
+        **more,
+    )
+
+
 def pfi(
     model: Any = None,
     X: Any = None,
     y: Any = None,
     *,
-    statistics: Union[str, Sequence[str]] = "squared_error",
-    perturbation: str = "permutation",
-    repeats: int = 10,
+    statistics: Union[str, Sequence[str], None] = None,
+    perturbation: Optional[str] = None,
+    repeats: Optional[int] = None,
     features: Optional[Sequence[str]] = None,
     permutations: Optional[np.ndarray] = None,
     **kw: Any,
@@ -177,45 +213,36 @@ def pfi(
     y⁽ⁱ⁾)] averaged over ``repeats`` perturbed copies of column j (Breiman 2001;
     molnar2023 Eq. 4), with a t-interval over the rows (Eq. 6–8).
 
-    ``statistics``: a loss (``squared_error``, ``r2_loss``, ``misclassification``,
-    ``brier``), ``nll`` (Likelihood-PFI, wood2024 Eq. 5) or ``entropy`` (Entropy-PFI,
-    wood2024 Eq. 8–10); ``perturbation``: ``permutation`` (marginal),
-    ``conditional_gaussian`` (X_j | X_−j from the rows' mean and covariance; wood2024
-    Prop. 3) or ``conditional_subgroups`` (permutation within the leaves of a tree of
-    X_j on X_−j; molnar2023 §2.7). ``permutations`` (repeats × n integers) replays
-    given row permutations: copy r sets row i's value to row perm_r[i]'s. Other
-    keyword arguments go to ``explain``. Returns the tidy rows.
+    Parameters
+    ----------
+    statistics : str or list of str, default squared_error
+        A loss (``squared_error``, ``r2_loss``, ``misclassification``, ``brier``),
+        ``nll`` (Likelihood-PFI, wood2024 Eq. 5) or ``entropy`` (Entropy-PFI, wood2024
+        Eq. 8–10).
+    perturbation : str, default permutation
+        ``permutation`` (marginal), ``conditional_gaussian`` (X_j | X_−j from the rows'
+        mean and covariance; wood2024 Prop. 3) or ``conditional_subgroups``
+        (permutation within the leaves of a tree of X_j on X_−j; molnar2023 §2.7).
+    repeats : int, default 5
+        Perturbed copies of each feature.
+    features : list of str, optional
+        The features explained (default: all).
+    permutations : array of int, optional
+        ``repeats`` × n row permutations to replay: copy r sets row i's value to row
+        perm_r[i]'s (another implementation's draws).
+    **kw
+        Passed to ``explain`` (``X_test``, ``seed``, ``level``, ``kind``, ...).
+
+    Returns
+    -------
+    The tidy rows (quantity ``<statistic>_pfi``, one per feature).
     """
     node = _pfi_node(statistics, perturbation, repeats, features)
-    if permutations is None:
-        return explain(model, X, y, {"pfi": node}, **kw).tidy
-    perms = np.asarray(permutations, dtype=np.int64)
-    node["perturbation"] = {"permutation": {"repeats": int(perms.shape[0])}}
-    node["replay"] = perms.tolist()
+    if permutations is not None:
+        perms = np.asarray(permutations, dtype=np.int64)
+        node["perturbation"] = {"permutation": {"repeats": int(perms.shape[0])}}
+        node["replay"] = perms.tolist()
     return explain(model, X, y, {"pfi": node}, **kw).tidy
-
-
-def _pfi_node(statistics: Any, perturbation: str, repeats: int, features: Any) -> Dict[str, Any]:
-    """A ``pfi`` method node (``xai-methods/src/pfi.rs``)."""
-    node: Dict[str, Any] = {
-        "perturbation": {perturbation: {"repeats": repeats}},
-        "statistics": _statistics(statistics),
-    }
-    if features is not None:
-        node["features"] = list(features)
-    return node
-
-
-def _ice_node(statistics: Any, grid: Any, points: int, features: Any, band: str, curves: int) -> Dict[str, Any]:
-    node: Dict[str, Any] = {
-        "grid": {"points": points, "range": grid},
-        "statistics": _statistics(statistics),
-        "band": band,
-        "curves": curves,
-    }
-    if features is not None:
-        node["features"] = list(features)
-    return node
 
 
 def pd(
@@ -223,21 +250,40 @@ def pd(
     X: Any = None,
     y: Any = None,
     *,
-    statistics: Union[str, Sequence[str]] = "prediction",
-    grid: Any = "min_max",
-    points: int = 20,
+    statistics: Union[str, Sequence[str], None] = None,
+    grid: Any = None,
+    points: Optional[int] = None,
     features: Optional[Sequence[str]] = None,
-    band: Any = "rows",
+    band: Any = None,
     **kw: Any,
 ) -> Table:
     """Partial dependence PD_j(v) = (1/n)·Σ_i s(q(·|x⁽ⁱ⁾ with x_j = v)) on a grid
     (Friedman 2001; molnar2023 Eq. 2; with ``nll`` / ``entropy`` the Likelihood- and
-    Entropy-PD of wood2024 Eq. 3–5), with the t-interval over rows (molnar2023 Eq. 5,
-    7) or, with ``band={"conditional": {"nearest": r}}``, the conditional M-plot over
-    the r rows nearest each grid value. ``grid``: ``min_max``, ``quantiles``,
-    ``unique`` (the sorted distinct values) or ``{"fixed": [lo, hi]}``. Returns the
-    tidy rows (quantity ``<statistic>_pd``, one per feature and grid value ``x``)."""
-    node = _ice_node(statistics, grid, points, features, band, 0)
+    Entropy-PD of wood2024 Eq. 3–5).
+
+    Parameters
+    ----------
+    statistics : str or list of str, default prediction
+        What is read off each row's prediction.
+    grid : str or dict, default min_max
+        ``min_max``, ``quantiles``, ``unique`` (the sorted distinct values) or
+        ``{"fixed": [lo, hi]}``.
+    points : int, default 20
+        Grid values per feature (not used with ``unique``).
+    features : list of str, optional
+        The features explained (default: all).
+    band : str or dict, default rows
+        ``rows``, the t-interval over rows (molnar2023 Eq. 5, 7); ``model``, from the
+        model's covariance (§2.5); or ``{"conditional": {"nearest": r}}``, the
+        conditional M-plot over the r rows nearest each grid value.
+    **kw
+        Passed to ``explain``.
+
+    Returns
+    -------
+    The tidy rows (quantity ``<statistic>_pd``, one per feature and grid value ``x``).
+    """
+    node = _ice_node(statistics, grid, points, features, band=band)
     return explain(model, X, y, {"ice": node}, **kw).tidy
 
 
@@ -246,19 +292,31 @@ def ice(
     X: Any = None,
     y: Any = None,
     *,
-    statistics: Union[str, Sequence[str]] = "prediction",
-    grid: Any = "min_max",
-    points: int = 20,
+    statistics: Union[str, Sequence[str], None] = None,
+    grid: Any = None,
+    points: Optional[int] = None,
     features: Optional[Sequence[str]] = None,
     curves: Optional[int] = None,
     **kw: Any,
 ) -> Explanation:
     """ICE curves ICE⁽ⁱ⁾_j(v) = s(q(·|x⁽ⁱ⁾ with x_j = v)) (Goldstein et al. 2015; wood2024
-    Eq. 3–4) of ``curves`` rows drawn without replacement (default: every row), with
-    their mean, the PD: ``.curves`` has one row per curve and grid value, ``.tidy``
-    the PD."""
-    n = len(X)
-    node = _ice_node(statistics, grid, points, features, "rows", n if curves is None else curves)
+    Eq. 3–4) with their mean, the PD.
+
+    Parameters
+    ----------
+    statistics, grid, points, features
+        As for ``pd``.
+    curves : int, optional
+        Rows whose curves are kept, drawn without replacement (default: every row).
+    **kw
+        Passed to ``explain``.
+
+    Returns
+    -------
+    Explanation
+        ``.curves`` has one row per curve and grid value, ``.tidy`` the PD.
+    """
+    node = _ice_node(statistics, grid, points, features, curves=len(X) if curves is None else curves)
     return explain(model, X, y, {"ice": node}, **kw)
 
 
@@ -331,5 +389,6 @@ def _read(path: str) -> Table:
 
 
 def method_kinds() -> List[str]:
-    """Every method kind ``explain`` (and an experiment's ``methods:``) can name."""
+    """Every method kind ``explain`` (and an experiment's ``methods:``) can name; their
+    settings: ``kinds(name)``."""
     return list(_native.method_kinds())

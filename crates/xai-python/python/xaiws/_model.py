@@ -27,9 +27,9 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from . import _native
 from ._data import Frame, Target
 
-KINDS = ("point", "probabilities", "gaussian", "members")
 
 
 def name_of(obj: Any) -> str:
@@ -59,8 +59,8 @@ def detect_kind(model: Any) -> str:
 
 def check_kind(kind: Optional[str], model: Any) -> str:
     kind = detect_kind(model) if kind is None else kind
-    if kind not in KINDS:
-        raise ValueError(f"kind={kind!r}: one of {', '.join(KINDS)}")
+    if kind not in _native.model_kinds():
+        raise ValueError(f"kind={kind!r}: one of {', '.join(_native.model_kinds())}")
     return kind
 
 

@@ -42,6 +42,9 @@ def run(
     run` does; returns (directory, id)."""
 
 def method_kinds() -> List[str]: ...
+def model_kinds() -> List[str]: ...
+def kinds() -> str:
+    """Every registry's kinds with their settings, as JSON."""
 def dataset(
     name: str, missing: str
 ) -> Tuple[

@@ -77,16 +77,19 @@ const TRUTH_DRAWS: usize = 4 * BLOCK;
 const TRUTH_SEED: u64 = 0x7275_7468;
 
 /// The YAML of a formula DGP: its equations in order, the hidden names and the target.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FormulaSource {
     /// `- name: formula` (or `- A, B: mvnormal(...)`), in order: a sequence, because
     /// an experiment's variants are rebuilt from a tree whose mappings sort their keys.
+    #[schemars(with = "Vec<std::collections::BTreeMap<String, String>>")]
     pub features: Equations,
     /// Variables that are not columns of the data.
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     pub hidden: Vec<Spanned<String>>,
     /// The target: `mean + draw`, or `bernoulli(p)` / `categorical(...)`.
+    #[schemars(with = "String")]
     pub target: Spanned<String>,
 }
 
@@ -158,6 +161,17 @@ impl<'de> Deserialize<'de> for Equations {
 pub struct Formula {
     source: FormulaSource,
     model: Result<Arc<Model>, DgpError>,
+}
+
+impl schemars::JsonSchema for Formula {
+    /// Written as its source.
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        FormulaSource::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        FormulaSource::json_schema(generator)
+    }
 }
 
 impl PartialEq for Formula {
