@@ -600,8 +600,10 @@ fn slurm(root: &Path, args: SlurmArgs) -> Result<bool, BenchError> {
         time,
         cpus,
     };
-    let exe = std::env::current_exe()
-        .map_err(|e| BenchError::Other(format!("cannot find this executable: {e}")))?;
+    let exe = std::env::current_exe().map_err(|e| BenchError::Process {
+        what: "this executable".into(),
+        message: format!("cannot find it: {e}"),
+    })?;
     let written = xai_bench::slurm::write(&exp, &spec, root, &base, &exe)?;
     println!(
         "Slurm scripts in {}; submit them with:\n  {}",

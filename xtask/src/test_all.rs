@@ -16,11 +16,17 @@ fn step(root: &Path, what: &str, cmd: &mut Command) -> Result<(), BenchError> {
     let status = cmd
         .current_dir(root)
         .status()
-        .map_err(|e| BenchError::Other(format!("{what}: could not start it: {e}")))?;
+        .map_err(|e| BenchError::Process {
+            what: what.to_string(),
+            message: format!("could not start it: {e}"),
+        })?;
     if status.success() {
         Ok(())
     } else {
-        Err(BenchError::Other(format!("{what}: failed ({status})")))
+        Err(BenchError::Process {
+            what: what.to_string(),
+            message: format!("failed ({status})"),
+        })
     }
 }
 

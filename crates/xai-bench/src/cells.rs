@@ -253,8 +253,10 @@ impl CellStore {
             seconds,
             payload,
         };
-        let encoded = postcard::to_stdvec(&envelope)
-            .map_err(|e| BenchError::Other(format!("cannot encode cell {name}: {e}")))?;
+        let encoded = postcard::to_stdvec(&envelope).map_err(|e| BenchError::Encode {
+            cell: name.to_string(),
+            message: format!("encoding: {e}"),
+        })?;
         let mut deflate =
             flate2::write::DeflateEncoder::new(MAGIC.to_vec(), flate2::Compression::fast());
         let mut bytes = {
@@ -262,7 +264,10 @@ impl CellStore {
             deflate
                 .write_all(&encoded)
                 .and_then(|_| deflate.finish())
-                .map_err(|e| BenchError::Other(format!("cannot compress cell {name}: {e}")))?
+                .map_err(|e| BenchError::Encode {
+                    cell: name.to_string(),
+                    message: format!("compressing: {e}"),
+                })?
         };
         let sum = Sha256::digest(&bytes);
         bytes.extend_from_slice(&sum);

@@ -171,11 +171,11 @@ fn stage_run(
     )?;
     // A figure that cannot be drawn is named where it would have been written.
     crate::figures::draw(exp, output, staging).map_err(|e| match e {
-        BenchError::Plot { path, message } => BenchError::Plot {
+        BenchError::Plot { path, source } => BenchError::Plot {
             path: path
                 .strip_prefix(staging)
                 .map_or(path.clone(), |name| dir.join(name)),
-            message,
+            source,
         },
         other => other,
     })?;

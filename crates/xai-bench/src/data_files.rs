@@ -33,12 +33,11 @@ pub fn resolve(spec: &mut ExperimentSpec) -> Result<()> {
                     .iter()
                     .map(|d| d.join(&*file).display().to_string())
                     .collect();
-                return Err(BenchError::Other(format!(
-                    "data file {} not found (looked for {}): set {DATA_DIR_VAR} to the \
-                     directory holding it (e.g. the project's ../shared/data)",
-                    file.display(),
-                    tried.join(" and ")
-                )));
+                return Err(BenchError::DataFile {
+                    file: file.to_path_buf(),
+                    tried,
+                    var: DATA_DIR_VAR,
+                });
             }
         }
     }

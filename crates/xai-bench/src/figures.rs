@@ -109,14 +109,17 @@ pub fn redraw(exp: &Experiment, out: &RunOutput, dir: &Path) -> Result<Vec<Undra
         }
         match crate::plots::draw(plot, &setting, out, dir) {
             Ok(()) => {}
-            Err(crate::error::BenchError::Plot { message, .. }) => {
+            Err(crate::error::BenchError::Plot { source, .. }) => {
                 for ext in ["svg", "png", "pdf"] {
                     let path = dir.join(format!("{name}.{ext}"));
                     if path.exists() {
                         std::fs::remove_file(&path).map_err(crate::error::io_err(&path))?;
                     }
                 }
-                left.push(Undrawn { name, why: message });
+                left.push(Undrawn {
+                    name,
+                    why: source.to_string(),
+                });
             }
             Err(e) => return Err(e),
         }

@@ -183,10 +183,7 @@ pub struct Request<'a> {
 /// then [`model_work`] on replicate 0's stream, a panic inside it returned as
 /// [`BenchError::Panicked`]. Returns the rows (no grid labels, replicate 0).
 pub fn explain(req: &Request<'_>) -> Result<Replicate> {
-    let invalid = |e: Invalid| BenchError::Setting {
-        field: e.field,
-        message: e.message,
-    };
+    let invalid = BenchError::from;
     check_level(req.level).map_err(invalid)?;
     for (rows, what) in [
         (req.train, "training rows (X, y)"),

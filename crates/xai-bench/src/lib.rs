@@ -64,7 +64,8 @@ pub mod truths;
 pub use xai_checks as checks;
 #[cfg(feature = "fetch")]
 pub use xai_data::fetch;
-pub use xai_data::{BenchError, datasets, error, workspace};
+pub use xai_data::{datasets, workspace};
+pub use xai_error::{self as error, BenchError};
 pub use xai_methods as methods;
 pub use xai_models as models;
 pub use xai_plots as plots;

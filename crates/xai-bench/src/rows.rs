@@ -154,10 +154,9 @@ pub(crate) fn draw(
             (train, sample(dgp, spec.data.n_test, &mut rng)?)
         }
         _ => {
-            return Err(BenchError::Other(format!(
-                "variant {}: its data has neither a DGP nor a loaded dataset",
-                variant.describe()
-            )));
+            return Err(BenchError::NoData {
+                variant: variant.describe(),
+            });
         }
     };
     let (train, test) = match spec.data.missing_cells {

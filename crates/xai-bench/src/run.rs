@@ -155,8 +155,10 @@ pub fn recompute_agrees(
     }
     let truths = truths(&setup, truths_store, &needed, None)?;
     let encode = |c: &Replicate| {
-        postcard::to_allocvec(c)
-            .map_err(|e| BenchError::Other(format!("{}: encoding a cell: {e}", exp.id())))
+        postcard::to_allocvec(c).map_err(|e| BenchError::Encode {
+            cell: exp.id().to_string(),
+            message: e.to_string(),
+        })
     };
     let verdicts: Vec<(usize, String, bool)> = setup.pool.install(|| {
         tasks

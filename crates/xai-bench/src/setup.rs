@@ -77,7 +77,10 @@ pub(crate) fn pool(threads: usize) -> Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| BenchError::Other(format!("cannot start {threads} threads: {e}")))
+        .map_err(|e| BenchError::Threads {
+            threads,
+            message: e.to_string(),
+        })
 }
 
 /// `compute`'s result, with a panic inside it (a bug, not an input) caught and

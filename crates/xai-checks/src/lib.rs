@@ -33,7 +33,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use xai_data::error::Result;
+use xai_error::Result;
 use xai_results::Invalid;
 use xai_results::layout::{PaperValue, TableSpec};
 use xai_results::output::RunOutput;

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use xai_core::{Dataset, FeatureKind, Target};
 
-use crate::error::{BenchError, Result, io_err};
+use xai_error::{BenchError, Result, io_err};
 
 /// The environment variable naming the directory of verified dataset files.
 pub const DATA_DIR_VAR: &str = "XAI_DATA_DIR";

@@ -11,14 +11,17 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::datasets::DatasetEntry;
-use crate::error::{BenchError, Result, io_err};
+use xai_error::{BenchError, Result, io_err};
 
 fn sha256(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
 }
 
 fn download(url: &str) -> Result<Vec<u8>> {
-    let fail = |e: ureq::Error| BenchError::Other(format!("downloading {url} failed: {e}"));
+    let fail = |e: ureq::Error| BenchError::Download {
+        url: url.to_string(),
+        message: e.to_string(),
+    };
     let mut response = ureq::get(url).call().map_err(fail)?;
     response
         .body_mut()

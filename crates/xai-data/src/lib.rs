@@ -7,9 +7,8 @@
 #![warn(missing_docs)]
 
 pub mod datasets;
-pub mod error;
 #[cfg(feature = "fetch")]
 pub mod fetch;
 pub mod workspace;
 
-pub use error::BenchError;
+pub use xai_error::BenchError;

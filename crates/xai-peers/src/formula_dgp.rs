@@ -35,7 +35,10 @@ pub fn formula_dgp(_inputs: &Path, _threads: usize, repeats: usize) -> Result<Va
             .iter()
             .find(|v| v.labels.iter().any(|(_, l)| l == label))
             .and_then(|v| v.spec.data.dgp.clone())
-            .ok_or_else(|| BenchError::Other(format!("{EXAMPLE} has no DGP labelled `{label}`")))
+            .ok_or_else(|| BenchError::PeerFile {
+                path: root.join(EXAMPLE),
+                message: format!("has no DGP labelled `{label}`"),
+            })
     };
     let (rust, formula) = (dgp(RUST)?, dgp(FORMULA)?);
     let time = |d: &DgpSpec| -> Result<(f64, Dataset)> {

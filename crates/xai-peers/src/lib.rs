@@ -185,7 +185,7 @@ pub const WORKLOADS: [Workload; 12] = [
 fn workload_named(name: &str) -> Result<&'static Workload> {
     WORKLOADS.iter().find(|w| w.name == name).ok_or_else(|| {
         let names: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();
-        BenchError::Other(format!(
+        BenchError::Usage(format!(
             "unknown workload `{name}`; implemented: {}",
             names.join(", ")
         ))
@@ -204,7 +204,10 @@ pub fn run(name: &str, data: &Path, threads: usize, repeats: usize) -> Result<Va
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| BenchError::Other(format!("cannot start {threads} threads: {e}")))?;
+        .map_err(|e| BenchError::Threads {
+            threads,
+            message: e.to_string(),
+        })?;
     pool.install(|| (w.run)(&dir, threads, repeats))
 }
 
@@ -267,19 +270,18 @@ fn comparable(value: &Value, other: &Value, ours: bool) -> Option<f64> {
 pub fn compare_with_peer(line: &mut Value, peer_path: &Path) -> Result<()> {
     let text = std::fs::read_to_string(peer_path).map_err(xai_bench::error::io_err(peer_path))?;
     let peer: Value = serde_json::from_str(text.lines().last().unwrap_or("")).map_err(|e| {
-        BenchError::Other(format!(
-            "{}: not a peer JSON line: {e}",
-            peer_path.display()
-        ))
+        BenchError::PeerFile {
+            path: peer_path.to_path_buf(),
+            message: format!("not a peer JSON line: {e}"),
+        }
     })?;
     let workload = line["workload"].as_str().unwrap_or_default().to_string();
     let tolerances = workload_named(&workload)?.tolerances;
     if peer["workload"] != line["workload"] {
-        return Err(BenchError::Other(format!(
-            "{}: a {} result, not {workload}",
-            peer_path.display(),
-            peer["workload"]
-        )));
+        return Err(BenchError::PeerFile {
+            path: peer_path.to_path_buf(),
+            message: format!("a {} result, not {workload}", peer["workload"]),
+        });
     }
     let mut speedup = serde_json::Map::new();
     if let Some(phases) = line["wall_s"].as_object() {
@@ -313,10 +315,10 @@ pub fn compare_with_peer(line: &mut Value, peer_path: &Path) -> Result<()> {
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(BenchError::Other(format!(
-            "{workload} differs from the peer: {}\n{line}",
-            failed.join("; ")
-        )))
+        Err(BenchError::PeerDiffers {
+            workload: workload.to_string(),
+            message: format!("differs from the peer: {}\n{line}", failed.join("; ")),
+        })
     }
 }
 
@@ -327,13 +329,9 @@ fn matrix(path: &Path) -> Result<(Vec<String>, Array2<f64>)> {
     let mut m = Array2::zeros((t.rows.len(), t.header.len()));
     for (i, row) in t.rows.iter().enumerate() {
         for (j, v) in row.iter().enumerate() {
-            m[[i, j]] = v.parse().map_err(|_| {
-                BenchError::Other(format!(
-                    "{}: row {}, column {}: `{v}` is not a number",
-                    path.display(),
-                    i + 2,
-                    j + 1
-                ))
+            m[[i, j]] = v.parse().map_err(|_| BenchError::PeerFile {
+                path: path.to_path_buf(),
+                message: format!("row {}, column {}: `{v}` is not a number", i + 2, j + 1),
             })?;
         }
     }
@@ -349,7 +347,10 @@ fn xy(path: PathBuf) -> Result<(Array2<f64>, Array1<f64>)> {
     let y = header
         .iter()
         .position(|h| h == "y")
-        .ok_or_else(|| BenchError::Other(format!("{}: no column `y`", path.display())))?;
+        .ok_or_else(|| BenchError::PeerFile {
+            path: path.to_path_buf(),
+            message: "no column `y`".into(),
+        })?;
     Ok((m.select(Axis(1), &xs), m.column(y).to_owned()))
 }
 
@@ -402,11 +403,7 @@ fn as_f32(x: ArrayView2<'_, f64>) -> Array2<f64> {
 
 fn regression_data(x: Array2<f64>, y: Array1<f64>) -> Result<Dataset> {
     let names = (1..=x.ncols()).map(|j| format!("x{j}")).collect();
-    Dataset::new(x, Target::Continuous(y), names).map_err(|e| BenchError::Other(e.to_string()))
-}
-
-fn core_err(e: xai_core::CoreError) -> BenchError {
-    BenchError::Other(e.to_string())
+    Ok(Dataset::new(x, Target::Continuous(y), names)?)
 }
 
 fn max_abs_diff(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> f64 {
@@ -422,9 +419,12 @@ fn replay_ok(what: &str, diff: f64, tolerance: f64) -> Result<()> {
     if diff <= tolerance {
         Ok(())
     } else {
-        Err(BenchError::Other(format!(
-            "{what}: replay of the peer's model differs from its output by {diff:e} (> {tolerance:e})"
-        )))
+        Err(BenchError::PeerDiffers {
+            workload: what.to_string(),
+            message: format!(
+                "replay of the peer's model differs from its output by {diff:e} (> {tolerance:e})"
+            ),
+        })
     }
 }
 
@@ -476,7 +476,7 @@ fn w1_pfi(dir: &Path, threads: usize, repeats: usize) -> Result<Value> {
     let perm = Perturbation::Permutation { repeats: 10 };
     let stats = [Statistic::SquaredError];
     let (res, pfi_s, pfi_runs) = time(repeats, || {
-        xai_core::pfi(&forest, &test, &features, &perm, &stats, 1, 0.95).map_err(core_err)
+        xai_core::pfi(&forest, &test, &features, &perm, &stats, 1, 0.95).map_err(BenchError::Core)
     })?;
     let pfi_mean: Vec<f64> = res[0].iter().map(|r| r.estimate.estimate).collect();
     let pfi_std: Vec<f64> = res[0]
@@ -514,13 +514,13 @@ fn w1_pfi(dir: &Path, threads: usize, repeats: usize) -> Result<Value> {
             &stats,
             0,
         )
-        .map_err(core_err)?;
+        .map_err(BenchError::Core)?;
         let original = Statistic::SquaredError
             .per_row(
-                &xai_core::Model::predict(&peer, test32.x()).map_err(core_err)?,
+                &xai_core::Model::predict(&peer, test32.x()).map_err(BenchError::Core)?,
                 test32.y(),
             )
-            .map_err(core_err)?;
+            .map_err(BenchError::Core)?;
         let ours = importances(original.view(), &perturbed);
         let (_, theirs) = matrix(&dir.join("pfi_importances.csv"))?;
         let diff = max_abs_diff(ours.view(), theirs.view());
@@ -543,7 +543,10 @@ fn read_orders(path: &Path, d: usize) -> Result<Vec<Vec<Vec<usize>>>> {
     let text = std::fs::read_to_string(dump_file(path)).map_err(xai_bench::error::io_err(path))?;
     let mut orders = vec![Vec::new(); d];
     for (i, line) in text.lines().enumerate().skip(1) {
-        let bad = || BenchError::Other(format!("{}: line {} is malformed", path.display(), i + 1));
+        let bad = || BenchError::PeerFile {
+            path: path.to_path_buf(),
+            message: format!("line {} is malformed", i + 1),
+        };
         let mut parts = line.splitn(3, ',');
         let j: usize = parts.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
         let order = parts
@@ -579,7 +582,7 @@ fn w2_pdp_ice(dir: &Path, threads: usize, repeats: usize) -> Result<Value> {
             &[Statistic::Prediction],
             0,
         )
-        .map_err(core_err)?;
+        .map_err(BenchError::Core)?;
         let rows: Vec<Vec<f64>> = p
             .iter()
             .map(|f| {
@@ -642,7 +645,7 @@ fn w6_glasso(dir: &Path, threads: usize, repeats: usize) -> Result<Value> {
         let mut last = None;
         for _ in 0..FITS {
             let s = empirical_covariance(x.view());
-            last = Some(graphical_lasso(s.view(), &params).map_err(core_err)?);
+            last = Some(graphical_lasso(s.view(), &params).map_err(BenchError::Core)?);
         }
         Ok(last.expect("FITS > 0"))
     })?;
@@ -662,9 +665,12 @@ fn w6_glasso(dir: &Path, threads: usize, repeats: usize) -> Result<Value> {
         let diff = max_abs_diff(g.precision.view(), theirs.view());
         result["precision_max_abs_diff_vs_peer"] = json!(diff);
         if diff > W6_PRECISION_TOLERANCE {
-            return Err(BenchError::Other(format!(
-                "w6_glasso: precision differs from the peer's by {diff:e} (> {W6_PRECISION_TOLERANCE:e})"
-            )));
+            return Err(BenchError::PeerDiffers {
+                workload: "w6_glasso".into(),
+                message: format!(
+                    "precision differs from the peer's by {diff:e} (> {W6_PRECISION_TOLERANCE:e})"
+                ),
+            });
         }
     }
     Ok(json!({
@@ -724,14 +730,16 @@ fn w7_rf_calib(dir: &Path, threads: usize, repeats: usize) -> Result<Value> {
         },
         names,
     )
-    .map_err(core_err)?;
+    .map_err(BenchError::Core)?;
     let calibrated = CalibratedForestLearner(CalibratedParams {
         forest: ForestParams::default(),
         method: CalibrationMethod::Isotonic,
         folds: 5,
     });
     let (cal, cal_s, cal_runs) = time(repeats, || {
-        calibrated.fit_calibrated(&train, 1).map_err(core_err)
+        calibrated
+            .fit_calibrated(&train, 1)
+            .map_err(BenchError::Core)
     })?;
     let (p_rf, prf_s, prf_runs) = time(repeats, || Ok(forest.leaf_means(xt.view())))?;
     let (p_cal, pcal_s, pcal_runs) = time(repeats, || Ok(cal.predict_proba(xt.view())))?;
@@ -787,7 +795,7 @@ fn w3_gp(dir: &Path, threads: usize, repeats: usize) -> Result<Value> {
         standardize_inputs: false,
         ..GpParams::default()
     };
-    let core = core_err;
+    let core = BenchError::Core;
     let (gp, fit_s, fit_runs) = time(repeats, || {
         let mut rng = xai_core::rng::stream_rng(1, 0);
         GaussianProcess::fit(x.view(), y.view(), &params, &mut rng).map_err(core)
@@ -867,10 +875,13 @@ fn w8_refit(
     let stats = [Statistic::SquaredError];
     let perturbed =
         xai_core::perturbed_statistics(forest, &data, &features, perturbation, &stats, seed)
-            .map_err(core_err)?;
+            .map_err(BenchError::Core)?;
     let original = Statistic::SquaredError
-        .per_row(&forest.predict(data.x()).map_err(core_err)?, data.y())
-        .map_err(core_err)?;
+        .per_row(
+            &forest.predict(data.x()).map_err(BenchError::Core)?,
+            data.y(),
+        )
+        .map_err(BenchError::Core)?;
     let pfi = importances(original.view(), &perturbed)
         .rows()
         .into_iter()
@@ -887,7 +898,7 @@ fn w8_refit(
         &[Statistic::Prediction],
         0,
     )
-    .map_err(core_err)?
+    .map_err(BenchError::Core)?
     .iter()
     .map(|f| {
         xai_core::ice_from_values(f.feature, W8_GRID.to_vec(), f.values[0].view(), 0.95)
@@ -920,7 +931,10 @@ fn read_w8_resamples(
     let text = std::fs::read_to_string(dump_file(path)).map_err(xai_bench::error::io_err(path))?;
     let mut out: Vec<(Vec<usize>, Vec<usize>, Vec<Vec<usize>>)> = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
-        let bad = || BenchError::Other(format!("{}: line {} is malformed", path.display(), i + 1));
+        let bad = || BenchError::PeerFile {
+            path: path.to_path_buf(),
+            message: format!("line {} is malformed", i + 1),
+        };
         let mut parts = line.splitn(3, ',');
         let k: usize = parts.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
         let kind = parts.next().ok_or_else(bad)?.to_string();

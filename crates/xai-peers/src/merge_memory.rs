@@ -31,11 +31,8 @@ pub fn merge_memory(dir: &Path, threads: usize, _repeats: usize) -> Result<Value
     let root = xai_bench::workspace::workspace_root();
     let exp = xai_bench::catalog::resolve(&root, ID)?;
     let scale = Scale::Paper;
-    let summary = xai_bench::committed::read(
-        &exp,
-        Scale::Ci,
-        &xai_bench::catalog::baseline_dir(&root, ID, Scale::Ci),
-    )?;
+    let baseline = xai_bench::catalog::baseline_dir(&root, ID, Scale::Ci);
+    let summary = xai_bench::committed::read(&exp, Scale::Ci, &baseline)?;
     let variants = exp.variants(scale)?;
     // Per scenario, the keys of its rows (quantity, model, feature, x).
     let templates: Vec<Vec<&xai_bench::table::SummaryRow>> = variants
@@ -50,9 +47,10 @@ pub fn merge_memory(dir: &Path, threads: usize, _repeats: usize) -> Result<Value
         })
         .collect();
     if templates.iter().any(Vec::is_empty) {
-        return Err(BenchError::Other(format!(
-            "merge_memory: the committed ci summary of {ID} lacks a scenario; bless it first"
-        )));
+        return Err(BenchError::Stored {
+            path: baseline,
+            message: format!("the committed ci summary of {ID} lacks a scenario; bless it first"),
+        });
     }
     let parts = (1..=SHARDS)
         .map(|k| {
@@ -93,8 +91,10 @@ pub fn merge_memory(dir: &Path, threads: usize, _repeats: usize) -> Result<Value
     )?;
     let write_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
-    let exe = std::env::current_exe()
-        .map_err(|e| BenchError::Other(format!("cannot find this executable: {e}")))?;
+    let exe = std::env::current_exe().map_err(|e| BenchError::Process {
+        what: "this executable".into(),
+        message: format!("cannot find it: {e}"),
+    })?;
     let status = std::process::Command::new(exe)
         .arg("merge")
         .arg(ID)
@@ -103,11 +103,15 @@ pub fn merge_memory(dir: &Path, threads: usize, _repeats: usize) -> Result<Value
         .arg(dir.join("merged"))
         .stdout(std::process::Stdio::null())
         .status()
-        .map_err(|e| BenchError::Other(format!("merge_memory: cannot start the merge: {e}")))?;
+        .map_err(|e| BenchError::Process {
+            what: "merge_memory's merge".into(),
+            message: format!("cannot start it: {e}"),
+        })?;
     if !status.success() {
-        return Err(BenchError::Other(format!(
-            "merge_memory: the merge failed ({status})"
-        )));
+        return Err(BenchError::Process {
+            what: "merge_memory's merge".into(),
+            message: format!("failed ({status})"),
+        });
     }
     Ok(json!({
         "workload": "merge_memory",

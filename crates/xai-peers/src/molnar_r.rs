@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use xai_core::{Dataset, Learner, Model, Perturbation, Target};
 use xai_models::{LmLearner, LmParams, RForestLearner, RForestParams, RpartLearner, RpartParams};
 
-use super::{W8_GRID, core_err, dump_file, matrix, time, w8_refit, xy};
+use super::{W8_GRID, dump_file, matrix, time, w8_refit, xy};
 use xai_bench::error::{BenchError, Result};
 
 /// Refits per experiment (the peer's `M`).
@@ -75,7 +75,10 @@ fn read_perms(path: &Path, d: usize) -> Result<Vec<Vec<Vec<Vec<usize>>>>> {
     let text = std::fs::read_to_string(dump_file(path)).map_err(xai_bench::error::io_err(path))?;
     let mut perms = vec![vec![Vec::new(); d]; REFITS];
     for (i, line) in text.lines().enumerate().skip(1) {
-        let bad = || BenchError::Other(format!("{}: line {} is malformed", path.display(), i + 1));
+        let bad = || BenchError::PeerFile {
+            path: path.to_path_buf(),
+            message: format!("line {} is malformed", i + 1),
+        };
         let mut parts = line.splitn(4, ',');
         let mut index =
             || -> Result<usize> { parts.next().and_then(|v| v.parse().ok()).ok_or_else(bad) };
@@ -130,10 +133,12 @@ pub(super) fn w9_molnar_r(dir: &Path, threads: usize, repeats: usize) -> Result<
     let boot = read_boot(&dir.join("boot.csv"))?;
     let perms = read_perms(&dir.join("perms.csv"), d)?;
     if boot.len() != REFITS || perms.iter().flatten().any(|p| p.len() != PERMUTATIONS) {
-        return Err(BenchError::Other(format!(
-            "{}: expected {REFITS} refits with {PERMUTATIONS} permutations per feature",
-            dir.display()
-        )));
+        return Err(BenchError::PeerFile {
+            path: dir.to_path_buf(),
+            message: format!(
+                "expected {REFITS} refits with {PERMUTATIONS} permutations per feature"
+            ),
+        });
     }
     let names: Vec<String> = (1..=d).map(|j| format!("x{j}")).collect();
     let mut wall = serde_json::Map::new();
@@ -147,9 +152,9 @@ pub(super) fn w9_molnar_r(dir: &Path, threads: usize, repeats: usize) -> Result<
                 Target::Continuous(yb.to_vec().into()),
                 names.clone(),
             )
-            .map_err(core_err)?;
+            .map_err(BenchError::Core)?;
             let mut rng = xai_core::rng::stream_rng(9, k as u64);
-            learner.fit(&data, &mut rng).map_err(core_err)
+            learner.fit(&data, &mut rng).map_err(BenchError::Core)
         };
         let (refits, wall_s, runs_s) = time(repeats, || {
             (0..REFITS)
@@ -217,9 +222,9 @@ pub(super) fn w9_molnar_r(dir: &Path, threads: usize, repeats: usize) -> Result<
     if failed.is_empty() {
         Ok(line)
     } else {
-        Err(BenchError::Other(format!(
-            "w9_molnar_r differs from R's refits: {}\n{line}",
-            failed.join("; ")
-        )))
+        Err(BenchError::PeerDiffers {
+            workload: "w9_molnar_r".into(),
+            message: format!("differs from R's refits: {}\n{line}", failed.join("; ")),
+        })
     }
 }

@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use xai_core::{Dataset, Learner, Predictions, Target};
 use xai_models::nn::{MlpLearner, MlpParams};
 
-use super::{core_err, matrix, time};
+use super::{matrix, time};
 use xai_bench::error::{BenchError, Result};
 use xai_bench::table::{CsvTable, write_table};
 
@@ -55,8 +55,7 @@ fn learner() -> MlpLearner {
 
 /// Writes `train.csv` and `test.csv` of the module doc's rows into `dir`.
 fn write_rows(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| BenchError::Other(format!("{}: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir).map_err(xai_bench::error::io_err(dir))?;
     let mut rng = xai_core::rng::stream_rng(SEED, 0);
     let header: Vec<String> = (1..=8)
         .map(|j| format!("x{j}"))
@@ -100,7 +99,10 @@ fn read_rows(path: &Path) -> Result<Rows> {
             .iter()
             .position(|h| h == name)
             .map(|j| m.column(j).to_owned())
-            .ok_or_else(|| BenchError::Other(format!("{}: no column `{name}`", path.display())))
+            .ok_or_else(|| BenchError::PeerFile {
+                path: path.to_path_buf(),
+                message: format!("no column `{name}`"),
+            })
     };
     let xs: Vec<usize> = (0..header.len())
         .filter(|&j| header[j].starts_with('x'))
@@ -137,17 +139,20 @@ pub(super) fn nn_mc_dropout(dir: &Path, threads: usize, repeats: usize) -> Resul
         sd: sdt,
     } = read_rows(&dir.join("test.csv"))?;
     let names = (1..=x.ncols()).map(|j| format!("x{j}")).collect();
-    let train = Dataset::new(x, Target::Continuous(y), names).map_err(core_err)?;
+    let train = Dataset::new(x, Target::Continuous(y), names).map_err(BenchError::Core)?;
     let (model, train_s, train_runs) = time(repeats, || {
         learner()
             .fit(&train, &mut xai_core::rng::stream_rng(SEED, 1))
-            .map_err(core_err)
+            .map_err(BenchError::Core)
     })?;
-    let (pred, pred_s, pred_runs) = time(repeats, || model.predict(xt.view()).map_err(core_err))?;
+    let (pred, pred_s, pred_runs) = time(repeats, || {
+        model.predict(xt.view()).map_err(BenchError::Core)
+    })?;
     let Predictions::Gaussian { mean, var } = pred else {
-        return Err(BenchError::Other(
-            "the MC-dropout regressor predicted no Gaussian".into(),
-        ));
+        return Err(BenchError::PeerDiffers {
+            workload: "nn_mc_dropout".into(),
+            message: "the MC-dropout regressor predicted no Gaussian".into(),
+        });
     };
     let nll = gaussian_nll(&mean, &var, &yt);
     let oracle = gaussian_nll(&ft, &sdt.mapv(|s| s * s), &yt);
@@ -160,11 +165,14 @@ pub(super) fn nn_mc_dropout(dir: &Path, threads: usize, repeats: usize) -> Resul
     let skill = (marginal - nll) / (marginal - oracle);
     let rmse = ((&mean - &yt).mapv(|d| d * d).mean().unwrap_or(f64::NAN)).sqrt();
     if skill.is_nan() || skill < MIN_SKILL {
-        return Err(BenchError::Other(format!(
-            "nn_mc_dropout: test NLL {nll:.4} closes {skill:.2} of the gap between the \
-             marginal's {marginal:.4} and the oracle's {oracle:.4} (at least {MIN_SKILL} \
-             required); the network did not learn the rows"
-        )));
+        return Err(BenchError::PeerDiffers {
+            workload: "nn_mc_dropout".into(),
+            message: format!(
+                "test NLL {nll:.4} closes {skill:.2} of the gap between the marginal's \
+                 {marginal:.4} and the oracle's {oracle:.4} (at least {MIN_SKILL} required); \
+                 the network did not learn the rows"
+            ),
+        });
     }
     Ok(json!({
         "workload": "nn_mc_dropout",

@@ -12,7 +12,7 @@ use xai_core::shapley::tree::tree_shap;
 use xai_core::{Attribution, Combination, Game, LEAF, Tree, TreeEnsembleView, TreeNode};
 use xai_models::boosting::{Booster, BoostingParams, Objective};
 
-use super::{as_f32, core_err, dump_file, matrix, max_abs_diff, peer_forest, replay_ok, time, xy};
+use super::{as_f32, dump_file, matrix, max_abs_diff, peer_forest, replay_ok, time, xy};
 use xai_bench::error::{BenchError, Result};
 
 /// Largest |ours − XGBoost's| allowed when the dumped XGBoost model is replayed
@@ -88,11 +88,10 @@ fn checked_diff(
     tolerance: f64,
 ) -> Result<f64> {
     if ours.dim() != theirs.dim() {
-        return Err(BenchError::Other(format!(
-            "{what}: ours are {:?}, the peer's {:?}",
-            ours.dim(),
-            theirs.dim()
-        )));
+        return Err(BenchError::PeerDiffers {
+            workload: what.to_string(),
+            message: format!("ours are {:?}, the peer's {:?}", ours.dim(), theirs.dim()),
+        });
     }
     let diff = max_abs_diff(ours, theirs);
     replay_ok(what, diff, tolerance)?;
@@ -138,7 +137,10 @@ impl XgbModel {
 fn xgb_model(path: &Path) -> Result<XgbModel> {
     let path = &dump_file(path);
     let text = std::fs::read_to_string(path).map_err(xai_bench::error::io_err(path))?;
-    let bad = |what: String| BenchError::Other(format!("{}: {what}", path.display()));
+    let bad = |message: String| BenchError::PeerFile {
+        path: path.to_path_buf(),
+        message,
+    };
     let model: Value = serde_json::from_str(&text).map_err(|e| bad(format!("not JSON: {e}")))?;
     let learner = &model["learner"];
     let objective = learner["objective"]["name"].as_str().unwrap_or_default();
@@ -278,10 +280,10 @@ pub(super) fn w4_treeshap(dir: &Path, threads: usize, repeats: usize) -> Result<
     };
     let targets = y.to_vec();
     let (booster, fit_s, fit_runs) = time(repeats, || {
-        Booster::fit(x.view(), &targets, &params).map_err(core_err)
+        Booster::fit(x.view(), &targets, &params).map_err(BenchError::Core)
     })?;
     let (ours, shap_s, shap_runs) = time(repeats, || {
-        tree_shap(&booster, xt.view(), 0).map_err(core_err)
+        tree_shap(&booster, xt.view(), 0).map_err(BenchError::Core)
     })?;
     let mut result = shap_fields("", &ours);
     result.insert(
@@ -295,7 +297,7 @@ pub(super) fn w4_treeshap(dir: &Path, threads: usize, repeats: usize) -> Result<
         let model = xgb_model(&dir.join("xgb_model.json"))?;
         let xt32 = as_f32(xt.view());
         let (replay, replay_s, replay_runs) = time(repeats, || {
-            tree_shap(&model, xt32.view(), 0).map_err(core_err)
+            tree_shap(&model, xt32.view(), 0).map_err(BenchError::Core)
         })?;
         wall["shap_values_replay"] = json!(replay_s);
         runs["shap_values_replay"] = json!(replay_runs);
@@ -343,11 +345,13 @@ pub(super) fn w4_treeshap(dir: &Path, threads: usize, repeats: usize) -> Result<
 fn read_coalitions(path: &Path, d: usize, rows: usize) -> Result<Vec<(Array2<bool>, Vec<f64>)>> {
     let (header, m) = matrix(path)?;
     if header.len() != 3 + d {
-        return Err(BenchError::Other(format!(
-            "{}: {} columns, expected row, k, kernel_weight and {d} masks",
-            path.display(),
-            header.len()
-        )));
+        return Err(BenchError::PeerFile {
+            path: path.to_path_buf(),
+            message: format!(
+                "{} columns, expected row, k, kernel_weight and {d} masks",
+                header.len()
+            ),
+        });
     }
     (0..rows)
         .map(|row| {
@@ -355,10 +359,10 @@ fn read_coalitions(path: &Path, d: usize, rows: usize) -> Result<Vec<(Array2<boo
                 .filter(|&r| m[[r, 0]] == row as f64)
                 .collect();
             if mine.is_empty() {
-                return Err(BenchError::Other(format!(
-                    "{}: no coalitions of explained row {row}",
-                    path.display()
-                )));
+                return Err(BenchError::PeerFile {
+                    path: path.to_path_buf(),
+                    message: format!("no coalitions of explained row {row}"),
+                });
             }
             let masks = Array2::from_shape_fn((mine.len(), d), |(k, j)| m[[mine[k], 3 + j]] != 0.0);
             Ok((masks, mine.iter().map(|&r| m[[r, 2]]).collect()))
@@ -382,7 +386,7 @@ fn shap_solve(
     selected: &[bool],
 ) -> Result<Array1<f64>> {
     if selected.iter().all(|&s| s) {
-        return constrained_wls(masks, weights, values, base, full).map_err(core_err);
+        return constrained_wls(masks, weights, values, base, full).map_err(BenchError::Core);
     }
     let columns: Vec<usize> = (0..selected.len()).filter(|&j| selected[j]).collect();
     let restricted = masks.select(Axis(1), &columns);
@@ -400,7 +404,7 @@ fn shap_solve(
         base,
         full,
     )
-    .map_err(core_err)?;
+    .map_err(BenchError::Core)?;
     let mut all = Array1::zeros(selected.len());
     for (&j, &p) in columns.iter().zip(&phi) {
         all[j] = p;
@@ -433,7 +437,7 @@ pub(super) fn w5_kernelshap(dir: &Path, threads: usize, repeats: usize) -> Resul
             ValueFunction::Prediction,
             None,
         )
-        .map_err(core_err)
+        .map_err(BenchError::Core)
     };
     let (ours, ours_s, ours_runs) = time(repeats, || {
         (0..W5_EXPLAINED)
@@ -443,7 +447,7 @@ pub(super) fn w5_kernelshap(dir: &Path, threads: usize, repeats: usize) -> Resul
                     W5_SAMPLES,
                     &mut xai_core::rng::stream_rng(1, i as u64),
                 )
-                .map_err(core_err)
+                .map_err(BenchError::Core)
             })
             .collect::<Result<Vec<Attribution>>>()
     })?;
@@ -476,7 +480,7 @@ pub(super) fn w5_kernelshap(dir: &Path, threads: usize, repeats: usize) -> Resul
                 .iter()
                 .enumerate()
                 .map(|(i, (masks, weights))| {
-                    let values = game(i)?.values(masks.view()).map_err(core_err)?;
+                    let values = game(i)?.values(masks.view()).map_err(BenchError::Core)?;
                     let selected: Vec<bool> = theirs.row(i).iter().map(|&p| p != 0.0).collect();
                     let phi = shap_solve(
                         masks.view(),

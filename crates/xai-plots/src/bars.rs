@@ -9,6 +9,7 @@ use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use xai_error::PlotError;
 use xai_results::Invalid;
 use xai_results::output::RunOutput;
 use xai_results::table::SummaryRow;
@@ -282,7 +283,7 @@ impl PlotKind for Bars {
         panel * layout.rows as u32 + key.height(width)
     }
 
-    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> std::result::Result<(), String> {
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> std::result::Result<(), PlotError> {
         let (list, order) = self.panel_list(fig);
         one_row_per_bar(&list, &fig.out.keys)?;
         super::on_canvas!(canvas, root => {
@@ -310,7 +311,7 @@ fn bar_count(list: &[Panel<'_>], order: &BarOrder, names: &Names) -> usize {
 
 /// Refuses a figure that would draw several summary rows as one bar (variants of a
 /// grid key that no `panels:` separates), naming the grid keys in which they differ.
-fn one_row_per_bar(panels: &[Panel<'_>], keys: &[String]) -> std::result::Result<(), String> {
+fn one_row_per_bar(panels: &[Panel<'_>], keys: &[String]) -> std::result::Result<(), PlotError> {
     for p in panels {
         for (i, a) in p.rows.iter().enumerate() {
             // Rows of a model-free quantity repeat under every model with one value:
@@ -329,13 +330,13 @@ fn one_row_per_bar(panels: &[Panel<'_>], keys: &[String]) -> std::result::Result
                     .filter(|(c, _)| others.iter().any(|b| b.labels[*c] != a.labels[*c]))
                     .map(|(_, k)| k.as_str())
                     .collect();
-                return Err(format!(
+                return Err(PlotError::Layout(format!(
                     "bars would draw several rows of `{}` as one bar: they differ in {}; give \
                      `panels:` one of these grid keys, and run the others as separate \
                      experiments (or pick their values with a scale's `grid:`)",
                     a.quantity,
                     differ.join(", ")
-                ));
+                )));
             }
         }
     }
@@ -509,8 +510,8 @@ fn bars<DB: DrawingBackend>(
     quantities: &[String],
     order: &BarOrder,
     names: &Names,
-) -> std::result::Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> std::result::Result<(), PlotError> {
+    let e = crate::drawn::<DB::ErrorType>;
     let layout = Layout::of(panels, quantities, order);
     let areas = root.split_evenly((layout.rows, layout.cols));
     let titles = super::labels::quantity_titles(quantities);
@@ -909,15 +910,18 @@ mod tests {
             title: String::new(),
             rows: vec![&a, &b, &c, &same_under_another_model],
         }];
-        assert_eq!(super::one_row_per_bar(&fine, &keys), Ok(()));
+        assert!(super::one_row_per_bar(&fine, &keys).is_ok());
         let (d, e) = (at("pfi", "X1", "h", "10"), at("pfi", "X1", "g", "20"));
         let clash = [Panel {
             title: String::new(),
             rows: vec![&a, &b, &d, &e],
         }];
-        let msg = super::one_row_per_bar(&clash, &keys).unwrap_err();
+        let err = super::one_row_per_bar(&clash, &keys).unwrap_err();
+        let msg = err.to_string();
         assert!(
-            msg.contains("`pfi`") && msg.contains("differ in dgp, n"),
+            matches!(err, xai_error::PlotError::Layout(_))
+                && msg.contains("`pfi`")
+                && msg.contains("differ in dgp, n"),
             "{msg}"
         );
     }

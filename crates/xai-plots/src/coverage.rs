@@ -5,6 +5,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use xai_error::PlotError;
 
 use std::collections::BTreeMap;
 
@@ -150,7 +151,7 @@ impl PlotKind for Lines {
         grid_height(width, (rows, cols), aspect, key + rows as u32 * band)
     }
 
-    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), PlotError> {
         super::on_canvas!(canvas, root => draw_lines(root, self, fig.out, fig.names))
     }
 }
@@ -221,7 +222,7 @@ impl PlotKind for Tradeoff {
         grid_height(width, (1, self.estimands.len()), PANEL_ASPECT, KEY)
     }
 
-    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), PlotError> {
         super::on_canvas!(canvas, root => draw_tradeoff(root, self, fig.out, fig.names))
     }
 }
@@ -358,8 +359,8 @@ fn styled_line<DB: DrawingBackend>(
     points: Vec<(f64, f64)>,
     style: usize,
     color: RGBColor,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), PlotError> {
+    let e = crate::drawn::<DB::ErrorType>;
     let stroke = color.stroke_width(2);
     match style {
         0 => chart
@@ -462,7 +463,7 @@ fn draw_lines<DB: DrawingBackend>(
     plot: &Lines,
     out: &RunOutput,
     names: &Names,
-) -> Result<(), String> {
+) -> Result<(), PlotError> {
     let Lines {
         y,
         rows_where,
@@ -473,7 +474,7 @@ fn draw_lines<DB: DrawingBackend>(
         diagonal,
         ..
     } = plot;
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let e = crate::drawn::<DB::ErrorType>;
     let (layout, _) = lines_layout(plot, out);
     let key = key_below(plot, &layout, out, names);
     let (root, strip) = key.split(root);
@@ -673,14 +674,14 @@ fn draw_tradeoff<DB: DrawingBackend>(
     plot: &Tradeoff,
     out: &RunOutput,
     names: &Names,
-) -> Result<(), String> {
+) -> Result<(), PlotError> {
     let Tradeoff {
         estimands,
         color_by,
         join,
         ..
     } = plot;
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let e = crate::drawn::<DB::ErrorType>;
     let intervals = plot.corrected();
     let mut colors: Vec<String> = Vec::new();
     let points: Vec<Vec<Point>> = estimands

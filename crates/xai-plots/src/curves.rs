@@ -4,6 +4,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Deserialize;
+use xai_error::PlotError;
 
 use super::key::{Key, Swatch};
 use super::labels::Names;
@@ -171,7 +172,7 @@ impl PlotKind for Curves {
         grid_height(width, (rows, cols), 0.9, key.height(width))
     }
 
-    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), PlotError> {
         super::on_canvas!(canvas, root => draw(root, self, fig.out, fig.names))
     }
 }
@@ -415,7 +416,7 @@ fn draw<DB: DrawingBackend>(
     plot: &Curves,
     out: &RunOutput,
     names: &Names,
-) -> Result<(), String> {
+) -> Result<(), PlotError> {
     let Curves {
         pd,
         vlines,
@@ -522,8 +523,8 @@ fn pd_panel<DB: DrawingBackend>(
     panel: &PdPanel<'_>,
     style: &PdStyle<'_>,
     names: &Names,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), PlotError> {
+    let e = crate::drawn::<DB::ErrorType>;
     let rows = panel.features.iter().flat_map(|(_, r)| r.iter());
     let (x0, x1) = range(rows.clone().filter_map(|r| r.x));
     let (y0, y1) = style.y;
@@ -728,14 +729,14 @@ fn ice_panel<DB: DrawingBackend>(
     style: &IceStyle<'_>,
     names: &Names,
     band: u32,
-) -> Result<(), String> {
+) -> Result<(), PlotError> {
     let (ice, color_by, vlines, y_desc) = (
         style.ice,
         style.color_by,
         style.vlines,
         style.y_desc.as_str(),
     );
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let e = crate::drawn::<DB::ErrorType>;
     let (feature, pd) = &panel.features[f];
     let curves = panel_curves(out, style, panel, feature);
     let own = out
@@ -867,17 +868,19 @@ fn class_histogram<DB: DrawingBackend>(
     feature: &str,
     names: &Names,
     band: u32,
-) -> Result<(), String> {
+) -> Result<(), PlotError> {
     const BINS: usize = 25;
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let e = crate::drawn::<DB::ErrorType>;
     let Some(data) = &out.train_sample else {
-        return Err("no training sample to draw".into());
+        return Err(PlotError::Missing("no training sample to draw".into()));
     };
     let j = data
         .feature_names()
         .iter()
         .position(|n| n == feature)
-        .ok_or("feature not in the data")?;
+        .ok_or_else(|| {
+            PlotError::Missing(format!("no feature `{feature}` in the training sample"))
+        })?;
     let x = data.x().column(j).to_vec();
     let classes: Vec<Option<usize>> = match data.y() {
         xai_core::Target::Classes { labels, .. } => labels.iter().map(|&c| Some(c)).collect(),

@@ -6,6 +6,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use xai_core::interpolate;
+use xai_error::PlotError;
 
 use super::key::{Key, Swatch};
 use super::labels::Names;
@@ -112,7 +113,7 @@ impl PlotKind for IceGrid {
         )
     }
 
-    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), PlotError> {
         let style = self.style();
         super::on_canvas!(canvas, root => draw(root, fig.out, style, fig.names))
     }
@@ -287,17 +288,20 @@ fn draw<DB: DrawingBackend>(
     out: &RunOutput,
     style: Style<'_>,
     names: &Names,
-) -> Result<(), String> {
+) -> Result<(), PlotError> {
     let list = cells(out, &style);
     if list.is_empty() {
-        return Err(format!("the run has no `{}` rows to draw", style.pd));
+        return Err(PlotError::Missing(format!(
+            "the run has no `{}` rows to draw",
+            style.pd
+        )));
     }
     let key = key(&style, out, &list);
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
     // The panels' one y-axis name, once down the left (small multiples).
     let (side, root) = root.split_horizontally(SIDE);
-    super::side_name(&side, &y_name(&style, out, names)).map_err(|e| e.to_string())?;
+    super::side_name(&side, &y_name(&style, out, names)).map_err(crate::drawn)?;
     let root = &root;
     let columns = style.columns.clamp(1, list.len());
     let width = root.dim_in_pixel().0 / columns as u32;
@@ -325,8 +329,7 @@ fn draw<DB: DrawingBackend>(
             let inner = area
                 .clone()
                 .shrink((CAPTION_GAP, 0), (w.saturating_sub(2 * CAPTION_GAP), h));
-            super::draw_caption_at(&inner, &caption, CAPTION, bands[row])
-                .map_err(|e| e.to_string())?;
+            super::draw_caption_at(&inner, &caption, CAPTION, bands[row]).map_err(crate::drawn)?;
             let area = area.clone().split_vertically(bands[row]).1;
             panel(&area, out, &style, cell)?;
         }
@@ -475,8 +478,8 @@ fn panel<DB: DrawingBackend>(
     out: &RunOutput,
     style: &Style<'_>,
     cell: &Cell<'_>,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), PlotError> {
+    let e = crate::drawn::<DB::ErrorType>;
     let grid: Vec<f64> = cell.pd.iter().filter_map(|r| r.x).collect();
     let binary = cell.binary();
     let at = |v: f64| position(binary, v);

@@ -4,6 +4,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use xai_error::PlotError;
 
 /// How an entry of the key is drawn.
 #[derive(Debug, Clone, Copy)]
@@ -120,8 +121,8 @@ impl Key {
     pub(crate) fn draw<DB: DrawingBackend>(
         &self,
         strip: &DrawingArea<DB, Shift>,
-    ) -> Result<(), String> {
-        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    ) -> Result<(), PlotError> {
+        let e = crate::drawn::<DB::ErrorType>;
         let width = strip.dim_in_pixel().0 as i32;
         let style = ("sans-serif", TYPE)
             .into_text_style(strip)
@@ -171,8 +172,8 @@ impl Key {
         &self,
         area: &DrawingArea<DB, Shift>,
         (right, bottom): (i32, i32),
-    ) -> Result<(), String> {
-        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    ) -> Result<(), PlotError> {
+        let e = crate::drawn::<DB::ErrorType>;
         let (w, h) = self.block_size();
         let (left, top) = (right - w, bottom - h);
         area.draw(&Rectangle::new(

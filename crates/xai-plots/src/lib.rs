@@ -108,7 +108,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
 
-use xai_data::error::{BenchError, Result};
+use xai_error::{BenchError, PlotError, Result};
 use xai_results::Invalid;
 use xai_results::output::RunOutput;
 
@@ -185,7 +185,7 @@ pub trait PlotKind: Named + Send + Sync {
 
     /// Draws the figure below its title (on white; `on_canvas!` draws with one
     /// generic function on either backend).
-    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> std::result::Result<(), String>;
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> std::result::Result<(), PlotError>;
 }
 
 /// The true PD of a feature at grid points, where the data's DGP has a closed form
@@ -463,9 +463,9 @@ fn title_height(lines: usize) -> u32 {
 fn titled<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     title: &str,
-) -> Result<DrawingArea<DB, Shift>, String> {
+) -> Result<DrawingArea<DB, Shift>, PlotError> {
     let lines = title_lines(title, root.dim_in_pixel().0);
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let e = crate::drawn::<DB::ErrorType>;
     let step = title_top(1) - title_top(0);
     centred_lines(&root, &lines, print::TITLE, (title_top(0), step)).map_err(e)?;
     Ok(root.split_vertically(title_height(lines.len())).1)
@@ -569,9 +569,9 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
     };
     let mut names = setting.names.clone();
     let (at, title) =
-        at_grid_values(kind.at(), out, &names, title).map_err(|message| BenchError::Plot {
+        at_grid_values(kind.at(), out, &names, title).map_err(|source| BenchError::Plot {
             path: dir.join(kind.name()),
-            message,
+            source,
         })?;
     let out = at.as_ref().unwrap_or(out);
     let single;
@@ -581,10 +581,10 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
             if single.summary.is_empty() {
                 return Err(BenchError::Plot {
                     path: dir.join(kind.name()),
-                    message: format!(
+                    source: PlotError::Missing(format!(
                         "replicate {k} has no tidy rows: the run has {} replicates and must keep its tidy rows",
                         out.replicates
-                    ),
+                    )),
                 });
             }
             names.one_fit(k);
@@ -607,7 +607,7 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
     let png = dir.join(format!("{}.png", kind.name()));
     let err = |path: &Path| {
         let path = path.to_path_buf();
-        move |message: String| BenchError::Plot { path, message }
+        move |source: PlotError| BenchError::Plot { path, source }
     };
     let svg_text = || {
         let mut text = String::new();
@@ -623,10 +623,10 @@ pub fn draw(plot: &PlotSpec, setting: &Setting<'_>, out: &RunOutput, dir: &Path)
         || drop(svg_text()),
         || {
             let text = print::physical_svg(&svg_text()?);
-            std::fs::write(&svg, &text).map_err(xai_data::error::io_err(&svg))?;
+            std::fs::write(&svg, &text).map_err(xai_error::io_err(&svg))?;
             let pdf_path = dir.join(format!("{}.pdf", kind.name()));
             let pdf = pdf::from_svg(&text).map_err(err(&pdf_path))?;
-            std::fs::write(&pdf_path, pdf).map_err(xai_data::error::io_err(&pdf_path))?;
+            std::fs::write(&pdf_path, pdf).map_err(xai_error::io_err(&pdf_path))?;
             let root = raster::Raster::new(&png, size).into_drawing_area();
             titled_figure(root, &title, |area| kind.draw(Canvas::Png(area), &fig))
                 .map_err(err(&png))
@@ -641,7 +641,7 @@ fn at_grid_values(
     out: &RunOutput,
     names: &labels::Names,
     title: String,
-) -> std::result::Result<(Option<RunOutput>, String), String> {
+) -> std::result::Result<(Option<RunOutput>, String), PlotError> {
     let mut run: Option<RunOutput> = None;
     let mut settings = Vec::new();
     for (key, value) in at {
@@ -649,7 +649,10 @@ fn at_grid_values(
         let one = from
             .at_grid_value(key, value)
             .filter(|o| !o.summary.is_empty())
-            .ok_or_else(|| format!("`at: {{ {key}: {value} }}` picks no variant of this run"))?;
+            .ok_or_else(|| PlotError::NoVariant {
+                key: key.clone(),
+                value: value.clone(),
+            })?;
         run = Some(one);
         settings.push(names.setting(key, value));
     }
@@ -660,14 +663,19 @@ fn at_grid_values(
     Ok((run, title))
 }
 
+/// A drawing backend's error as a [`PlotError::Draw`].
+fn drawn<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> PlotError {
+    PlotError::Draw(e.to_string())
+}
+
 /// Fills `root` white, writes the figure title, draws the rest with `draw` and
 /// writes the file.
 fn titled_figure<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     title: &str,
-    draw: impl FnOnce(&DrawingArea<DB, Shift>) -> Result<(), String>,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    draw: impl FnOnce(&DrawingArea<DB, Shift>) -> Result<(), PlotError>,
+) -> Result<(), PlotError> {
+    let e = crate::drawn::<DB::ErrorType>;
     root.fill(&WHITE).map_err(e)?;
     let root = titled(root, title)?;
     draw(&root)?;
@@ -786,8 +794,8 @@ fn colour_bar<DB: DrawingBackend>(
     (lo, hi): (f64, f64),
     label: &str,
     scale: Scale,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), PlotError> {
+    let e = crate::drawn::<DB::ErrorType>;
     // The label reads horizontally above the bar (a rotated axis name on the right
     // would be upside down and far from the bar), in lines as wide as the bar's strip.
     let lines = print::wrap(

@@ -4,6 +4,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use xai_error::PlotError;
 
 use super::key::{Key, Swatch};
 use super::print::Width;
@@ -53,17 +54,19 @@ impl PlotKind for PermutationMap {
         side + 40 + key
     }
 
-    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), PlotError> {
         super::on_canvas!(canvas, root => draw(root, fig.out))
     }
 }
 
 /// Draws the map of the run's first `permutation_map` method in three panels.
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, out: &RunOutput) -> Result<(), String> {
-    let snap = out
-        .maps
-        .first()
-        .ok_or("no entropy map: the run has no permutation_map method")?;
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    out: &RunOutput,
+) -> Result<(), PlotError> {
+    let snap = out.maps.first().ok_or_else(|| {
+        PlotError::Missing("no entropy map: the run has no permutation_map method".into())
+    })?;
     let key = key(snap);
     let (root, strip) = key.split(root);
     key.draw(&strip)?;
@@ -143,8 +146,8 @@ fn entropy_map<DB: DrawingBackend>(
     snap: &EntropyMap,
     permuted: bool,
     band: u32,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), PlotError> {
+    let e = crate::drawn::<DB::ErrorType>;
     let (xs, ys) = (&snap.xs, &snap.ys);
     let (h0, h1) = range(snap.entropy.iter().copied());
     let title = map_title(snap, permuted);
@@ -196,9 +199,9 @@ fn histograms<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     snap: &EntropyMap,
     band: u32,
-) -> Result<(), String> {
+) -> Result<(), PlotError> {
     const BINS: usize = 20;
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let e = crate::drawn::<DB::ErrorType>;
     let (lo, hi) = range(snap.before.iter().chain(&snap.after).copied());
     let width = (hi - lo) / BINS as f64;
     let count = |v: &[f64]| {

@@ -10,12 +10,13 @@
 //! bytes.
 
 use std::sync::Arc;
+use xai_error::PlotError;
 
 use svg2pdf::usvg;
 
 /// The PDF of the figure `svg` (as [`crate::print::physical_svg`] writes it), with
 /// DejaVu Sans embedded.
-pub fn from_svg(svg: &str) -> Result<Vec<u8>, String> {
+pub fn from_svg(svg: &str) -> Result<Vec<u8>, PlotError> {
     let mut fonts = usvg::fontdb::Database::new();
     fonts.load_font_data(dejavu::sans::regular().to_vec());
     fonts.set_sans_serif_family("DejaVu Sans");
@@ -23,10 +24,10 @@ pub fn from_svg(svg: &str) -> Result<Vec<u8>, String> {
         fontdb: Arc::new(fonts),
         ..usvg::Options::default()
     };
-    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| e.to_string())?;
+    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| PlotError::Pdf(e.to_string()))?;
     let page = svg2pdf::PageOptions { dpi: 96.0 };
     let pdf = svg2pdf::to_pdf(&tree, svg2pdf::ConversionOptions::default(), page)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| PlotError::Pdf(e.to_string()))?;
     Ok(sorted_dictionaries(&pdf))
 }
 

@@ -8,6 +8,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use xai_error::PlotError;
 
 use super::labels::Names;
 use super::print::Width;
@@ -69,7 +70,7 @@ impl PlotKind for PixelMaps {
         )
     }
 
-    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), PlotError> {
         let key = self.panels.as_deref();
         super::on_canvas!(canvas, root => draw(root, fig.out, &self.quantities, self.rows, key, fig.names))
     }
@@ -197,8 +198,8 @@ fn colour_bar<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     (x0, y0): (i32, i32),
     scale: f64,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), PlotError> {
+    let e = crate::drawn::<DB::ErrorType>;
     const WIDE: i32 = 110;
     for i in 0..WIDE {
         let t = (2.0 * i as f64 + 1.0) / WIDE as f64 - 1.0;
@@ -241,21 +242,21 @@ fn draw<DB: DrawingBackend>(
     rows: usize,
     key: Option<&str>,
     names: &Names,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), PlotError> {
+    let e = crate::drawn::<DB::ErrorType>;
     let d = out.feature_names.len();
     let width = (d as f64).sqrt().round() as usize;
     if width * width != d || d == 0 {
-        return Err(format!(
+        return Err(PlotError::Layout(format!(
             "pixel maps need square images; the rows have {d} features"
-        ));
+        )));
     }
     let list = blocks(out, quantities, rows, key);
     if list.is_empty() {
-        return Err(format!(
+        return Err(PlotError::Missing(format!(
             "no kept values of {}: the shapley method needs `keep:`",
             quantities.join(", ")
-        ));
+        )));
     }
     let brightest = list
         .iter()
@@ -315,7 +316,7 @@ fn draw<DB: DrawingBackend>(
                     .map_err(e)?;
             }
         }
-        Ok::<(), String>(())
+        Ok::<(), PlotError>(())
     };
     let mut y = 10i32;
     for (value, images) in &list {

@@ -5,6 +5,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use xai_error::PlotError;
 
 use super::key::{Key, Swatch};
 use super::labels::Names;
@@ -100,7 +101,7 @@ impl PlotKind for PdReplicates {
         grid_height(width, (1, cols), 0.85, 40)
     }
 
-    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), PlotError> {
         super::on_canvas!(canvas, root => self.drawn(fig, &|what| draw(root, fig.out, what, fig.names)))
     }
 }
@@ -189,14 +190,14 @@ fn draw<DB: DrawingBackend>(
     out: &RunOutput,
     what: &Drawn<'_>,
     names: &Names,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), PlotError> {
+    let e = crate::drawn::<DB::ErrorType>;
     let list = panels(out, what);
     if list.is_empty() {
-        return Err(format!(
+        return Err(PlotError::Missing(format!(
             "no tidy rows of `{}` for feature `{}` to draw",
             what.pd, what.feature
-        ));
+        )));
     }
     let truths: Vec<Option<Vec<(f64, f64)>>> = list
         .iter()

@@ -3,6 +3,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Deserialize;
+use xai_error::PlotError;
 
 use super::print::Width;
 use super::{Canvas, Figure, PlotKind, PlotPlan, range};
@@ -60,7 +61,7 @@ impl PlotKind for Scatter {
         width
     }
 
-    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), PlotError> {
         super::on_canvas!(canvas, root => draw(root, fig.out, &self.x, &self.y, self.shade))
     }
 }
@@ -76,10 +77,10 @@ pub fn draw<DB: DrawingBackend>(
     x: &str,
     y: &str,
     shade: Option<f64>,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), PlotError> {
+    let e = crate::drawn::<DB::ErrorType>;
     let Some(data) = &out.train_sample else {
-        return Err("no training sample to draw".into());
+        return Err(PlotError::Missing("no training sample to draw".into()));
     };
     let col = |name: &str| {
         data.feature_names()

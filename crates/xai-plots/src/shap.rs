@@ -6,6 +6,7 @@
 //! grid key (watson2023 Fig. 2: original vs perturbed rows, a panel per dataset).
 
 use std::collections::BTreeMap;
+use xai_error::PlotError;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -54,7 +55,7 @@ impl PlotKind for ShapSummary {
         (90 + 24 * fig.out.feature_names.len().max(1) as u32).max(260)
     }
 
-    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), PlotError> {
         super::on_canvas!(canvas, root => draw(root, fig.out, &self.quantity, self.panels.as_deref(), fig.names))
     }
 }
@@ -125,7 +126,7 @@ impl PlotKind for ShapDependence {
         super::print::grid_height(width, dependence_layout(n), 0.85, 40)
     }
 
-    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), String> {
+    fn draw(&self, canvas: Canvas<'_, '_>, fig: &Figure<'_>) -> Result<(), PlotError> {
         let by = (self.panels.as_deref(), self.color_by.as_deref());
         super::on_canvas!(canvas, root => draw_dependence(root, fig.out, &self.quantity, &self.feature, by, fig.names))
     }
@@ -198,13 +199,13 @@ fn draw<DB: DrawingBackend>(
     quantity: &str,
     key: Option<&str>,
     names: &Names,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), PlotError> {
+    let e = crate::drawn::<DB::ErrorType>;
     let list = panels(out, quantity, key);
     if list.iter().all(|p| p.points.iter().all(Vec::is_empty)) {
-        return Err(format!(
+        return Err(PlotError::Missing(format!(
             "no kept values of `{quantity}` to draw: give the shapley method `keep: k`"
-        ));
+        )));
     }
     let d = out.feature_names.len();
     let (plots, bar) = with_colour_bar(root, 80);
@@ -354,14 +355,14 @@ fn draw_dependence<DB: DrawingBackend>(
     feature: &FeatureChoice,
     (key, color_by): (Option<&str>, Option<&str>),
     names: &Names,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), PlotError> {
+    let e = crate::drawn::<DB::ErrorType>;
     let list = dependence(out, quantity, feature, key, color_by);
     if list.is_empty() {
-        return Err(format!(
+        return Err(PlotError::Missing(format!(
             "no kept values of `{quantity}` for the plotted feature: give the shapley method \
              `keep: k` (and the feature in `keep_features`)"
-        ));
+        )));
     }
     // The key below the panels: a colour and marker per value of `color_by`.
     let mut legend = Key::default();

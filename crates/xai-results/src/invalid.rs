@@ -1,24 +1,8 @@
-//! The error of a setting found before any work (a method's, a check's, a plot's):
-//! the YAML field at fault, to point at its line, and what to write instead.
+//! Checks of settings against the data, found before any work; their error is
+//! [`Invalid`] (in the engine's error crate, where it becomes a
+//! `BenchError::Setting`).
 
-/// A setting (of a method, a check, a plot) that cannot work, found before any work.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Invalid {
-    /// The YAML field at fault (used to point at its line).
-    pub field: String,
-    /// What is wrong and what to write instead.
-    pub message: String,
-}
-
-impl Invalid {
-    /// An error about `field`.
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            message: message.into(),
-        }
-    }
-}
+pub use xai_error::Invalid;
 
 /// Checks feature names against `names`, the data's, when known.
 pub fn known_feature_names<'a>(

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::output::RunOutput;
 use crate::select::{OneOrMany, Row, Scalar, Selector, summary_rows};
 use crate::table::{CsvTable, write_table};
-use xai_data::error::{BenchError, Result, io_err};
+use xai_error::{BenchError, Result, io_err};
 
 /// A table in the paper's layout, written as `<name>.csv` and `<name>.md`: a row per
 /// combination of the `rows` keys' values, a column per entry of `columns`; a cell is
@@ -149,13 +149,15 @@ pub fn fill(paper: &[PaperValue<'_>], table: &TableSpec, out: &RunOutput) -> Res
             .keys()
             .find(|k| !rows.iter().any(|r| &r.join(", ") == *k))
         {
-            return Err(BenchError::Other(format!(
-                "table `{}`, column `{}`: the paper's value for `{unknown}` names no row of the \
-                 table; rows are named by their {} values joined with \", \"",
-                table.name,
-                col.header,
-                table.rows.join(", ")
-            )));
+            return Err(BenchError::Table {
+                table: table.name.clone(),
+                column: col.header.clone(),
+                message: format!(
+                    "the paper's value for `{unknown}` names no row of the table; rows are \
+                     named by their {} values joined with \", \"",
+                    table.rows.join(", ")
+                ),
+            });
         }
     }
     let mut cells = Vec::with_capacity(rows.len());
@@ -175,13 +177,15 @@ pub fn fill(paper: &[PaperValue<'_>], table: &TableSpec, out: &RunOutput) -> Res
                 .map(|(r, s)| (r, s.sd))
                 .collect();
             if found.len() > 1 {
-                return Err(BenchError::Other(format!(
-                    "table `{}`, column `{}`: {} summary rows for {}; narrow the column's `where` to one",
-                    table.name,
-                    col.header,
-                    found.len(),
-                    values.join(", ")
-                )));
+                return Err(BenchError::Table {
+                    table: table.name.clone(),
+                    column: col.header.clone(),
+                    message: format!(
+                        "{} summary rows for {}; narrow the column's `where` to one",
+                        found.len(),
+                        values.join(", ")
+                    ),
+                });
             }
             line.push(found.first().map(|&(r, sd)| {
                 Cell {

@@ -6,7 +6,7 @@ use xai_core::Dataset;
 
 use crate::entropy_map::EntropyMap;
 use crate::table::{CurveRow, SummaryRow, TidyRow, summarize};
-use xai_data::error::{BenchError, Result};
+use xai_error::{BenchError, Result};
 
 /// Run size: `smoke` (seconds), `ci` (under a minute), `paper` (the paper's size).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -35,7 +35,7 @@ impl Scale {
             "smoke" => Ok(Scale::Smoke),
             "ci" => Ok(Scale::Ci),
             "paper" => Ok(Scale::Paper),
-            other => Err(BenchError::Other(format!(
+            other => Err(BenchError::Usage(format!(
                 "unknown scale `{other}`; allowed: smoke, ci, paper"
             ))),
         }
@@ -71,7 +71,7 @@ pub struct RunOutput {
     /// Wall time of the computation in seconds.
     pub wall_seconds: f64,
     /// CPU time of the computation in seconds, all threads
-    /// ([`xai_data::workspace::cpu_seconds`] of the
+    /// (`xai_data::workspace::cpu_seconds` of the
     /// process, plus the seconds that the cells read back from disk took when an
     /// earlier invocation computed them, so a resumed run states what its numbers
     /// cost; for a merge, the seconds its cells took in their shards); NaN where the

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use xai_core::{Estimate, t_interval};
 
-use xai_data::error::{BenchError, Result};
+use xai_error::{BenchError, Result};
 
 /// One estimate of one replicate: variant × replicate × model × quantity × feature ×
 /// grid point.
