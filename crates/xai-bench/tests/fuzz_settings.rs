@@ -38,7 +38,8 @@ fn templates() -> Vec<Vec<Value>> {
         ],
         vec![
             json!({ "ice": { "grid": { "points": 5, "range": "min_max" },
-                              "statistics": ["prediction"], "curves": 3 } }),
+                              "statistics": ["prediction"], "curves": 3,
+                              "coverage": true, "truth_rows": 1000 } }),
         ],
         vec![
             json!({ "ice": { "grid": { "points": 4, "range": { "fixed": [0.0, 1.0] } },

@@ -45,12 +45,21 @@ pub struct IceSpec {
     pub band: Band,
     /// Also report `coverage_<prefix>_pd_<band>` and `width_<prefix>_pd_<band>`: the
     /// share of the features' grid points whose interval holds the DGP's true PD
-    /// (`Dgp::partial_dependence`), and the mean width; and `mc_se_<prefix>_pd`, the
-    /// mean over them of the PD's Monte-Carlo se √(s²_ICE/n), s²_ICE the sample
-    /// variance of the ICE values (molnar2023 Eq. 5; Table 2's "MC se" column beside
-    /// its coverage; statistic `prediction` only, on a DGP with a closed-form PD).
+    /// (its closed form `Dgp::partial_dependence`, else by Monte Carlo over
+    /// `truth_rows` draws), and the mean width; and `mc_se_<prefix>_pd`, the mean over
+    /// them of the PD's Monte-Carlo se √(s²_ICE/n), s²_ICE the sample variance of the
+    /// ICE values (molnar2023 Eq. 5; Table 2's "MC se" column beside its coverage;
+    /// statistic `prediction` only, on a DGP experiment).
     #[serde(default)]
     pub coverage: bool,
+    /// Rows drawn from the DGP for the true PD of `coverage` where the DGP has no
+    /// closed form: PD_j(v) ≈ (1/N)·Σᵢ E[Y | x⁽ⁱ⁾ with x_j = v] over N draws of a
+    /// fixed stream of the experiment's seed, the same in every replicate, with
+    /// Monte-Carlo se sd/√N. Default 100000: a PD interval's half-width over n test
+    /// rows is about 1.96·sd/√n, so the truth's se is √(n/N)/1.96 of it, a twentieth
+    /// for n = 1000.
+    #[serde(default = "truth_rows")]
+    pub truth_rows: usize,
     /// Also read each feature's curves as icefi2022's numbers (Eq. 1–5) with the
     /// authors' code conventions: per statistic `<prefix>_fi`, `_signed_fi`, `_idfi`,
     /// `_he`, `_nl` ([`xai_core::ice_impact`]; needs `range: unique`); with `printed`
@@ -58,6 +67,14 @@ pub struct IceSpec {
     #[serde(default)]
     pub impact: Option<ImpactSpec>,
 }
+
+fn truth_rows() -> usize {
+    100_000
+}
+
+/// The stream of the Monte-Carlo truth's draws under the experiment's seed (one no
+/// replicate or model uses: theirs count up from 0).
+const TRUTH_STREAM: u64 = (1 << 63) | (1 << 62);
 
 fn prediction() -> Vec<Statistic> {
     vec![Statistic::Prediction]
@@ -210,6 +227,16 @@ impl Method for IceSpec {
         "points"
     }
 
+    /// With `coverage`, a Monte-Carlo truth's draws: `truth_rows` rows of p features
+    /// and their target, a copy with x_j set, and their conditional means.
+    fn held_bytes(&self, _n_test: usize, p: usize) -> (u128, &'static str) {
+        let rows = match self.coverage {
+            true => self.truth_rows as u128,
+            false => 0,
+        };
+        (rows.saturating_mul(2 * p as u128 + 2) * 8, "truth_rows")
+    }
+
     /// One value per quantity, feature and grid point.
     fn values_emitted(&self, n_test: usize, p: usize) -> usize {
         self.quantities()
@@ -274,14 +301,17 @@ impl Method for IceSpec {
                     "coverage is of the PD of the mean prediction: use `statistics: [prediction]`",
                 ));
             }
-            if plan
-                .dgp
-                .is_none_or(|d| d.dgp().partial_dependence(0, &[0.5]).is_none())
-            {
+            if plan.dgp.is_none() {
                 return Err(Invalid::new(
                     "coverage",
-                    "coverage needs the true PD, which only a DGP with a closed form knows \
-                     (`molnar_additive`, `molnar_sine`)",
+                    "coverage needs the true PD, which only a DGP experiment knows \
+                     (`data: { dgp: ... }`)",
+                ));
+            }
+            if self.truth_rows < 2 {
+                return Err(Invalid::new(
+                    "truth_rows",
+                    "a Monte-Carlo truth needs at least 2 rows for its se",
                 ));
             }
         }
@@ -364,16 +394,15 @@ impl Method for IceSpec {
                     let dgp = input.dgp.ok_or_else(|| {
                         xai_core::CoreError::Invalid("coverage needs the DGP's true PD".into())
                     })?;
-                    let truth = dgp
-                        .dgp()
-                        .partial_dependence(f.feature, &f.grid)
-                        .ok_or_else(|| {
-                            xai_core::CoreError::Invalid(format!(
-                                "the DGP has no closed-form PD of feature {}",
-                                names[f.feature]
-                            ))
-                        })?;
-                    truths.extend(truth);
+                    let truth = xai_synth::oracle::partial_dependence(
+                        dgp,
+                        f.feature,
+                        &f.grid,
+                        self.truth_rows,
+                        &mut stream_rng(input.seed, TRUTH_STREAM),
+                    )
+                    .map_err(|e| xai_core::CoreError::Sample(e.to_string()))?;
+                    truths.extend(truth.mean);
                     intervals.extend(f.pd.iter().copied());
                 }
                 if let Some(impact) = self.impact {
@@ -464,6 +493,35 @@ mod tests {
     /// Friedman's PD (wood2024 Eq. 3) is the mean of the ICE curves (Eq. 4) over the
     /// same rows: with every test row's curve kept, the emitted PD at each grid value
     /// is their mean. (An identity of the method, so a test here, not a paper claim.)
+    #[test]
+    fn coverage_needs_a_dgp_and_a_monte_carlo_truth_two_rows() {
+        let models = std::collections::BTreeMap::new();
+        let dgp: xai_synth::DgpSpec = serde_saphyr::from_str("molnar_linear: {}").unwrap();
+        let plan = |dgp| Plan {
+            feature_names: None,
+            n_train: None,
+            n_test: None,
+            models: &models,
+            earlier: &[],
+            dgp,
+            loaded: None,
+        };
+        let spec = |truth_rows: usize| -> IceSpec {
+            serde_saphyr::from_str(&format!("coverage: true\ntruth_rows: {truth_rows}")).unwrap()
+        };
+        assert!(spec(100).validate(&plan(Some(&dgp))).is_ok());
+        assert_eq!(
+            spec(100).validate(&plan(None)).unwrap_err().field,
+            "coverage"
+        );
+        assert_eq!(
+            spec(1).validate(&plan(Some(&dgp))).unwrap_err().field,
+            "truth_rows"
+        );
+        // The draws are held in memory, sized by `truth_rows`.
+        assert_eq!(spec(1000).held_bytes(10, 2), (1000 * 6 * 8, "truth_rows"));
+    }
+
     #[test]
     fn the_pd_is_the_mean_of_the_kept_ice_curves() {
         let dgp: DgpSpec = serde_saphyr::from_str("molnar_nonlinear: {}").unwrap();
