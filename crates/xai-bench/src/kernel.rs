@@ -248,6 +248,9 @@ pub fn explain(req: &Request<'_>) -> Result<Replicate> {
         || {
             pool.install(|| {
                 let truths = call_truths(req, &methods).map_err(failed)?;
+                if let Some(stop) = req.stop {
+                    stop.plan(methods.specs().iter().map(|m| m.method().blocks()).sum());
+                }
                 let scene = Scene {
                     train: req.train,
                     test: req.test,

@@ -141,11 +141,16 @@ fn explain_on_a_table_writes_the_rows_run_writes_byte_for_byte() {
         assert!(tidy.contains(&format!(",forest,{q},")), "no {q} in\n{tidy}");
     }
     // Another seed moves the numbers: the comparison can fail.
+    // With a stop, the call plans learner inference's 3 refits and begins each (the
+    // progress line's "refit 3 of 3").
+    let stop = xai_core::stop::Stop::default();
     let other = explain(&Request {
         seed: SEED + 1,
+        stop: Some(&stop),
         ..request
     })
     .unwrap();
+    assert_eq!(stop.progress(), (3, 3));
     write_tidy(&ours.join("other.csv"), &[], &other.rows).unwrap();
     assert_ne!(read(ours.join("other.csv")), tidy);
     let _ = std::fs::remove_dir_all(&root);

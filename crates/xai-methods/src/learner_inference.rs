@@ -412,6 +412,11 @@ impl Method for LearnerInferenceSpec {
             .unwrap_or(0)
     }
 
+    /// Its refits, each begun with [`Input::begin_block`].
+    fn blocks(&self) -> usize {
+        self.refits
+    }
+
     /// Every refit's values, kept until they are pooled: refits × the values its
     /// explanations emit × the size of one ([`VALUE_BYTES`]).
     fn held_bytes(&self, n_test: usize, p: usize) -> (u128, &'static str) {
@@ -558,7 +563,7 @@ impl Method for LearnerInferenceSpec {
         // how many follow.
         let refits: Vec<Vec<Value>> = (0..self.refits)
             .map(|d| {
-                input.check_stop()?;
+                input.begin_block()?;
                 let mut refit_rng = stream_rng(seed, d as u64);
                 self.refit(
                     &explain,

@@ -59,7 +59,7 @@ pub struct Input<'a> {
     /// ([`Method::truth`]); empty when it has none.
     pub truth: &'a [Value],
     /// A front end's request to stop, checked between blocks of work
-    /// ([`Input::check_stop`]); none for a run of the CLI (Ctrl-C ends its process).
+    /// ([`Input::begin_block`]); none for a run of the CLI (Ctrl-C ends its process).
     pub stop: Option<&'a xai_core::stop::Stop>,
 }
 
@@ -84,11 +84,12 @@ impl<'a> Input<'a> {
         }
     }
 
-    /// [`xai_core::CoreError::Interrupted`] once a stop was requested: called between
-    /// blocks of work (the refits of learner inference), so a front end's Ctrl-C ends
-    /// the call there.
-    pub fn check_stop(&self) -> xai_core::error::Result<()> {
-        self.stop.map_or(Ok(()), |s| s.check())
+    /// [`xai_core::CoreError::Interrupted`] once a stop was requested: called before
+    /// each block of work a method plans ([`Method::blocks`]: the refits of learner
+    /// inference), so a front end's Ctrl-C ends the call there; else counts the block
+    /// as begun, for the front end's progress line.
+    pub fn begin_block(&self) -> xai_core::error::Result<()> {
+        self.stop.map_or(Ok(()), |s| s.begin_block())
     }
 
     /// The fitted model; the runner fits one for every method with
@@ -186,6 +187,12 @@ pub trait Method: Send + Sync {
     /// features, at most: one per quantity and feature by default.
     fn values_emitted(&self, _n_test: usize, p: usize) -> usize {
         self.quantities().len().saturating_mul(p)
+    }
+
+    /// The blocks of work it begins one by one with [`Input::begin_block`], for a
+    /// front end's progress line ("refit 12 of 60"); none by default.
+    fn blocks(&self) -> usize {
+        0
     }
 
     /// The memory it holds for one replicate and model besides its prediction batch

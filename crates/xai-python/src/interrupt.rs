@@ -24,8 +24,9 @@ const QUIET: Duration = Duration::from_secs(2);
 /// waits with the GIL released, checking signals every [`POLL`]; on a signal's
 /// exception (`KeyboardInterrupt`) the stop of `sink` is requested and, once `work`
 /// has ended, that exception is returned instead of its result. With `show`, a call
-/// longer than [`QUIET`] writes a progress line, `label` and the time, fits and
-/// model calls so far, to a terminal's stderr, and clears it at the end.
+/// longer than [`QUIET`] writes a progress line, `label` and the time, the refit
+/// begun of those the engine planned (`Stop::progress`), and the fits and model calls
+/// so far, to a terminal's stderr, and clears it at the end.
 pub fn interruptible<T: Send>(
     py: Python<'_>,
     sink: &Sink,
@@ -59,9 +60,13 @@ pub fn interruptible<T: Send>(
                             Some(_) => "stopping at the next block",
                             None => "Ctrl-C stops it",
                         };
+                        let blocks = match sink.stop().progress() {
+                            (_, 0) => String::new(),
+                            (begun, planned) => format!("refit {begun} of {planned}, "),
+                        };
                         eprint!(
-                            "\r{label}: {:.0} s, {fits} fits and {calls} model calls so far; \
-                             {stopping} ",
+                            "\r{label}: {:.0} s, {blocks}{fits} fits and {calls} model calls so \
+                             far; {stopping} ",
                             start.elapsed().as_secs_f64()
                         );
                         shown = true;
