@@ -5,6 +5,8 @@
 use serde::Serialize;
 use xai_core::settings::{Kind, NamedType, Schemas, Setting, plain};
 
+use crate::error::{BenchError, Result};
+
 /// One registry of kinds: where they are written and each kind with its settings.
 #[derive(Debug, Clone, Serialize)]
 pub struct Registry {
@@ -76,6 +78,73 @@ pub fn vocabulary() -> Vocabulary {
     Vocabulary {
         types: schemas.named_types(),
         registries,
+    }
+}
+
+/// A kind with where it is written: a registry's section (`methods`), or for a
+/// variant of a named type, the type's name (`PerturbationSpec`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry<'a> {
+    /// The registry's section or the named type.
+    pub section: &'a str,
+    /// The kind (a struct type's settings are one kind named after the type).
+    #[serde(flatten)]
+    pub kind: Kind,
+}
+
+impl Vocabulary {
+    /// Every kind of every registry, then every variant of every named type (a struct
+    /// type as one kind named after it); only those under `section` when given.
+    pub fn entries(&self, section: Option<&str>) -> Vec<Entry<'_>> {
+        let wanted = |s: &str| section.is_none_or(|w| w == s);
+        let registries = self.registries.iter().filter(|r| wanted(r.section));
+        let types = self.types.iter().filter(|t| wanted(&t.name));
+        registries
+            .flat_map(|r| r.kinds.iter().map(|k| (r.section, k.clone())))
+            .chain(types.flat_map(|t| {
+                t.kinds.iter().map(|k| {
+                    let mut k = k.clone();
+                    if k.name.is_empty() {
+                        k.name = t.name.clone();
+                    }
+                    (t.name.as_str(), k)
+                })
+            }))
+            .map(|(section, kind)| Entry { section, kind })
+            .collect()
+    }
+
+    /// The kind named `name` (under `section` when given); a [`BenchError::Setting`]
+    /// naming `kind` lists the kinds when there is none, and asks for the section
+    /// when two registries share the name (`permutation_map`).
+    pub fn find(&self, name: &str, section: Option<&str>) -> Result<Entry<'_>> {
+        let entries = self.entries(section);
+        let found: Vec<&Entry<'_>> = entries.iter().filter(|e| e.kind.name == name).collect();
+        let refuse = |message: String| BenchError::Setting {
+            field: "kind".into(),
+            message,
+        };
+        match found.as_slice() {
+            [] => {
+                let mut names: Vec<&str> = entries.iter().map(|e| e.kind.name.as_str()).collect();
+                names.sort_unstable();
+                names.dedup();
+                let under = section.map_or(String::new(), |s| format!(" under `{s}`"));
+                Err(refuse(format!(
+                    "no kind `{name}`{under}; the kinds: {}",
+                    names.join(", ")
+                )))
+            }
+            [one, rest @ ..] if rest.iter().all(|e| e.section == one.section) => Ok((*one).clone()),
+            several => {
+                let mut sections: Vec<&str> = several.iter().map(|e| e.section).collect();
+                sections.dedup();
+                Err(refuse(format!(
+                    "`{name}` is a kind of several registries ({}): name its section",
+                    sections.join(", ")
+                )))
+            }
+        }
     }
 }
 

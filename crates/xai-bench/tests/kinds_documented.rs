@@ -90,3 +90,35 @@ fn every_optional_setting_shows_its_default() {
     }
     assert!(missing.is_empty(), "{missing:#?}");
 }
+
+/// A kind is found by name, with its section; a name two registries share needs the
+/// section, and an unknown one is refused listing the kinds.
+#[test]
+fn a_kind_is_found_by_name_and_section() {
+    let v = vocabulary();
+    let pfi = v.find("pfi", None).unwrap();
+    assert_eq!(pfi.section, "methods");
+    assert!(pfi.kind.settings.iter().any(|s| s.name == "statistics"));
+    let grid = v.find("GridSpec", None).unwrap();
+    assert!(grid.kind.settings.iter().any(|s| s.name == "points"));
+    assert_eq!(
+        v.find("permutation", None).unwrap().section,
+        "PerturbationSpec"
+    );
+    let refused = |r: xai_bench::error::Result<_>| match r {
+        Err(xai_bench::BenchError::Setting { field, message }) => (field, message),
+        other => panic!("{other:?}"),
+    };
+    let (field, message) = refused(v.find("permutation_map", None));
+    assert_eq!(field, "kind");
+    assert!(message.contains("methods, plots"), "{message}");
+    assert_eq!(
+        v.find("permutation_map", Some("plots")).unwrap().section,
+        "plots"
+    );
+    let (_, message) = refused(v.find("pfj", None));
+    assert!(
+        message.contains("no kind `pfj`") && message.contains("pfi"),
+        "{message}"
+    );
+}

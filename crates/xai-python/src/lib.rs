@@ -78,13 +78,24 @@ fn model_kinds() -> Vec<&'static str> {
     foreign::Kind::NAMES.to_vec()
 }
 
-/// Every kind an experiment or `explain` can name, with its settings (name, type,
-/// default, range, doc), read off the engine's schema ([`xai_bench::kinds`]), as
-/// JSON: `{"registries": [{section, title, names, kinds}], "types": [...]}`.
+/// Every kind an experiment or `explain` can name (under `section` when given), each
+/// with its section and settings (name, type, default, range, doc), read off the
+/// engine's schema ([`xai_bench::kinds::Vocabulary::entries`]), as a JSON list.
 #[pyfunction]
-fn kinds() -> PyResult<String> {
-    serde_json::to_string(&xai_bench::kinds::vocabulary())
+#[pyo3(signature = (section=None))]
+fn kinds(section: Option<&str>) -> PyResult<String> {
+    serde_json::to_string(&xai_bench::kinds::vocabulary().entries(section))
         .map_err(|e| settings_error(format!("the engine's schema: {e}")))
+}
+
+/// The kind named `name` (under `section` when given) with its section and settings,
+/// as JSON; the engine's refusal ([`xai_bench::kinds::Vocabulary::find`]) otherwise.
+#[pyfunction]
+#[pyo3(signature = (name, section=None))]
+fn kind(name: &str, section: Option<&str>) -> PyResult<String> {
+    let v = xai_bench::kinds::vocabulary();
+    let found = v.find(name, section).map_err(error)?;
+    serde_json::to_string(&found).map_err(|e| settings_error(format!("the engine's schema: {e}")))
 }
 
 /// The quantities a method node (`{"pfi": {...}}`, as JSON) reports, in order, as the
@@ -104,6 +115,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(method_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(quantities, m)?)?;
     m.add_function(wrap_pyfunction!(kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(kind, m)?)?;
     m.add_function(wrap_pyfunction!(model_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(tables::read_table, m)?)?;
     m.add_class::<dgp::Dgp>()?;

@@ -1,38 +1,17 @@
 """The kinds the engine knows and their settings, read off its schema (one declaration
-per setting, in the Rust settings types): what ``kinds()`` shows and where the named
-functions find a default they need to name."""
+per setting, in the Rust settings types; the look-up and its refusals are the
+engine's): what ``kinds()`` shows and where the named functions find a default they
+need to name."""
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any, Dict, List, Optional
 
 import numpy as np
 
 from . import _native
-from ._errors import SettingsError
 from ._tables import table
-
-
-@functools.lru_cache(maxsize=1)
-def _vocabulary() -> Dict[str, Any]:
-    return json.loads(_native.kinds())
-
-
-def _entries(section: Optional[str]) -> List[Dict[str, Any]]:
-    """Every kind (with its section) and every variant of a named type."""
-    v = _vocabulary()
-    out = [
-        {"section": r["section"], **k}
-        for r in v["registries"]
-        if section in (None, r["section"])
-        for k in r["kinds"]
-    ]
-    for t in v["types"]:
-        if section in (None, t["name"]):
-            out.extend({"section": t["name"], **k, "name": k["name"] or t["name"]} for k in t["kinds"])
-    return out
 
 
 def kinds(kind: Optional[str] = None, section: Optional[str] = None) -> Any:
@@ -57,16 +36,12 @@ def kinds(kind: Optional[str] = None, section: Optional[str] = None) -> Any:
         engine declares them (the same table as ``docs/kinds.md``).
     """
     if kind is None:
-        return _columns([{"section": e["section"], "kind": e["name"], "doc": e["doc"]} for e in _entries(section)], ["section", "kind", "doc"])
-    found = [e for e in _entries(section) if e["name"] == kind]
-    if not found:
-        names = sorted({e["name"] for e in _entries(section) if e["name"]})
-        raise SettingsError(f"no kind `{kind}`{_in(section)}; the kinds: {', '.join(names)}")
-    if len({e["section"] for e in found}) > 1:
-        where = ", ".join(sorted({e["section"] for e in found}))
-        raise SettingsError(f"`{kind}` is a kind of several registries ({where}): pass section=")
+        entries = json.loads(_native.kinds(section))
+        rows = [{"section": e["section"], "kind": e["name"], "doc": e["doc"]} for e in entries]
+        return _columns(rows, ["section", "kind", "doc"])
     fields = ["type", "required", "default", "range", "doc"]
-    rows = [{"setting": s["name"], **{k: s[k] for k in fields}} for s in found[0]["settings"]]
+    found = json.loads(_native.kind(kind, section))
+    rows = [{"setting": s["name"], **{k: s[k] for k in fields}} for s in found["settings"]]
     return _columns(rows, ["setting", *fields])
 
 
@@ -81,14 +56,7 @@ def _columns(rows: List[Dict[str, Any]], names: List[str]) -> Any:
     return table(columns)
 
 
-def _in(section: Optional[str]) -> str:
-    return "" if section is None else f" under `{section}`"
-
-
 def default(kind: str, setting: str) -> Any:
     """The engine's default of a method's setting (as JSON gives it)."""
-    found = [e for e in _entries("methods") if e["name"] == kind]
-    for s in found[0]["settings"] if found else []:
-        if s["name"] == setting:
-            return s["default"]
-    raise SettingsError(f"the method `{kind}` has no setting `{setting}`")
+    settings = json.loads(_native.kind(kind, "methods"))["settings"]
+    return next(s["default"] for s in settings if s["name"] == setting)

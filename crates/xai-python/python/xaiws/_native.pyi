@@ -43,8 +43,11 @@ def run(
 
 def method_kinds() -> List[str]: ...
 def model_kinds() -> List[str]: ...
-def kinds() -> str:
-    """Every registry's kinds with their settings, as JSON."""
+def kinds(section: Optional[str] = None) -> str:
+    """Every kind (under ``section``) with its section and settings, as a JSON list."""
+
+def kind(name: str, section: Optional[str] = None) -> str:
+    """One kind with its section and settings, as JSON; ``SettingsError`` if none."""
 def dataset(
     name: str, missing: str
 ) -> Tuple[
