@@ -200,17 +200,7 @@ pub fn explain(req: &Request<'_>) -> Result<Replicate> {
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            serde_json::from_value::<MethodSpec>(n.clone()).map_err(|e| {
-                let message = e.to_string();
-                let kinds = match message.contains("unknown variant") {
-                    true => format!(" (the method kinds: {})", MethodSpec::NAMES.join(", ")),
-                    false => String::new(),
-                };
-                BenchError::Setting {
-                    field: format!("methods[{i}]"),
-                    message: format!("{message}{kinds}"),
-                }
-            })
+            crate::kinds::read::<MethodSpec>(n, &format!("methods[{i}]"), MethodSpec::NAMES)
         })
         .collect::<Result<Vec<_>>>()?;
     let models = std::collections::BTreeMap::from([(req.name.to_string(), req.learner.clone())]);

@@ -148,6 +148,44 @@ impl Vocabulary {
     }
 }
 
+/// Reads a kind's node (a `dgp:`, `models:` or `methods:` entry, as JSON) into its
+/// registry type `T`, as every front end and the experiment files do: each number
+/// first checked against the range its setting's schema declares
+/// ([`xai_core::settings::check_ranges`], the one place a range is enforced), then
+/// the node deserialized. A refusal is a [`BenchError::Setting`] naming `field` and
+/// the setting's path (`methods[0].perturbation.permutation.repeats`); an unknown
+/// kind's lists `names`, the registry's kinds.
+pub fn read<T>(node: &serde_json::Value, field: &str, names: &[&str]) -> Result<T>
+where
+    T: serde::de::DeserializeOwned + schemars::JsonSchema,
+{
+    out_of_range::<T>(node, field)?;
+    serde_json::from_value(node.clone()).map_err(|e| {
+        let message = e.to_string();
+        let kinds = match message.contains("unknown variant") {
+            true => format!(" (the kinds: {})", names.join(", ")),
+            false => String::new(),
+        };
+        BenchError::Setting {
+            field: field.to_string(),
+            message: format!("{message}{kinds}"),
+        }
+    })
+}
+
+/// The range check of [`read`] alone, for a node read with others (an experiment's
+/// variant): a number outside its declared range as a [`BenchError::Setting`] naming
+/// `field` and the setting's path.
+pub fn out_of_range<T: schemars::JsonSchema>(node: &serde_json::Value, field: &str) -> Result<()> {
+    xai_core::settings::check_ranges::<T>(node).map_err(|e| BenchError::Setting {
+        field: match e.path.as_str() {
+            "" => field.to_string(),
+            path => format!("{field}.{path}"),
+        },
+        message: format!("{} is outside its range {}", e.value, e.range),
+    })
+}
+
 /// The first paragraph of a doc comment on one line, its rustdoc links (`` [`x`] ``)
 /// written as plain code (`` `x` ``).
 pub fn one_line(doc: &str) -> String {
@@ -242,6 +280,7 @@ fn settings_table(out: &mut String, settings: &[Setting], types: &[&str]) {
 /// A setting's type with its range, e.g. `integer ≥ 1`.
 pub fn type_and_range(s: &Setting) -> String {
     match &s.range {
+        Some(r) if s.ty.starts_with("list") => format!("{} ({r})", s.ty),
         Some(r) => format!("{} {r}", s.ty),
         None => s.ty.clone(),
     }

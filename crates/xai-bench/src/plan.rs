@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 use crate::checked::{CheckedMethods, Known, check_level};
 use crate::data_section::DataRefusal;
 use crate::error::{BenchError, Result, io_err};
+use crate::kinds::out_of_range;
 pub use crate::output::Scale;
 use crate::spec::{ExperimentSpec, ScaleSpec};
 use crate::table::format_number;
@@ -472,6 +473,7 @@ impl Experiment {
                 }
                 labels.push((key.clone(), grid_label(value)));
             }
+            self.ranges(&tree)?;
             let mut spec: ExperimentSpec = serde_json::from_value(tree.clone()).map_err(|e| {
                 self.err(format!(
                     "{}the override {} does not fit: {e}",
@@ -538,6 +540,32 @@ impl Experiment {
                 "`train_fraction` splits `n_rows` rows: give `n_rows` too, or `n_train` and `n_test`",
             ),
         }
+    }
+
+    /// Every number of a variant's `dgp`, `models` and `methods` within the range its
+    /// setting declares ([`crate::kinds::out_of_range`]); a refusal names the setting's
+    /// path, at its line.
+    fn ranges(&self, tree: &Value) -> Result<()> {
+        let at = |e: BenchError| match e {
+            BenchError::Setting { field, message } => {
+                let last = field.rsplit(['.', '[']).next().unwrap_or(&field);
+                let last = last.split(' ').next().unwrap_or(last);
+                self.err(format!("{}{field}: {message}", at_line(&self.text, last)))
+            }
+            other => other,
+        };
+        if let Some(dgp) = tree.pointer("/data/dgp") {
+            out_of_range::<xai_synth::DgpSpec>(dgp, "data.dgp").map_err(at)?;
+        }
+        let models = tree.get("models").and_then(Value::as_object);
+        for (name, m) in models.into_iter().flatten() {
+            out_of_range::<xai_models::LearnerSpec>(m, &format!("models.{name}")).map_err(at)?;
+        }
+        let methods = tree.get("methods").and_then(Value::as_array);
+        for (i, m) in methods.into_iter().flatten().enumerate() {
+            out_of_range::<crate::methods::MethodSpec>(m, &format!("methods[{i}]")).map_err(at)?;
+        }
+        Ok(())
     }
 
     fn err(&self, message: String) -> BenchError {

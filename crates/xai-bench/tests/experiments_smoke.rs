@@ -553,7 +553,10 @@ fn conditional_subgroups_is_a_pfi_sampler_like_any_other() {
     let err = tiny_error(yaml(
         "{ conditional_subgroups: { repeats: 3, max_depth: 0 } }",
     ));
-    assert!(err.contains("max_depth must lie in 1..=30"), "{err}");
+    assert!(
+        err.contains("conditional_subgroups.max_depth: 0 is outside its range [1, 30]"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -589,7 +592,10 @@ fn a_conditional_pd_needs_two_rows_per_grid_value_and_has_no_coverage() {
         data,
         "  - ice: { grid: { points: 3 }, statistics: [prediction], band: { conditional: { nearest: 1 } } }\n",
     ));
-    assert!(err.contains("at least 2 rows per grid value"), "{err}");
+    assert!(
+        err.contains("band.conditional.nearest: 1 is outside its range ≥ 2"),
+        "{err}"
+    );
     let err = tiny_error(tiny(
         1,
         1,

@@ -197,7 +197,10 @@ fn a_calls_settings_are_refused_before_any_work_naming_the_setting() {
         }
     }
     match call(&pfi(0), 0.95) {
-        Some(BenchError::Setting { field, .. }) => assert_eq!(field, "methods[0].repeats"),
+        Some(BenchError::Setting { field, message }) => {
+            assert_eq!(field, "methods[0].pfi.perturbation.permutation.repeats");
+            assert_eq!(message, "0 is outside its range ≥ 1");
+        }
         e => panic!("{e:?}"),
     }
     let twice = [pfi(2), pfi(3)].concat();

@@ -144,12 +144,14 @@ pub enum MiEstimator {
     Ksg {
         /// Neighbours (default 3, cid2021's proposal).
         #[serde(default = "three_neighbours")]
+        #[schemars(range(min = 1))]
         k: usize,
     },
     /// Plug-in MI ([`plugin_mi`]) of the discretised pair: a binary column keeps its
     /// two values, any other column is cut into `bins` equal-width bins.
     Plugin {
         /// Bins of a non-binary column (cid2021 Fig. 3 proposal: 10).
+        #[schemars(range(min = 2))]
         bins: usize,
     },
 }
@@ -213,9 +215,11 @@ pub const FIXED_MI_FLOOR: f64 = 1e-3;
 pub struct NullTest {
     /// S, the permutations of the target (shared by all features); at least q/(1 − q) so that the
     /// test can reject (19 for q = 0.95; suggested: 100).
+    #[schemars(range(min = 1))]
     pub shuffles: usize,
     /// q in (0, 1), the quantile of the null the estimate must exceed (suggested: 0.95,
     /// a test of level 5 %).
+    #[schemars(extend("exclusiveMinimum" = 0, "exclusiveMaximum" = 1))]
     pub quantile: f64,
 }
 

@@ -153,6 +153,7 @@ pub enum PerturbationSpec {
         /// Number R of independent permutations (≥ 1; default 5, scikit-learn's
         /// `n_repeats`).
         #[serde(default = "default_repeats")]
+        #[schemars(range(min = 1))]
         repeats: usize,
     },
     /// Fixed grid values (PD/ICE).
@@ -162,6 +163,7 @@ pub enum PerturbationSpec {
     ConditionalGaussian {
         /// Number R of independent draws per row (≥ 1; default 5, as a permutation's).
         #[serde(default = "default_repeats")]
+        #[schemars(range(min = 1))]
         repeats: usize,
     },
     /// Independent draws from the feature's marginal P(X_j), from the data generating
@@ -170,6 +172,7 @@ pub enum PerturbationSpec {
     FreshDraws {
         /// Number R of independent draws per row (≥ 1; default 5, as a permutation's).
         #[serde(default = "default_repeats")]
+        #[schemars(range(min = 1))]
         repeats: usize,
     },
     /// Conditional subgroups (molnar2023 §2.7, after Molnar et al. 2023, "a
@@ -181,12 +184,15 @@ pub enum PerturbationSpec {
         /// Number R of independent permutations (≥ 1; default 5, scikit-learn's
         /// `n_repeats`).
         #[serde(default = "default_repeats")]
+        #[schemars(range(min = 1))]
         repeats: usize,
         /// Depth of the tree (molnar2023: 4).
         #[serde(default = "subgroup_depth")]
+        #[schemars(range(min = 1, max = 30))]
         max_depth: usize,
         /// Reference rows per leaf at least (molnar2023: 30).
         #[serde(default = "subgroup_leaf")]
+        #[schemars(range(min = 1))]
         min_leaf: usize,
     },
 }

@@ -277,8 +277,25 @@ fn type_name(schema: &Value, defs: &Map<String, Value>) -> String {
     }
 }
 
-/// The bounds of a number, in words: `≥ 1`, `≤ 1`, `(0, 1)`, `[0, 1]`.
+/// The bounds of a number, in words: `≥ 1`, `≤ 1`, `(0, 1)`, `[0, 1]`; of a list, its
+/// length and its items' bounds: `≥ 1 items, each ≥ 1`, `4 items, each [0, 1)`.
 fn range(schema: &Value) -> Option<String> {
+    if let Some(items) = schema.get("items") {
+        let count = |key: &str| schema.get(key).and_then(Value::as_u64);
+        let length = match (count("minItems"), count("maxItems")) {
+            (Some(a), Some(b)) if a == b => Some(format!("{a} items")),
+            (Some(a), _) if a > 0 => Some(format!("≥ {a} items")),
+            _ => None,
+        };
+        let each = number_range(items).map(|r| format!("each {r}"));
+        let parts: Vec<String> = length.into_iter().chain(each).collect();
+        return (!parts.is_empty()).then(|| parts.join(", "));
+    }
+    number_range(schema)
+}
+
+/// [`range`] of a number.
+fn number_range(schema: &Value) -> Option<String> {
     let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
     let lower = bound("minimum")
         .map(|v| ('[', v))
@@ -294,6 +311,197 @@ fn range(schema: &Value) -> Option<String> {
         (None, Some((_, b))) => Some(format!("< {b}")),
         (None, None) => None,
     }
+}
+
+/// A number in a node outside the range its setting's schema declares (the
+/// `#[schemars(range(..))]` or `exclusiveMinimum`/`exclusiveMaximum` of the field).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutOfRange {
+    /// Where the number is, in the node: `n_trees`, `perturbation.permutation.repeats`,
+    /// `grid[1]`.
+    pub path: String,
+    /// The number given (NaN for one that is not finite: JSON writes NaN and ±∞ as
+    /// `null`).
+    pub value: f64,
+    /// The range it must lie in, in words (`≥ 1`, `(0, 1)`).
+    pub range: String,
+}
+
+impl std::fmt::Display for OutOfRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.value.is_finite() {
+            true => write!(f, "{} is {}", self.path, self.value)?,
+            false => write!(f, "{} is not a finite number", self.path)?,
+        }
+        write!(f, ", outside its range {}", self.range)
+    }
+}
+
+/// Checks every number of `node` (a kind's YAML node, as JSON) against the range the
+/// schema of `T` declares for it, before the node is read into `T`: the one place a
+/// setting's range is enforced, so the range the docs print is the range applied.
+/// Types, names and required settings are left to the deserializer, whose messages
+/// say what was expected; a node that fits none of a choice's alternatives passes
+/// here and is refused there.
+pub fn check_ranges<T: schemars::JsonSchema>(node: &Value) -> Result<(), OutOfRange> {
+    let root = SchemaSettings::draft2020_12()
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    let mut defs = root
+        .get("$defs")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    // A recursive type refers to itself as `#` (an `uncertainty` learner's stages).
+    defs.insert("#".into(), root.clone());
+    within(&root, &defs, node, "")
+}
+
+/// [`check_ranges`] of settings built in code, serialized first: the check a kind's
+/// own `validate` runs, so a value built in Rust is refused as its node would be.
+pub fn check_value<T: Serialize + schemars::JsonSchema>(value: &T) -> Result<(), OutOfRange> {
+    match serde_json::to_value(value) {
+        Ok(node) => check_ranges::<T>(&node),
+        // Settings serialize to JSON (string keys); one that does not has no node.
+        Err(_) => Ok(()),
+    }
+}
+
+/// [`check_ranges`] of `node` at `path` under `schema`.
+fn within(
+    schema: &Value,
+    defs: &Map<String, Value>,
+    node: &Value,
+    path: &str,
+) -> Result<(), OutOfRange> {
+    let schema = resolve(schema, defs);
+    for part in schema
+        .get("allOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        within(part, defs, node, path)?;
+    }
+    let alts = alternatives(schema);
+    if !alts.is_empty() {
+        // The alternatives the node can be: any one that takes it is enough.
+        let mut first = None;
+        for alt in alts
+            .into_iter()
+            .filter(|a| fits(resolve(a, defs), node, defs))
+        {
+            match within(alt, defs, node, path) {
+                Ok(()) => return Ok(()),
+                Err(e) => {
+                    first.get_or_insert(e);
+                }
+            }
+        }
+        return first.map_or(Ok(()), Err);
+    }
+    match node {
+        Value::Number(n) => match (n.as_f64(), number_range(schema)) {
+            (Some(v), Some(words)) if !in_range(schema, v) => Err(OutOfRange {
+                path: path.to_string(),
+                value: v,
+                range: words,
+            }),
+            _ => Ok(()),
+        },
+        // A number that is not finite reads as `null` (JSON has none): refused where
+        // the field declares a range and takes no `null`.
+        Value::Null if only_numbers(schema) => match number_range(schema) {
+            Some(words) => Err(OutOfRange {
+                path: path.to_string(),
+                value: f64::NAN,
+                range: words,
+            }),
+            None => Ok(()),
+        },
+        Value::Object(map) => {
+            let props = schema.get("properties").and_then(Value::as_object);
+            let rest = schema.get("additionalProperties").filter(|a| a.is_object());
+            for (key, v) in map {
+                if let Some(sub) = props.and_then(|p| p.get(key)).or(rest) {
+                    let at = match path {
+                        "" => key.clone(),
+                        _ => format!("{path}.{key}"),
+                    };
+                    within(sub, defs, v, &at)?;
+                }
+            }
+            Ok(())
+        }
+        Value::Array(items) => {
+            let few = schema.get("minItems").and_then(Value::as_u64);
+            if let Some(min) = few.filter(|m| (items.len() as u64) < *m) {
+                return Err(OutOfRange {
+                    path: format!("{path} (its length)"),
+                    value: items.len() as f64,
+                    range: format!("≥ {min}"),
+                });
+            }
+            let prefix = schema.get("prefixItems").and_then(Value::as_array);
+            for (i, v) in items.iter().enumerate() {
+                if let Some(sub) = prefix.and_then(|p| p.get(i)).or(schema.get("items")) {
+                    within(sub, defs, v, &format!("{path}[{i}]"))?;
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Whether `schema` takes numbers and nothing else (not `null`).
+fn only_numbers(schema: &Value) -> bool {
+    matches!(
+        schema.get("type").and_then(Value::as_str),
+        Some("number" | "integer")
+    )
+}
+
+/// Whether `v` meets the bounds of `schema` (a NaN meets none).
+fn in_range(schema: &Value, v: f64) -> bool {
+    let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
+    bound("minimum").is_none_or(|m| v >= m)
+        && bound("exclusiveMinimum").is_none_or(|m| v > m)
+        && bound("maximum").is_none_or(|m| v <= m)
+        && bound("exclusiveMaximum").is_none_or(|m| v < m)
+}
+
+/// Whether `node` can be an instance of the alternative `alt` by its JSON type (and,
+/// for an externally tagged variant `{name: settings}`, by its one key).
+fn fits(alt: &Value, node: &Value, defs: &Map<String, Value>) -> bool {
+    if let Some((name, _)) = tagged(alt) {
+        return node
+            .as_object()
+            .is_some_and(|m| m.len() == 1 && m.contains_key(name));
+    }
+    let types: Vec<&str> = match alt.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        // A choice within the choice: the node fits if one of its alternatives does.
+        _ => {
+            return alternatives(alt)
+                .iter()
+                .any(|a| fits(resolve(a, defs), node, defs));
+        }
+    };
+    types.iter().any(|t| {
+        matches!(
+            (*t, node),
+            ("integer" | "number", Value::Number(_))
+                | ("object", Value::Object(_))
+                | ("array", Value::Array(_))
+                | ("string", Value::String(_))
+                | ("boolean", Value::Bool(_))
+                | ("null", Value::Null)
+        )
+    })
 }
 
 /// A value as YAML's flow style writes it: strings without quotes, `none` for null,
@@ -410,6 +618,24 @@ mod tests {
         /// A mode whose default the schema cannot show.
         #[serde(default)]
         mode: Mode,
+        /// A positive rate, if any.
+        #[serde(default)]
+        #[schemars(extend("exclusiveMinimum" = 0))]
+        rate: Option<f64>,
+        /// A count or a mode, if any.
+        #[serde(default)]
+        size: Option<Size>,
+    }
+
+    /// A count (≥ 1) or a mode: a choice whose second alternative is itself a choice.
+    #[derive(Deserialize, schemars::JsonSchema)]
+    #[serde(untagged)]
+    #[allow(dead_code)]
+    enum Size {
+        /// A count.
+        Count(#[schemars(range(min = 1))] usize),
+        /// A mode.
+        Mode(Mode),
     }
 
     /// A mode without `Serialize`.
@@ -457,19 +683,63 @@ mod tests {
         assert_eq!(names.default, Some(Value::Null));
         assert_eq!(by("mode").ty, "Mode");
         let types = schemas.named_types();
+        let names: Vec<&str> = types.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(
-            types.len(),
-            1,
-            "only Mode: the registry and its kind's settings are not"
+            names,
+            ["Mode", "Size"],
+            "the registry and its kind's settings are not named types"
         );
         let modes: Vec<&str> = types[0].kinds.iter().map(|k| k.name.as_str()).collect();
         assert_eq!(modes, ["fast", "slow"]);
     }
 
     #[test]
+    fn a_number_outside_its_declared_range_is_refused_with_its_path() {
+        let check = |v: Value| check_ranges::<Registry>(&v);
+        let ok = serde_json::json!({"counted": {"count": 1, "share": 1.0, "rate": 0.5}});
+        assert_eq!(check(ok), Ok(()));
+        assert_eq!(check(serde_json::json!("bare")), Ok(()));
+        let e = check(serde_json::json!({"counted": {"count": 0, "share": 0.5}})).unwrap_err();
+        assert_eq!(e.to_string(), "counted.count is 0, outside its range ≥ 1");
+        let e = check(serde_json::json!({"counted": {"share": 1.5}})).unwrap_err();
+        assert_eq!(
+            (e.path.as_str(), e.range.as_str()),
+            ("counted.share", "[0, 1]")
+        );
+        let e = check(serde_json::json!({"counted": {"share": 0, "rate": 0}})).unwrap_err();
+        assert_eq!((e.path.as_str(), e.range.as_str()), ("counted.rate", "> 0"));
+        // A count outside its range is refused although the mode alternative, a choice
+        // of names, cannot hold a number either.
+        let e = check(serde_json::json!({"counted": {"share": 0, "size": 0}})).unwrap_err();
+        assert_eq!(e.path, "counted.size");
+        assert_eq!(
+            check(serde_json::json!({"counted": {"share": 0, "size": "fast"}})),
+            Ok(())
+        );
+        // A number that is not finite (JSON's null) is outside any declared range.
+        let e = check(serde_json::json!({"counted": {"share": f64::NAN}})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "counted.share is not a finite number, outside its range [0, 1]"
+        );
+        // A type the deserializer refuses is left to it.
+        assert_eq!(
+            check(serde_json::json!({"counted": {"share": "x"}})),
+            Ok(())
+        );
+    }
+
+    #[test]
     fn a_default_the_schema_cannot_show_is_reported() {
         let kinds = Schemas::default().registry::<Registry>();
-        assert_eq!(undocumented(&kinds), ["counted.mode: no default shown"]);
+        assert_eq!(
+            undocumented(&kinds),
+            [
+                "counted.mode: no default shown",
+                "counted.size: no default shown"
+            ],
+            "rate's default none shows; size's type, holding a Mode, cannot show one"
+        );
     }
 
     #[test]
@@ -494,5 +764,10 @@ mod tests {
             Some("> 0")
         );
         assert_eq!(r(serde_json::json!({})), None);
+        let list = serde_json::json!({"minItems": 1, "items": {"minimum": 1}});
+        assert_eq!(r(list).as_deref(), Some("≥ 1 items, each ≥ 1"));
+        let four = serde_json::json!({"minItems": 4, "maxItems": 4, "items": {"minimum": 0, "exclusiveMaximum": 1}});
+        assert_eq!(r(four).as_deref(), Some("4 items, each [0, 1)"));
+        assert_eq!(r(serde_json::json!({"items": {"type": "number"}})), None);
     }
 }

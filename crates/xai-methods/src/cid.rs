@@ -34,9 +34,11 @@ pub struct CidSpec {
     pub corrects: Vec<String>,
     /// Graphical-lasso penalty ρ (default 0.01, scikit-learn's).
     #[serde(default = "default_alpha")]
+    #[schemars(range(min = 0))]
     pub alpha: f64,
     /// Bins per continuous variable (default 20).
     #[serde(default = "default_bins")]
+    #[schemars(range(min = 2))]
     pub bins: usize,
     /// The estimator of I(X_i; Y) (default `ksg: {k: 3}`).
     #[serde(default = "default_mi")]
@@ -65,9 +67,11 @@ fn default_null() -> NullTest {
 #[serde(deny_unknown_fields)]
 pub struct AlphaCv {
     /// The candidate penalties (each ≥ 0).
+    #[schemars(length(min = 1), inner(range(min = 0)))]
     pub candidates: Vec<f64>,
     /// Contiguous folds (default 5).
     #[serde(default = "default_cv_folds")]
+    #[schemars(range(min = 2))]
     pub folds: usize,
 }
 
@@ -199,25 +203,6 @@ impl Method for CidSpec {
                     ),
                 ));
             }
-        }
-        if !(self.alpha >= 0.0 && self.alpha.is_finite()) {
-            return Err(Invalid::new(
-                "alpha",
-                format!("cid alpha must be >= 0, got {}", self.alpha),
-            ));
-        }
-        if let Some(cv) = &self.alpha_cv
-            && (cv.candidates.is_empty()
-                || cv.folds < 2
-                || cv.candidates.iter().any(|a| !(a.is_finite() && *a >= 0.0)))
-        {
-            return Err(Invalid::new(
-                "alpha_cv",
-                "alpha_cv needs candidates >= 0 and folds >= 2",
-            ));
-        }
-        if self.bins < 2 {
-            return Err(Invalid::new("bins", "cid needs bins >= 2"));
         }
         // KSG's k against the training rows, once they are known.
         let rows = plan.n_train.unwrap_or(usize::MAX);

@@ -59,6 +59,7 @@ pub struct IceSpec {
     /// rows is about 1.96·sd/√n, so the truth's se is √(n/N)/1.96 of it, a twentieth
     /// for n = 1000.
     #[serde(default = "truth_rows")]
+    #[schemars(range(min = 2))]
     pub truth_rows: usize,
     /// Also read each feature's curves as icefi2022's numbers (Eq. 1–5) with the
     /// authors' code conventions: per statistic `<prefix>_fi`, `_signed_fi`, `_idfi`,
@@ -92,6 +93,7 @@ pub struct ImpactSpec {
     /// λ of the likelihood weight λ^{|v_k − x⁽ⁱ⁾|/σ} (Eq. 3; default 0.75, icefi2022's
     /// in all its results).
     #[serde(default = "icefi_lambda")]
+    #[schemars(range(max = 1), extend("exclusiveMinimum" = 0))]
     pub lambda: f64,
     /// Also the numbers of Eq. 1–5 as printed (`_printed` quantities).
     #[serde(default)]
@@ -139,6 +141,7 @@ pub enum Band {
     /// ([`xai_core::conditional_pd`]); reported as `<prefix>_conditional_pd`.
     Conditional {
         /// Rows averaged at each grid value (PAPERS.md §2.7: 50).
+        #[schemars(range(min = 2))]
         nearest: usize,
     },
 }
@@ -250,7 +253,7 @@ impl Method for IceSpec {
         self.grid
             .check()
             .map_err(|e| Invalid::new("points", e.to_string()))?;
-        if let Some(impact) = self.impact {
+        if self.impact.is_some() {
             if self.grid.range != GridRange::Unique {
                 return Err(Invalid::new(
                     "impact",
@@ -258,8 +261,6 @@ impl Method for IceSpec {
                      (icefi2022 §3.1): use `grid: { range: unique }`",
                 ));
             }
-            xai_core::ice_impact::check_lambda(impact.lambda)
-                .map_err(|e| Invalid::new("lambda", e.to_string()))?;
             if self.band != Band::Rows {
                 return Err(Invalid::new(
                     "impact",
@@ -279,20 +280,14 @@ impl Method for IceSpec {
                 ),
             ));
         }
-        if let Band::Conditional { nearest } = self.band {
-            if nearest < 2 {
-                return Err(Invalid::new(
-                    "nearest",
-                    "a conditional PD needs at least 2 rows per grid value for its interval",
-                ));
-            }
-            if self.coverage {
-                return Err(Invalid::new(
-                    "coverage",
-                    "coverage is against the DGP's (marginal) PD; a conditional PD has no \
-                     closed-form truth here",
-                ));
-            }
+        if let Band::Conditional { .. } = self.band
+            && self.coverage
+        {
+            return Err(Invalid::new(
+                "coverage",
+                "coverage is against the DGP's (marginal) PD; a conditional PD has no \
+                 closed-form truth here",
+            ));
         }
         if self.coverage {
             if self.statistics != [Statistic::Prediction] {
@@ -306,12 +301,6 @@ impl Method for IceSpec {
                     "coverage",
                     "coverage needs the true PD, which only a DGP experiment knows \
                      (`data: { dgp: ... }`)",
-                ));
-            }
-            if self.truth_rows < 2 {
-                return Err(Invalid::new(
-                    "truth_rows",
-                    "a Monte-Carlo truth needs at least 2 rows for its se",
                 ));
             }
         }
@@ -494,7 +483,7 @@ mod tests {
     /// same rows: with every test row's curve kept, the emitted PD at each grid value
     /// is their mean. (An identity of the method, so a test here, not a paper claim.)
     #[test]
-    fn coverage_needs_a_dgp_and_a_monte_carlo_truth_two_rows() {
+    fn coverage_needs_a_dgp_and_its_monte_carlo_truth_two_rows() {
         let models = std::collections::BTreeMap::new();
         let dgp: xai_synth::DgpSpec = serde_saphyr::from_str("molnar_linear: {}").unwrap();
         let plan = |dgp| Plan {
@@ -514,10 +503,9 @@ mod tests {
             spec(100).validate(&plan(None)).unwrap_err().field,
             "coverage"
         );
-        assert_eq!(
-            spec(1).validate(&plan(Some(&dgp))).unwrap_err().field,
-            "truth_rows"
-        );
+        let one = serde_json::json!({"coverage": true, "truth_rows": 1});
+        let e = xai_core::settings::check_ranges::<IceSpec>(&one).unwrap_err();
+        assert_eq!((e.path.as_str(), e.range.as_str()), ("truth_rows", "≥ 2"));
         // The draws are held in memory, sized by `truth_rows`.
         assert_eq!(spec(1000).held_bytes(10, 2), (1000 * 6 * 8, "truth_rows"));
     }

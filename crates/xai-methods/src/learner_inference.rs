@@ -77,12 +77,15 @@ pub struct LearnerInferenceSpec {
     pub resampling: Resampling,
     /// Refits m per replicate (≥ 2; default 15, molnar2023 Table 1's smaller m).
     #[serde(default = "default_refits")]
+    #[schemars(range(min = 2))]
     pub refits: usize,
     /// Training fraction of `subs` and size fraction of `ideal`'s fresh sets (0.632).
     #[serde(default = "default_fraction")]
+    #[schemars(extend("exclusiveMinimum" = 0, "exclusiveMaximum" = 1))]
     pub fraction: f64,
     /// The variance correction c of the corrected intervals (default (1 − 0.632)/0.632).
     #[serde(default = "default_correction")]
+    #[schemars(range(min = 0))]
     pub correction: f64,
     /// The model-based explanations averaged over refits (`pfi`, `ice`).
     pub explain: Vec<MethodSpec>,
@@ -437,27 +440,6 @@ impl Method for LearnerInferenceSpec {
     }
 
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        if self.refits < 2 {
-            return Err(Invalid::new(
-                "refits",
-                format!(
-                    "an interval over refits needs at least 2, got {}",
-                    self.refits
-                ),
-            ));
-        }
-        if !(self.fraction > 0.0 && self.fraction < 1.0) {
-            return Err(Invalid::new(
-                "fraction",
-                format!("must lie in (0, 1), got {}", self.fraction),
-            ));
-        }
-        if self.correction.is_nan() || self.correction < 0.0 {
-            return Err(Invalid::new(
-                "correction",
-                format!("must be at least 0, got {}", self.correction),
-            ));
-        }
         // Every refit trains on ⌊fraction·n⌋ rows (a bootstrap draw of n) and explains
         // the rest (its out-of-bag rows): both need a row at least.
         if let Some(n) = plan.n_train {

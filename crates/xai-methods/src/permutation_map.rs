@@ -20,6 +20,7 @@ pub struct PermutationMapSpec {
     pub feature: String,
     /// Grid cells per axis of the entropy map (≥ 2).
     #[serde(default = "default_resolution")]
+    #[schemars(range(min = 2))]
     pub resolution: usize,
 }
 
@@ -46,10 +47,10 @@ impl Method for PermutationMapSpec {
 
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
         crate::method::known_features(plan, [&self.feature])?;
-        if plan.feature_names.is_some_and(|n| n.len() != 2) || self.resolution < 2 {
+        if plan.feature_names.is_some_and(|n| n.len() != 2) {
             return Err(Invalid::new(
                 "permutation_map",
-                "permutation_map needs data with exactly two features and resolution >= 2",
+                "permutation_map needs data with exactly two features",
             ));
         }
         Ok(())

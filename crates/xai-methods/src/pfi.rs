@@ -170,28 +170,6 @@ impl Method for PfiSpec {
                      a grid sets every row to each grid value: use an `ice` method for that",
                 ));
             }
-            PerturbationSpec::Permutation { repeats: 0 }
-            | PerturbationSpec::ConditionalGaussian { repeats: 0 }
-            | PerturbationSpec::ConditionalSubgroups { repeats: 0, .. }
-            | PerturbationSpec::FreshDraws { repeats: 0 } => {
-                return Err(Invalid::new(
-                    "repeats",
-                    "perturbation repeats must be at least 1",
-                ));
-            }
-            PerturbationSpec::ConditionalSubgroups {
-                max_depth,
-                min_leaf,
-                ..
-            } if !(1..=30).contains(&max_depth) || min_leaf == 0 => {
-                return Err(Invalid::new(
-                    "conditional_subgroups",
-                    format!(
-                        "conditional_subgroups grows rpart trees: max_depth must lie in 1..=30 \
-                         and min_leaf be at least 1, got {max_depth} and {min_leaf}"
-                    ),
-                ));
-            }
             PerturbationSpec::FreshDraws { .. } if plan.dgp.is_none() => {
                 return Err(Invalid::new(
                     "fresh_draws",

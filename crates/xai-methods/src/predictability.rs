@@ -16,6 +16,7 @@ use xai_results::{Invalid, Value, point};
 #[serde(deny_unknown_fields)]
 pub struct PredictabilitySpec {
     /// Number of cross-validation folds (≥ 2).
+    #[schemars(range(min = 2))]
     pub folds: usize,
 }
 
@@ -35,15 +36,6 @@ impl Method for PredictabilitySpec {
     }
 
     fn validate(&self, _plan: &Plan<'_>) -> Result<(), Invalid> {
-        if self.folds < 2 {
-            return Err(Invalid::new(
-                "folds",
-                format!(
-                    "predictability folds must be at least 2, got {}",
-                    self.folds
-                ),
-            ));
-        }
         Ok(())
     }
 

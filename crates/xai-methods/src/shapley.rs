@@ -119,6 +119,7 @@ pub struct Separating {
     /// k: how many features count as separating (1 ≤ k < d).
     pub features: usize,
     /// m: how many of each row's largest |φ_j| are read (≥ 1).
+    #[schemars(range(min = 1))]
     pub top: usize,
 }
 
@@ -155,6 +156,7 @@ pub struct ShapleySpec {
     pub output: usize,
     /// Explain the first this many test rows (default: all).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub rows: Option<usize>,
     /// Keep the values of the first this many explained rows for figures (default 0).
     #[serde(default)]
@@ -192,10 +194,12 @@ pub struct ShapleySpec {
 #[serde(deny_unknown_fields)]
 pub struct Conformal {
     /// The miscoverage level α (watson2023: 0.1), in (0, 1).
+    #[schemars(extend("exclusiveMinimum" = 0, "exclusiveMaximum" = 1))]
     pub alpha: f64,
     /// The share of the explained rows that calibrate (the first ⌊share·n⌋); the rest
     /// are the new rows whose coverage is measured. In (0, 1); default 0.5, half.
     #[serde(default = "half")]
+    #[schemars(extend("exclusiveMinimum" = 0, "exclusiveMaximum" = 1))]
     pub calibrate: f64,
 }
 
@@ -212,10 +216,12 @@ impl Conformal {
 #[serde(deny_unknown_fields)]
 pub struct Acquisition {
     /// The features that drive the explained quantity (the positives).
+    #[schemars(length(min = 1))]
     pub drivers: Vec<String>,
     /// Points of the reported ROC curve, false-positive rates evenly from 0 to 1
     /// (≥ 2; default 51).
     #[serde(default = "default_points")]
+    #[schemars(range(min = 2))]
     pub points: usize,
 }
 
@@ -236,9 +242,6 @@ impl Acquisition {
     /// at least 2 ROC points.
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
         crate::method::known_features(plan, &self.drivers)?;
-        if self.drivers.is_empty() {
-            return Err(Invalid::new("drivers", "name at least one driver"));
-        }
         if plan
             .feature_names
             .is_some_and(|n| n.len() <= self.drivers.len())
@@ -248,12 +251,6 @@ impl Acquisition {
                 "some features must not be drivers: the ROC curve needs both kinds",
             ));
         }
-        if self.points < 2 {
-            return Err(Invalid::new(
-                "points",
-                "a ROC curve needs at least 2 points",
-            ));
-        }
         Ok(())
     }
 }
@@ -261,9 +258,6 @@ impl Acquisition {
 impl Separating {
     /// At least one value read per row; k and m within the features.
     fn validate(&self, plan: &Plan<'_>) -> Result<(), Invalid> {
-        if self.top == 0 {
-            return Err(Invalid::new("top", "read at least one value per row"));
-        }
         if let Some(names) = plan.feature_names
             && (self.features == 0 || self.features >= names.len() || self.top > names.len())
         {
@@ -283,26 +277,10 @@ impl Separating {
 }
 
 impl Conformal {
-    /// α and the calibrating share in (0, 1), and enough calibrating rows of the `n`
-    /// explained (when known) for the ⌈(n_c + 1)(1 − α)⌉-th smallest deviation.
+    /// Enough calibrating rows of the `n` explained (when known) for the
+    /// ⌈(n_c + 1)(1 − α)⌉-th smallest deviation (α and `calibrate` lie in (0, 1) by
+    /// their declared ranges).
     fn validate(&self, n: Option<usize>) -> Result<(), Invalid> {
-        if !(self.alpha > 0.0 && self.alpha < 1.0) {
-            return Err(Invalid::new(
-                "alpha",
-                format!("α = {} must lie in (0, 1)", self.alpha),
-            ));
-        }
-        if !(self.calibrate > 0.0 && self.calibrate < 1.0) {
-            return Err(Invalid::new(
-                "calibrate",
-                format!(
-                    "calibrate = {} is the share of the explained rows that calibrate; \
-                     it must lie in (0, 1) so that some rows are left to measure coverage \
-                     on (watson2023 Table 1: 0.5 of 2000 test rows)",
-                    self.calibrate
-                ),
-            ));
-        }
         if let Some(n) = n {
             let n_c = self.calibration_rows(n);
             if ((n_c + 1) as f64 * (1.0 - self.alpha)).ceil() as usize > n_c {
@@ -634,7 +612,7 @@ impl Method for ShapleySpec {
         self.validate_estimator(plan)?;
         let n = self.rows.or(plan.n_test);
         if let (Some(rows), Some(n_test)) = (self.rows, plan.n_test)
-            && (rows == 0 || rows > n_test)
+            && rows > n_test
         {
             return Err(Invalid::new(
                 "rows",

@@ -69,17 +69,23 @@ pub enum Objective {
 #[serde(default, deny_unknown_fields)]
 pub struct BoostingParams {
     /// Boosting rounds, one tree each (≥ 1; default 100).
+    #[schemars(range(min = 1))]
     pub rounds: usize,
     /// Learning rate η, `eta` (in (0, 1]; default 0.3).
+    #[schemars(range(max = 1), extend("exclusiveMinimum" = 0))]
     pub eta: f64,
     /// Maximal depth of a tree (≥ 1; default 6).
+    #[schemars(range(min = 1, max = 30))]
     pub max_depth: usize,
     /// L2 penalty λ on leaf weights, `lambda` (≥ 0; default 1).
+    #[schemars(range(min = 0))]
     pub lambda: f64,
     /// Minimal loss change γ of a split, `gamma`/`min_split_loss`, applied by pruning
     /// after growth (≥ 0; default 0).
+    #[schemars(range(min = 0))]
     pub gamma: f64,
     /// Minimal hessian sum of a child, `min_child_weight` (≥ 0; default 1).
+    #[schemars(range(min = 0))]
     pub min_child_weight: f64,
     /// The loss; default: squared error for a continuous target, logistic for two
     /// classes.
@@ -105,30 +111,11 @@ impl Default for BoostingParams {
 }
 
 impl LearnerKind for BoostingParams {
-    /// Checks the settings before any work.
+    /// Checks the settings before any work: each within the range its field declares
+    /// ([`xai_core::settings::check_value`]), and a logistic objective's base score a
+    /// probability.
     fn validate(&self) -> Result<(), ParamError> {
-        if self.rounds == 0 {
-            return Err(ParamError::out_of_range("rounds", 0, "at least 1"));
-        }
-        if !(self.eta > 0.0 && self.eta <= 1.0) {
-            return Err(ParamError::out_of_range("eta", self.eta, "in (0, 1]"));
-        }
-        if self.max_depth == 0 || self.max_depth > 30 {
-            return Err(ParamError::out_of_range(
-                "max_depth",
-                self.max_depth,
-                "between 1 and 30",
-            ));
-        }
-        for (name, v) in [
-            ("lambda", self.lambda),
-            ("gamma", self.gamma),
-            ("min_child_weight", self.min_child_weight),
-        ] {
-            if !(v >= 0.0 && v.is_finite()) {
-                return Err(ParamError::out_of_range(name, v, "a finite number ≥ 0"));
-            }
-        }
+        xai_core::settings::check_value(self)?;
         if !self.base_score.is_finite()
             || (self.objective == Some(Objective::Logistic)
                 && !(self.base_score > 0.0 && self.base_score < 1.0))
@@ -951,32 +938,13 @@ mod tests {
     }
 
     #[test]
-    fn bad_settings_name_their_parameter() {
-        for (p, name) in [
-            (
-                BoostingParams {
-                    eta: 0.0,
-                    ..Default::default()
-                },
-                "eta",
-            ),
-            (
-                BoostingParams {
-                    rounds: 0,
-                    ..Default::default()
-                },
-                "rounds",
-            ),
-            (
-                BoostingParams {
-                    objective: Some(Objective::Logistic),
-                    base_score: 1.0,
-                    ..Default::default()
-                },
-                "base_score",
-            ),
-        ] {
-            assert_eq!(p.validate().unwrap_err().param(), name);
-        }
+    fn a_base_score_outside_the_logistic_range_is_refused() {
+        let p = BoostingParams {
+            objective: Some(Objective::Logistic),
+            base_score: 1.0,
+            ..Default::default()
+        };
+        assert_eq!(p.validate().unwrap_err().param(), "base_score");
+        BoostingParams::default().validate().unwrap();
     }
 }

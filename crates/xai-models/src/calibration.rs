@@ -46,6 +46,7 @@ pub struct CalibratedParams {
     /// Calibration method (wood2024 proposal: sigmoid).
     pub method: CalibrationMethod,
     /// Number k of cross-fitting folds (≥ 2).
+    #[schemars(range(min = 2))]
     pub folds: usize,
 }
 
@@ -60,21 +61,10 @@ impl Default for CalibratedParams {
 }
 
 impl LearnerKind for CalibratedParams {
-    /// Checks the settings before any work starts: `folds` ≥ 2 and the `forest`
-    /// block's settings ([`ForestParams::validate`], reported as
-    /// [`ParamError::Nested`] within `forest`).
+    /// Each setting within the range its field declares, the `forest` block's too
+    /// (`forest.n_trees`; [`xai_core::settings::check_value`]).
     fn validate(&self) -> Result<(), ParamError> {
-        if self.folds < 2 {
-            return Err(ParamError::out_of_range(
-                "folds",
-                self.folds,
-                "at least 2 (k cross-fitting folds)",
-            ));
-        }
-        self.forest.validate().map_err(|e| ParamError::Nested {
-            within: "forest",
-            error: Box::new(e),
-        })
+        Ok(xai_core::settings::check_value(self)?)
     }
 
     fn describe(&self) -> &'static str {
@@ -525,10 +515,7 @@ mod tests {
         }
         .validate()
         .unwrap_err();
-        assert!(
-            matches!(&e, ParamError::OutOfRange { param: "folds", value, .. } if value == "1"),
-            "{e:?}"
-        );
+        assert_eq!(e.param(), "folds");
         // A bad setting of the nested forest names the block and the setting.
         let e = CalibratedParams {
             forest: ForestParams {
@@ -539,21 +526,9 @@ mod tests {
         }
         .validate()
         .unwrap_err();
-        assert!(
-            matches!(
-                &e,
-                ParamError::Nested {
-                    within: "forest",
-                    ..
-                }
-            ),
-            "{e:?}"
-        );
-        assert_eq!(e.param(), "n_trees");
         assert_eq!(
             e.to_string(),
-            "in `forest`: `n_trees` = 0 is invalid: must be at least 1"
+            "`forest.n_trees` = 0 is invalid: must be ≥ 1"
         );
-        CalibratedParams::default().validate().unwrap();
     }
 }

@@ -17,6 +17,18 @@ pub enum ParamError {
         /// What is allowed (e.g. `at least 1`).
         allowed: &'static str,
     },
+    /// A setting outside the range its field declares (`#[schemars(range(..))]`), as
+    /// [`xai_core::settings::check_value`] finds it: its path within the settings, the
+    /// value and the range.
+    #[error("`{path}` = {value} is invalid: must be {range}")]
+    Declared {
+        /// The setting's path in the learner's node (`n_trees`, `forest.n_trees`).
+        path: String,
+        /// The value given, as text.
+        value: String,
+        /// The range its field declares, in words (`≥ 1`, `(0, 1)`).
+        range: String,
+    },
     /// A setting of a nested block is invalid, e.g. `forest: {n_trees: 0}` of the
     /// calibrated forest.
     #[error("in `{within}`: {error}")]
@@ -38,11 +50,24 @@ impl ParamError {
         }
     }
 
-    /// The name of the offending setting itself (innermost for a nested block).
-    pub fn param(&self) -> &'static str {
+    /// The name of the offending setting itself (innermost for a nested block; the
+    /// path of a declared range).
+    pub fn param(&self) -> &str {
         match self {
             ParamError::OutOfRange { param, .. } => param,
+            ParamError::Declared { path, .. } => path,
             ParamError::Nested { error, .. } => error.param(),
+        }
+    }
+}
+
+/// A setting outside the range its field declares ([`ParamError::Declared`]).
+impl From<xai_core::settings::OutOfRange> for ParamError {
+    fn from(e: xai_core::settings::OutOfRange) -> Self {
+        ParamError::Declared {
+            path: e.path,
+            value: e.value.to_string(),
+            range: e.range,
         }
     }
 }
@@ -65,6 +90,11 @@ impl From<ParamError> for CoreError {
             } => {
                 within.push(param);
                 CoreError::out_of_range(within.join("."), value, *allowed)
+            }
+            ParamError::Declared { path, value, range } => {
+                let mut at: Vec<&str> = within;
+                at.push(path);
+                CoreError::out_of_range(at.join("."), value, range.as_str())
             }
             ParamError::Nested { .. } => CoreError::Invalid(e.to_string()),
         }

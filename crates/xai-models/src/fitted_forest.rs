@@ -25,7 +25,6 @@ use xai_core::tree::{LEAF, Tree, TreeNode};
 use xai_core::{CoreError, Dataset, Learner, Model, Target, TreeEnsembleView};
 
 use crate::capabilities::Capabilities;
-use crate::error::ParamError;
 use crate::forest::{Forest, ForestParams};
 use crate::kind::LearnerKind;
 
@@ -49,11 +48,6 @@ fn yes() -> bool {
 impl LearnerKind for FittedForestParams {
     fn describe(&self) -> &'static str {
         "random forest (fitted elsewhere)"
-    }
-
-    /// Nothing to check before the file is read.
-    fn validate(&self) -> Result<(), ParamError> {
-        Ok(())
     }
 
     /// [`Capabilities::MEAN_OF_TREES`].

@@ -15,7 +15,6 @@ use xai_core::{Dataset, Learner, Model, Predictions, Target, Tree, TreeEnsembleV
 
 use crate::capabilities::Capabilities;
 use crate::cart::{Response, SortedColumns, TreeSettings, grow};
-use crate::error::ParamError;
 use crate::flat::{FlatTree, LaneRows};
 use crate::kind::LearnerKind;
 
@@ -40,7 +39,7 @@ pub enum MtryRule {
 #[serde(untagged)]
 pub enum Mtry {
     /// A fixed count (capped at d).
-    Count(usize),
+    Count(#[schemars(range(min = 1))] usize),
     /// A rule in d.
     Rule(MtryRule),
 }
@@ -63,6 +62,7 @@ impl Mtry {
 #[serde(deny_unknown_fields, default)]
 pub struct ForestParams {
     /// Number of trees.
+    #[schemars(range(min = 1))]
     pub n_trees: usize,
     /// Features tried per split (default: `sqrt` for classification, `all` for
     /// regression).
@@ -73,8 +73,10 @@ pub struct ForestParams {
     /// Maximum depth (default: unlimited).
     pub max_depth: Option<usize>,
     /// Minimum rows to split a node.
+    #[schemars(range(min = 2))]
     pub min_samples_split: usize,
     /// Minimum rows in a leaf.
+    #[schemars(range(min = 1))]
     pub min_samples_leaf: usize,
 }
 
@@ -92,34 +94,10 @@ impl Default for ForestParams {
 }
 
 impl LearnerKind for ForestParams {
-    /// Checks the settings before any work starts: `n_trees` ≥ 1,
-    /// `min_samples_split` ≥ 2, `min_samples_leaf` ≥ 1, a count `mtry` ≥ 1.
-    fn validate(&self) -> Result<(), ParamError> {
-        if self.n_trees == 0 {
-            return Err(ParamError::out_of_range("n_trees", 0, "at least 1"));
-        }
-        if self.min_samples_split < 2 {
-            return Err(ParamError::out_of_range(
-                "min_samples_split",
-                self.min_samples_split,
-                "at least 2",
-            ));
-        }
-        if self.min_samples_leaf == 0 {
-            return Err(ParamError::out_of_range(
-                "min_samples_leaf",
-                0,
-                "at least 1",
-            ));
-        }
-        if let Some(Mtry::Count(0)) = self.mtry {
-            return Err(ParamError::out_of_range(
-                "mtry",
-                0,
-                "a count of at least 1, or one of all, sqrt, third",
-            ));
-        }
-        Ok(())
+    /// Each setting within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), crate::ParamError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
     fn describe(&self) -> &'static str {
@@ -166,7 +144,7 @@ impl LearnerKind for ExtraTreesParams {
         "extra-trees"
     }
 
-    fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), crate::ParamError> {
         self.0.validate()
     }
 
@@ -807,56 +785,5 @@ mod tests {
             y[1000..].iter().map(|v| (v - m).powi(2)).sum::<f64>() / 500.0
         };
         assert!(mse < 0.15 * var, "test MSE {mse} vs variance {var}");
-    }
-
-    #[test]
-    fn invalid_settings_name_the_parameter() {
-        let bad = |p: ForestParams| p.validate().unwrap_err();
-        let cases = [
-            (
-                ForestParams {
-                    n_trees: 0,
-                    ..Default::default()
-                },
-                "n_trees",
-            ),
-            (
-                ForestParams {
-                    min_samples_split: 1,
-                    ..Default::default()
-                },
-                "min_samples_split",
-            ),
-            (
-                ForestParams {
-                    min_samples_leaf: 0,
-                    ..Default::default()
-                },
-                "min_samples_leaf",
-            ),
-            (
-                ForestParams {
-                    mtry: Some(Mtry::Count(0)),
-                    ..Default::default()
-                },
-                "mtry",
-            ),
-        ];
-        for (params, name) in cases {
-            let e = bad(params);
-            assert!(
-                matches!(&e, ParamError::OutOfRange { param, .. } if *param == name),
-                "{e:?}"
-            );
-        }
-        assert_eq!(
-            bad(ForestParams {
-                n_trees: 0,
-                ..Default::default()
-            })
-            .to_string(),
-            "`n_trees` = 0 is invalid: must be at least 1"
-        );
-        ForestParams::default().validate().unwrap();
     }
 }

@@ -53,8 +53,10 @@ pub struct GpParams {
     /// back by the target's variance.
     pub standardize_target: bool,
     /// Iteration cap of each optimiser run.
+    #[schemars(range(min = 1))]
     pub max_iter: usize,
     /// Added to the kernel diagonal for numerical stability (scikit-learn's `alpha`).
+    #[schemars(range(min = 0))]
     pub jitter: f64,
     /// One length scale per input (ARD, the default) or one shared by all inputs
     /// (isotropic, scikit-learn's `RBF()` default and PAPERS.md §1.2's proposal).
@@ -80,19 +82,11 @@ impl Default for GpParams {
 }
 
 impl LearnerKind for GpParams {
-    /// Checks the settings before any work starts: `jitter` finite and ≥ 0,
-    /// `max_iter` ≥ 1, `length_scale_bounds` = [lo, hi] with 0 < lo < hi < ∞.
+    /// Checks the settings before any work starts: each within the range its field
+    /// declares ([`xai_core::settings::check_value`]), and `length_scale_bounds` = [lo, hi] with
+    /// 0 < lo < hi < ∞.
     fn validate(&self) -> Result<(), ParamError> {
-        if !(self.jitter >= 0.0 && self.jitter.is_finite()) {
-            return Err(ParamError::out_of_range(
-                "jitter",
-                self.jitter,
-                "finite and at least 0",
-            ));
-        }
-        if self.max_iter == 0 {
-            return Err(ParamError::out_of_range("max_iter", 0, "at least 1"));
-        }
+        xai_core::settings::check_value(self)?;
         let (lo, hi) = self.length_scale_bounds;
         if !(lo > 0.0 && lo < hi && hi.is_finite()) {
             return Err(ParamError::out_of_range(
@@ -811,37 +805,7 @@ mod tests {
     }
 
     #[test]
-    fn invalid_settings_name_the_parameter() {
-        let cases = [
-            (
-                GpParams {
-                    jitter: f64::NAN,
-                    ..Default::default()
-                },
-                "jitter",
-            ),
-            (
-                GpParams {
-                    max_iter: 0,
-                    ..Default::default()
-                },
-                "max_iter",
-            ),
-            (
-                GpParams {
-                    length_scale_bounds: (1.0, 0.5),
-                    ..Default::default()
-                },
-                "length_scale_bounds",
-            ),
-        ];
-        for (params, name) in cases {
-            let e = params.validate().unwrap_err();
-            assert!(
-                matches!(&e, ParamError::OutOfRange { param, .. } if *param == name),
-                "{e:?}"
-            );
-        }
+    fn inverted_length_scale_bounds_are_refused() {
         let e = GpParams {
             length_scale_bounds: (1.0, 0.5),
             ..Default::default()

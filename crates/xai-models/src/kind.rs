@@ -24,9 +24,16 @@ pub trait LearnerKind: Send + Sync {
     /// The learner's name in words, for figures ("Gaussian process").
     fn describe(&self) -> &'static str;
 
-    /// Checks the hyperparameters before any work starts; the error names the
-    /// offending setting.
-    fn validate(&self) -> Result<(), ParamError>;
+    /// Checks the settings before any work starts; the error names the offending
+    /// setting. Each setting's own range is declared once, on its field
+    /// (`#[schemars(range(..))]`): a front end's node is checked against it where it
+    /// is read (`xai_bench::kinds::read`), and a learner with ranges checks itself
+    /// against the same declaration ([`xai_core::settings::check_value`]); what a schema cannot
+    /// declare (a relation between settings, a truth or a learner handed over) is
+    /// checked here by hand. A learner without either takes this default.
+    fn validate(&self) -> Result<(), ParamError> {
+        Ok(())
+    }
 
     /// What the fitted model offers beside its predictions, every field stated
     /// ([`Capabilities`] has no default). The registry's test fits every learner and

@@ -38,7 +38,6 @@ use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, MeanCovariance, Model, Predictions, Target};
 
 use crate::capabilities::Capabilities;
-use crate::error::ParamError;
 use crate::kind::LearnerKind;
 use crate::optim::{LbfgsOptions, dot, minimize_box};
 
@@ -51,8 +50,10 @@ const LOWER: f64 = 1e-10;
 pub struct KrigingParams {
     /// Uniform draws in the parameter box whose best (largest ℓ) starts the optimiser
     /// (DiceKriging's `control$pop.size`, default 20).
+    #[schemars(range(min = 1))]
     pub pop_size: usize,
     /// Iteration cap of the optimiser (R's `optim` `maxit`, default 100).
+    #[schemars(range(min = 1))]
     pub max_iter: usize,
 }
 
@@ -66,15 +67,10 @@ impl Default for KrigingParams {
 }
 
 impl LearnerKind for KrigingParams {
-    /// Checks the settings before any work starts: `pop_size` and `max_iter` ≥ 1.
-    fn validate(&self) -> Result<(), ParamError> {
-        if self.pop_size == 0 {
-            return Err(ParamError::out_of_range("pop_size", 0, "at least 1"));
-        }
-        if self.max_iter == 0 {
-            return Err(ParamError::out_of_range("max_iter", 0, "at least 1"));
-        }
-        Ok(())
+    /// Each setting within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), crate::ParamError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
     fn describe(&self) -> &'static str {
@@ -786,16 +782,11 @@ mod tests {
     }
 
     #[test]
-    fn refuses_a_constant_input_and_bad_settings() {
+    fn refuses_a_constant_input() {
         let (mut x, y) = design(10, 2, 6);
         x.column_mut(1).fill(0.3);
         let mut rng = stream_rng(1, 0);
         let e = Kriging::fit(x.view(), y.view(), &KrigingParams::default(), &mut rng).unwrap_err();
         assert!(e.to_string().contains("constant"), "{e}");
-        let bad = KrigingParams {
-            pop_size: 0,
-            ..Default::default()
-        };
-        assert_eq!(bad.validate().unwrap_err().param(), "pop_size");
     }
 }

@@ -30,7 +30,6 @@ use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, MeanCovariance, Model, Predictions, Target};
 
 use crate::capabilities::{Capabilities, Coefficients};
-use crate::error::ParamError;
 use crate::kind::LearnerKind;
 
 /// Relative tolerance of the rank check, R's `lm.fit(tol = 1e-07)`.
@@ -66,11 +65,6 @@ pub enum RankDeficient {
 }
 
 impl LearnerKind for LmParams {
-    /// Nothing to check: every setting is valid.
-    fn validate(&self) -> Result<(), ParamError> {
-        Ok(())
-    }
-
     fn describe(&self) -> &'static str {
         "linear model"
     }

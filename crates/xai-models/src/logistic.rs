@@ -34,7 +34,6 @@ use serde::Deserialize;
 use xai_core::{CoreError, Dataset, FeatureKind, Learner, Model, Predictions, Target};
 
 use crate::capabilities::{Capabilities, Coefficients};
-use crate::error::ParamError;
 use crate::kind::LearnerKind;
 use crate::standardize::Standardizer;
 
@@ -43,12 +42,15 @@ use crate::standardize::Standardizer;
 #[serde(deny_unknown_fields, default)]
 pub struct LogisticParams {
     /// Inverse penalty strength C (scikit-learn's default 1); λ = 1/C.
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub c: f64,
     /// z-score every design column by its training mean and population sd.
     pub standardize: bool,
     /// Newton iterations at most.
+    #[schemars(range(min = 1))]
     pub max_iter: usize,
     /// Stop when max|gradient| < tol·n.
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub tol: f64,
 }
 
@@ -64,18 +66,10 @@ impl Default for LogisticParams {
 }
 
 impl LearnerKind for LogisticParams {
-    /// Checks the settings: `c` positive and finite, `max_iter` ≥ 1, `tol` > 0.
-    fn validate(&self) -> Result<(), ParamError> {
-        if !(self.c > 0.0 && self.c.is_finite()) {
-            return Err(ParamError::out_of_range("c", self.c, "positive and finite"));
-        }
-        if self.max_iter == 0 {
-            return Err(ParamError::out_of_range("max_iter", 0, "at least 1"));
-        }
-        if self.tol.is_nan() || self.tol <= 0.0 {
-            return Err(ParamError::out_of_range("tol", self.tol, "positive"));
-        }
-        Ok(())
+    /// Each setting within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), crate::ParamError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
     fn describe(&self) -> &'static str {
@@ -444,7 +438,7 @@ mod tests {
     }
 
     #[test]
-    fn refuses_three_classes_and_bad_settings() {
+    fn refuses_three_classes() {
         let data = Dataset::new(
             array![[0.], [1.], [2.]],
             Target::Classes {
@@ -456,10 +450,5 @@ mod tests {
         .unwrap();
         let e = LogisticRegression::fit(&data, &LogisticParams::default()).unwrap_err();
         assert!(e.to_string().contains("3 classes"), "{e}");
-        let bad = LogisticParams {
-            c: 0.0,
-            ..Default::default()
-        };
-        assert_eq!(bad.validate().unwrap_err().param(), "c");
     }
 }

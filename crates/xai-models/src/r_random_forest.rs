@@ -47,7 +47,6 @@ use xai_core::{CoreError, Dataset, Learner, Model, Target};
 
 use crate::capabilities::Capabilities;
 use crate::cart::{FeatureDraw, NodeSize, Response, ThresholdRule, TreeSettings};
-use crate::error::ParamError;
 use crate::forest::{Forest, ForestParams, Mtry, MtryRule, grow_forest};
 use crate::kind::LearnerKind;
 
@@ -57,12 +56,14 @@ use crate::kind::LearnerKind;
 pub struct RForestParams {
     /// Number of trees (≥ 1; default 100, molnar2023's `ntree = 100`; R's default is
     /// 500).
+    #[schemars(range(min = 1))]
     pub ntree: usize,
     /// Features drawn per node: a count (≥ 1, capped at p) or a rule (default
     /// `third`: max(⌊p/3⌋, 1), R's regression default).
     pub mtry: Mtry,
     /// A node with at most this many cases (bootstrap copies counted) is terminal
     /// (≥ 1; default 5, R's regression default).
+    #[schemars(range(min = 1))]
     pub nodesize: usize,
 }
 
@@ -111,23 +112,10 @@ impl RForestParams {
 }
 
 impl LearnerKind for RForestParams {
-    /// Checks the settings before any work starts: ntree ≥ 1, nodesize ≥ 1, a count
-    /// mtry ≥ 1.
-    fn validate(&self) -> Result<(), ParamError> {
-        if self.ntree == 0 {
-            return Err(ParamError::out_of_range("ntree", 0, "at least 1"));
-        }
-        if self.nodesize == 0 {
-            return Err(ParamError::out_of_range("nodesize", 0, "at least 1"));
-        }
-        if self.mtry == Mtry::Count(0) {
-            return Err(ParamError::out_of_range(
-                "mtry",
-                0,
-                "a count of at least 1, or one of all, sqrt, third",
-            ));
-        }
-        Ok(())
+    /// Each setting within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), crate::ParamError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
     fn describe(&self) -> &'static str {
@@ -334,7 +322,7 @@ mod tests {
 
     #[test]
     fn invalid_settings_name_the_parameter() {
-        let bad = |p: RForestParams| p.validate().unwrap_err().param();
+        let bad = |p: RForestParams| p.validate().unwrap_err().param().to_string();
         let d = RForestParams::default;
         assert_eq!(bad(RForestParams { ntree: 0, ..d() }), "ntree");
         assert_eq!(bad(RForestParams { nodesize: 0, ..d() }), "nodesize");

@@ -175,38 +175,97 @@ impl LearnerKind for LearnerSpec {
 mod tests {
     use super::*;
 
+    /// Each learner's ranges are declared on its settings' fields and refused where a
+    /// node is read, naming the setting's path; a relation the schema cannot declare
+    /// (a logistic booster's base score) is the learner's `validate`, passed through.
     #[test]
-    fn validate_passes_the_learners_error_through() {
+    fn a_setting_outside_its_declared_range_is_refused_by_name() {
+        use serde_json::json;
+        use xai_core::settings::check_ranges;
+        let refused = |node: serde_json::Value| match check_ranges::<LearnerSpec>(&node) {
+            Err(e) => e.path,
+            Ok(()) => format!("{node} passed"),
+        };
+        for (node, path) in [
+            (
+                json!({"extra_trees": {"min_samples_leaf": 0}}),
+                "extra_trees.min_samples_leaf",
+            ),
+            (
+                json!({"random_forest": {"min_samples_split": 1}}),
+                "random_forest.min_samples_split",
+            ),
+            (json!({"random_forest": {"mtry": 0}}), "random_forest.mtry"),
+            (
+                json!({"gaussian_process": {"max_iter": 0}}),
+                "gaussian_process.max_iter",
+            ),
+            (json!({"rpart": {"maxdepth": 31}}), "rpart.maxdepth"),
+            (json!({"rpart": {"cp": -0.1}}), "rpart.cp"),
+            (
+                json!({"r_random_forest": {"nodesize": 0}}),
+                "r_random_forest.nodesize",
+            ),
+            (json!({"kriging": {"pop_size": 0}}), "kriging.pop_size"),
+            (
+                json!({"logistic_regression": {"c": 0.0}}),
+                "logistic_regression.c",
+            ),
+            (json!({"xgboost": {"eta": 0.0}}), "xgboost.eta"),
+            (
+                json!({"calibrated_forest": {"forest": {"n_trees": 0}}}),
+                "calibrated_forest.forest.n_trees",
+            ),
+            (json!({"mlp": {"hidden": []}}), "mlp.hidden (its length)"),
+            (json!({"mlp": {"hidden": [4, 0]}}), "mlp.hidden[1]"),
+            (
+                json!({"cnn": {"dropout": [0.1, 0.2, 1.0, 0.3]}}),
+                "cnn.dropout[2]",
+            ),
+            (
+                json!({"uncertainty": {"base": {"xgboost": {"rounds": 0}}, "model": "lm", "base_share": 0.5}}),
+                "uncertainty.base.xgboost.rounds",
+            ),
+        ] {
+            assert_eq!(refused(node), path);
+        }
+        for node in [
+            json!({"random_forest": {"mtry": "sqrt", "min_samples_split": 2}}),
+            json!({"rpart": {"maxdepth": 30, "cp": 0.0}}),
+            json!({"xgboost": {"eta": 1.0}}),
+            json!({"cnn": {"dropout": [0.0, 0.5, 0.5, 0.5]}}),
+        ] {
+            assert_eq!(check_ranges::<LearnerSpec>(&node), Ok(()), "{node}");
+        }
+        // A learner built in Rust checks itself against the same declaration.
         let spec = LearnerSpec::ExtraTrees(ExtraTreesParams(ForestParams {
             min_samples_leaf: 0,
             ..Default::default()
         }));
         let e = spec.validate().unwrap_err();
-        assert!(
-            matches!(
-                &e,
-                ParamError::OutOfRange {
-                    param: "min_samples_leaf",
-                    ..
-                }
-            ),
-            "{e:?}"
+        assert_eq!(
+            e.to_string(),
+            "`min_samples_leaf` = 0 is invalid: must be ≥ 1"
         );
-        let spec = LearnerSpec::GaussianProcess(GpParams {
-            max_iter: 0,
+        let spec = LearnerSpec::CalibratedForest(CalibratedParams {
+            forest: ForestParams {
+                n_trees: 0,
+                ..Default::default()
+            },
             ..Default::default()
         });
-        assert_eq!(spec.validate().unwrap_err().param(), "max_iter");
+        assert_eq!(spec.validate().unwrap_err().param(), "forest.n_trees");
         let spec = LearnerSpec::Rpart(RpartParams {
-            maxdepth: 31,
+            cp: f64::NAN,
             ..Default::default()
         });
-        assert_eq!(spec.validate().unwrap_err().param(), "maxdepth");
-        let spec = LearnerSpec::RRandomForest(RForestParams {
-            nodesize: 0,
+        assert_eq!(spec.validate().unwrap_err().param(), "cp");
+        let spec = LearnerSpec::Xgboost(BoostingParams {
+            objective: Some(crate::boosting::Objective::Logistic),
+            base_score: 1.0,
             ..Default::default()
         });
-        assert_eq!(spec.validate().unwrap_err().param(), "nodesize");
+        assert_eq!(spec.validate().unwrap_err().param(), "base_score");
         for spec in all_defaults() {
             spec.validate().unwrap();
         }

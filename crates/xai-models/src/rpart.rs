@@ -41,7 +41,6 @@ use xai_core::{CoreError, Dataset, Learner, Model, Target};
 
 use crate::capabilities::Capabilities;
 use crate::cart::{FeatureDraw, NodeSize, Response, ThresholdRule, TreeSettings};
-use crate::error::ParamError;
 use crate::forest::{Forest, ForestParams, grow_forest};
 use crate::kind::LearnerKind;
 
@@ -51,14 +50,18 @@ use crate::kind::LearnerKind;
 pub struct RpartParams {
     /// Complexity parameter cp ≥ 0: a split must lower the risk by more than
     /// cp·R(root) per split of its subtree (default 0.01).
+    #[schemars(range(min = 0))]
     pub cp: f64,
     /// A node with fewer rows is not split (≥ 1; default 20, or 3·minbucket when only
     /// minbucket is given).
+    #[schemars(range(min = 1))]
     pub minsplit: Option<usize>,
     /// Each leaf keeps at least this many rows (≥ 1; default round(minsplit/3); 0 from
     /// that rounding acts as 1, since a child has at least one row).
+    #[schemars(range(min = 1))]
     pub minbucket: Option<usize>,
     /// Maximum depth of a leaf, root depth 0 (1..=30; default 30).
+    #[schemars(range(min = 1, max = 30))]
     pub maxdepth: usize,
 }
 
@@ -120,30 +123,10 @@ impl RpartParams {
 }
 
 impl LearnerKind for RpartParams {
-    /// Checks the settings before any work starts: cp finite and ≥ 0, minsplit ≥ 1,
-    /// minbucket ≥ 1, 1 ≤ maxdepth ≤ 30 (R stops beyond 30).
-    fn validate(&self) -> Result<(), ParamError> {
-        if !(self.cp.is_finite() && self.cp >= 0.0) {
-            return Err(ParamError::out_of_range(
-                "cp",
-                self.cp,
-                "finite and at least 0",
-            ));
-        }
-        if self.minsplit == Some(0) {
-            return Err(ParamError::out_of_range("minsplit", 0, "at least 1"));
-        }
-        if self.minbucket == Some(0) {
-            return Err(ParamError::out_of_range("minbucket", 0, "at least 1"));
-        }
-        if !(1..=30).contains(&self.maxdepth) {
-            return Err(ParamError::out_of_range(
-                "maxdepth",
-                self.maxdepth,
-                "between 1 and 30",
-            ));
-        }
-        Ok(())
+    /// Each setting within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), crate::ParamError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
     fn describe(&self) -> &'static str {
@@ -403,43 +386,6 @@ mod tests {
         assert_eq!(sizes(Some(1), None), (1, 0));
         assert_eq!(sizes(None, Some(5)), (15, 5));
         assert_eq!(sizes(Some(8), Some(5)), (8, 5));
-    }
-
-    #[test]
-    fn invalid_settings_name_the_parameter() {
-        let bad = |p: RpartParams| p.validate().unwrap_err().param();
-        let d = RpartParams::default;
-        assert_eq!(bad(RpartParams { cp: -0.1, ..d() }), "cp");
-        assert_eq!(
-            bad(RpartParams {
-                cp: f64::NAN,
-                ..d()
-            }),
-            "cp"
-        );
-        assert_eq!(
-            bad(RpartParams {
-                minsplit: Some(0),
-                ..d()
-            }),
-            "minsplit"
-        );
-        assert_eq!(
-            bad(RpartParams {
-                minbucket: Some(0),
-                ..d()
-            }),
-            "minbucket"
-        );
-        assert_eq!(bad(RpartParams { maxdepth: 0, ..d() }), "maxdepth");
-        assert_eq!(
-            bad(RpartParams {
-                maxdepth: 31,
-                ..d()
-            }),
-            "maxdepth"
-        );
-        d().validate().unwrap();
     }
 
     #[test]

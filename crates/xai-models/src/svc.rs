@@ -28,7 +28,6 @@ use xai_core::{CoreError, Dataset, FeatureKind, Learner, Model, Predictions};
 
 use crate::calibration::{CalibrationMethod, Calibrator};
 use crate::capabilities::{Capabilities, Coefficients};
-use crate::error::ParamError;
 use crate::kind::LearnerKind;
 use crate::smo;
 use crate::standardize::Standardizer;
@@ -38,13 +37,16 @@ use crate::standardize::Standardizer;
 #[serde(deny_unknown_fields, default)]
 pub struct SvcParams {
     /// The cost C of a margin violation (> 0; scikit-learn's default 1).
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub cost: f64,
     /// z-score every feature by its training mean and population sd first
     /// (scikit-learn's `StandardScaler`, as icefi2022's code applies before the SVM).
     pub standardize: bool,
     /// Stop SMO when the maximal violation is below this (> 0; libsvm's 0.001).
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub tolerance: f64,
     /// Folds of the cross-validation Platt's sigmoid is fitted on (≥ 2; libsvm's 5).
+    #[schemars(range(min = 2))]
     pub folds: usize,
 }
 
@@ -60,26 +62,10 @@ impl Default for SvcParams {
 }
 
 impl LearnerKind for SvcParams {
-    /// Checks the settings before any work.
-    fn validate(&self) -> Result<(), ParamError> {
-        if !(self.cost > 0.0 && self.cost.is_finite()) {
-            return Err(ParamError::out_of_range(
-                "cost",
-                self.cost,
-                "a finite number > 0",
-            ));
-        }
-        if !(self.tolerance > 0.0 && self.tolerance.is_finite()) {
-            return Err(ParamError::out_of_range(
-                "tolerance",
-                self.tolerance,
-                "a finite number > 0",
-            ));
-        }
-        if self.folds < 2 {
-            return Err(ParamError::out_of_range("folds", self.folds, "at least 2"));
-        }
-        Ok(())
+    /// Each setting within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), crate::ParamError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
     fn describe(&self) -> &'static str {

@@ -22,7 +22,6 @@ use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model, Predictions, Target};
 
 use crate::capabilities::Capabilities;
-use crate::error::ParamError;
 use crate::kind::LearnerKind;
 use crate::smo;
 use crate::standardize::Standardizer;
@@ -32,16 +31,20 @@ use crate::standardize::Standardizer;
 #[serde(default, deny_unknown_fields)]
 pub struct SvrParams {
     /// C, the cost of a residual beyond the tube (> 0; default 1).
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub cost: f64,
     /// ε, the half-width of the tube without loss, in scaled target units (≥ 0;
     /// default 0.1).
+    #[schemars(range(min = 0))]
     pub epsilon: f64,
     /// γ of the RBF kernel, in scaled feature units (> 0; default 1/p).
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub gamma: Option<f64>,
     /// Scale features and target to mean 0, sample sd 1 (default true, e1071's).
     pub scale: bool,
     /// Stop when the maximal violation of the optimality conditions is below this
     /// (> 0; default 0.001, libsvm's `eps`).
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub tolerance: f64,
 }
 
@@ -58,35 +61,10 @@ impl Default for SvrParams {
 }
 
 impl LearnerKind for SvrParams {
-    /// Checks the settings before any work.
-    fn validate(&self) -> Result<(), ParamError> {
-        if !(self.cost > 0.0 && self.cost.is_finite()) {
-            return Err(ParamError::out_of_range(
-                "cost",
-                self.cost,
-                "a finite number > 0",
-            ));
-        }
-        if !(self.epsilon >= 0.0 && self.epsilon.is_finite()) {
-            return Err(ParamError::out_of_range(
-                "epsilon",
-                self.epsilon,
-                "a finite number >= 0",
-            ));
-        }
-        if let Some(g) = self.gamma
-            && !(g > 0.0 && g.is_finite())
-        {
-            return Err(ParamError::out_of_range("gamma", g, "a finite number > 0"));
-        }
-        if !(self.tolerance > 0.0 && self.tolerance.is_finite()) {
-            return Err(ParamError::out_of_range(
-                "tolerance",
-                self.tolerance,
-                "a finite number > 0",
-            ));
-        }
-        Ok(())
+    /// Each setting within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), crate::ParamError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
     fn describe(&self) -> &'static str {

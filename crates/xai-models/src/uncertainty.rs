@@ -47,6 +47,7 @@ pub struct UncertaintyParams<L> {
     /// f₁ learns the rest.
     /// Default: all rows fit both.
     #[serde(default)]
+    #[schemars(extend("exclusiveMinimum" = 0, "exclusiveMaximum" = 1))]
     pub base_share: Option<f64>,
 }
 
@@ -63,11 +64,6 @@ impl<L: LearnerKind + Clone + 'static> LearnerKind for UncertaintyParams<L> {
                 error: Box::new(error),
             })
         };
-        if let Some(share) = self.base_share
-            && !(share > 0.0 && share < 1.0)
-        {
-            return Err(ParamError::out_of_range("base_share", share, "in (0, 1)"));
-        }
         nested("base", self.base.validate())?;
         nested("model", self.model.validate())
     }
@@ -273,8 +269,8 @@ mod tests {
         );
         let bad = UncertaintyParams {
             model: Box::new(Stage::Xgboost(BoostingParams {
-                rounds: 0,
-                objective: Some(Objective::SquaredError),
+                objective: Some(Objective::Logistic),
+                base_score: 1.0,
                 ..Default::default()
             })),
             ..params
@@ -340,10 +336,5 @@ mod tests {
             .err()
             .unwrap();
         assert!(err.to_string().contains("leaves each stage a row"), "{err}");
-        let bad = UncertaintyParams {
-            base_share: Some(1.0),
-            ..params
-        };
-        assert!(bad.validate().is_err());
     }
 }

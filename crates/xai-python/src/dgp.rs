@@ -35,9 +35,10 @@ impl Dgp {
     /// an error names the formula's line and column, or the parameter.
     #[new]
     fn new(yaml: &str) -> PyResult<Self> {
-        let spec: DgpSpec = serde_saphyr::from_str(yaml).map_err(bad)?;
-        spec.dgp().validate().map_err(bad)?;
         let node = serde_saphyr::from_str(yaml).map_err(bad)?;
+        let spec: DgpSpec =
+            xai_bench::kinds::read(&node, "dgp", DgpSpec::NAMES).map_err(crate::error)?;
+        spec.dgp().validate().map_err(bad)?;
         Ok(Dgp { spec, node })
     }
 

@@ -165,12 +165,8 @@ fn learner_of(
     if let Some(text) = foreign.builtin.as_deref() {
         let node: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| crate::settings_error(format!("learner {text}: {e}")))?;
-        let spec: LearnerSpec = serde_json::from_value(node.clone()).map_err(|e| {
-            crate::settings_error(format!(
-                "learner {text}: {e} (the learners: {})",
-                LearnerSpec::NAMES.join(", ")
-            ))
-        })?;
+        let spec: LearnerSpec =
+            xai_bench::kinds::read(&node, "learner", LearnerSpec::NAMES).map_err(crate::error)?;
         spec.validate()
             .map_err(|e| crate::settings_error(format!("learner {text}: {e}")))?;
         return Ok((spec, node, None));

@@ -102,8 +102,11 @@ fn kind(name: &str, section: Option<&str>) -> PyResult<String> {
 /// engine names them: what a later method (`cid`'s `corrects`) refers to.
 #[pyfunction]
 fn quantities(method: &str) -> PyResult<Vec<String>> {
-    let spec: xai_bench::methods::MethodSpec = serde_json::from_str(method)
+    use xai_bench::methods::MethodSpec;
+    let node: serde_json::Value = serde_json::from_str(method)
         .map_err(|e| settings_error(format!("method {method}: {e}")))?;
+    let spec: MethodSpec =
+        xai_bench::kinds::read(&node, "method", MethodSpec::NAMES).map_err(error)?;
     Ok(spec.method().quantities())
 }
 

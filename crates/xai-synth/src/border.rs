@@ -19,12 +19,15 @@ use crate::{Dgp, DgpError};
 pub struct Border {
     /// Standard deviation of each coordinate before rejection ([proposal]: 2).
     #[serde(default = "default_sd")]
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub sd: f64,
     /// Half-width of the empty square (wood2024: 1.5).
     #[serde(default = "default_hole")]
+    #[schemars(range(min = 0))]
     pub hole: f64,
     /// Noise standard deviation σ (wood2024: 0.1).
     #[serde(default = "default_noise_sd")]
+    #[schemars(range(min = 0))]
     pub noise_sd: f64,
 }
 
@@ -43,22 +46,11 @@ impl Dgp for Border {
         vec!["X1".into(), "X2".into()]
     }
 
-    /// sd > 0, noise_sd ≥ 0, 0 ≤ hole ≤ 3·sd (a larger hole leaves almost no mass
-    /// outside it, and rejection sampling would stall).
+    /// Each parameter within the range its field declares (sd > 0, hole ≥ 0,
+    /// noise_sd ≥ 0; [`xai_core::settings::check_value`]), and hole ≤ 3·sd (a larger
+    /// hole leaves almost no mass outside it, and rejection sampling would stall).
     fn validate(&self) -> Result<(), DgpError> {
-        if self.sd.is_nan() || self.sd <= 0.0 {
-            return Err(DgpError::out_of_range("sd", self.sd, "greater than 0"));
-        }
-        if self.hole.is_nan() || self.hole < 0.0 {
-            return Err(DgpError::out_of_range("hole", self.hole, "at least 0"));
-        }
-        if self.noise_sd.is_nan() || self.noise_sd < 0.0 {
-            return Err(DgpError::out_of_range(
-                "noise_sd",
-                self.noise_sd,
-                "at least 0",
-            ));
-        }
+        xai_core::settings::check_value(self)?;
         if self.hole > 3.0 * self.sd {
             return Err(DgpError::out_of_range(
                 "hole",
@@ -130,13 +122,16 @@ mod tests {
 
     #[test]
     fn invalid_parameters_are_named() {
+        let declared = |sd: f64, hole: f64, noise_sd: f64| {
+            let node = serde_json::json!({"sd": sd, "hole": hole, "noise_sd": noise_sd});
+            xai_core::settings::check_ranges::<Border>(&node)
+                .unwrap_err()
+                .path
+        };
+        assert_eq!(declared(0.0, 1.5, 0.1), "sd");
+        assert_eq!(declared(2.0, -1.0, 0.1), "hole");
+        assert_eq!(declared(2.0, 1.5, -0.1), "noise_sd");
         let bad = |sd, hole, noise_sd| Border { sd, hole, noise_sd }.validate().unwrap_err();
-        assert!(matches!(
-            bad(0.0, 1.5, 0.1),
-            DgpError::OutOfRange { param: "sd", .. }
-        ));
-        assert_eq!(bad(2.0, -1.0, 0.1).param(), "hole");
-        assert_eq!(bad(2.0, 1.5, f64::NAN).param(), "noise_sd");
         let e = bad(2.0, 7.0, 0.1);
         assert!(
             matches!(&e, DgpError::OutOfRange { param: "hole", value, .. } if value == "7"),

@@ -19,9 +19,11 @@ use crate::{Dgp, DgpError};
 #[serde(deny_unknown_fields)]
 pub struct CorrelatedGaussian {
     /// Var(ε) = σ² (wood2024 Fig. 4: 2; Fig. 5: 0.5, 1, 2). Must be ≥ 0.
+    #[schemars(range(min = 0))]
     pub noise_var: f64,
     /// corr(X1, X2) = corr(X3, X4) (wood2024: 0.8). Must lie in (−1, 1).
     #[serde(default = "default_rho")]
+    #[schemars(extend("exclusiveMinimum" = -1, "exclusiveMaximum" = 1))]
     pub rho: f64,
 }
 
@@ -30,27 +32,14 @@ fn default_rho() -> f64 {
 }
 
 impl Dgp for CorrelatedGaussian {
-    fn feature_names(&self) -> Vec<String> {
-        (1..=5).map(|j| format!("X{j}")).collect()
+    /// Each parameter within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), DgpError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
-    /// noise_var finite and ≥ 0, −1 < rho < 1.
-    fn validate(&self) -> Result<(), DgpError> {
-        if !(self.noise_var >= 0.0 && self.noise_var.is_finite()) {
-            return Err(DgpError::out_of_range(
-                "noise_var",
-                self.noise_var,
-                "finite and at least 0",
-            ));
-        }
-        if self.rho.is_nan() || self.rho.abs() >= 1.0 {
-            return Err(DgpError::out_of_range(
-                "rho",
-                self.rho,
-                "strictly between -1 and 1",
-            ));
-        }
-        Ok(())
+    fn feature_names(&self) -> Vec<String> {
+        (1..=5).map(|j| format!("X{j}")).collect()
     }
 
     fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
@@ -121,28 +110,30 @@ mod tests {
         assert_eq!(dgp.conditional_variance(x)[0], 2.0);
     }
 
+    /// Each parameter's range is declared on its field; a node outside it is refused
+    /// by name before a DGP is built, and a DGP built in Rust outside it by `validate`.
     #[test]
-    fn invalid_parameters_are_named() {
-        let bad = CorrelatedGaussian {
-            noise_var: -1.0,
+    fn a_parameter_outside_its_declared_range_is_named() {
+        use xai_core::settings::check_ranges;
+        let check = |v: serde_json::Value| check_ranges::<CorrelatedGaussian>(&v);
+        let e = check(serde_json::json!({"noise_var": -1.0, "rho": 0.8})).unwrap_err();
+        assert_eq!(e.to_string(), "noise_var is -1, outside its range ≥ 0");
+        for rho in [1.0, -1.0] {
+            let e = check(serde_json::json!({"noise_var": 1.0, "rho": rho})).unwrap_err();
+            assert_eq!((e.path.as_str(), e.range.as_str()), ("rho", "(-1, 1)"));
+        }
+        assert_eq!(
+            check(serde_json::json!({"noise_var": 0.0, "rho": -0.99})),
+            Ok(())
+        );
+        // A DGP built in Rust checks itself against the same declaration.
+        let built = CorrelatedGaussian {
+            noise_var: f64::NAN,
             rho: 0.8,
         };
-        let e = bad.validate().unwrap_err();
-        assert!(
-            matches!(&e, DgpError::OutOfRange { param: "noise_var", value, .. } if value == "-1"),
-            "{e:?}"
-        );
         assert_eq!(
-            e.to_string(),
-            "`noise_var` = -1 is invalid: must be finite and at least 0"
+            built.validate().unwrap_err().to_string(),
+            "`noise_var` = NaN is invalid: must be ≥ 0"
         );
-        let bad = CorrelatedGaussian {
-            noise_var: 1.0,
-            rho: 1.0,
-        };
-        assert!(matches!(
-            bad.validate().unwrap_err(),
-            DgpError::OutOfRange { param: "rho", .. }
-        ));
     }
 }

@@ -16,6 +16,17 @@ pub enum DgpError {
         /// What is allowed (e.g. `strictly between -1 and 1`).
         allowed: String,
     },
+    /// A parameter outside the range its field declares (`#[schemars(range(..))]`), as
+    /// [`xai_core::settings::check_value`] finds it.
+    #[error("`{path}` = {value} is invalid: must be {range}")]
+    Declared {
+        /// The parameter's path in the DGP's node (`rho`).
+        path: String,
+        /// The value given, as text.
+        value: String,
+        /// The range its field declares, in words (`(-1, 1)`).
+        range: String,
+    },
     /// A list has the wrong number of entries, e.g. `names` against the features.
     #[error("`{param}` has {len} entries, expected {expected} ({what})")]
     WrongLength {
@@ -150,8 +161,9 @@ impl DgpError {
     }
 
     /// The name of the offending parameter.
-    pub fn param(&self) -> &'static str {
+    pub fn param(&self) -> &str {
         match self {
+            DgpError::Declared { path, .. } => path,
             DgpError::OutOfRange { param, .. }
             | DgpError::WrongLength { param, .. }
             | DgpError::NotSquare { param, .. }
@@ -159,6 +171,17 @@ impl DgpError {
             | DgpError::NotPositiveDefinite { param, .. } => param,
             DgpError::Formula { .. } => "formula",
             DgpError::Rows(_) => "sample",
+        }
+    }
+}
+
+/// A parameter outside the range its field declares ([`DgpError::Declared`]).
+impl From<xai_core::settings::OutOfRange> for DgpError {
+    fn from(e: xai_core::settings::OutOfRange) -> Self {
+        DgpError::Declared {
+            path: e.path,
+            value: e.value.to_string(),
+            range: e.range,
         }
     }
 }

@@ -102,11 +102,6 @@ impl Dgp for FriedmanVariance {
         (1..=10).map(|j| format!("X{j}")).collect()
     }
 
-    /// No numeric parameters.
-    fn validate(&self) -> Result<(), DgpError> {
-        Ok(())
-    }
-
     /// The n × 10 uniforms row by row, then the n noises of Y, then the n noises of Z.
     /// A batch needs two rows for its rescaling; with fewer, Ỹ = 0.
     fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {

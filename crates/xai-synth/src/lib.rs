@@ -42,8 +42,15 @@ pub trait Dgp: Send + Sync {
     fn feature_names(&self) -> Vec<String>;
 
     /// Checks the parameters; the error names the offending parameter, its value and
-    /// the allowed range.
-    fn validate(&self) -> Result<(), DgpError>;
+    /// what is allowed. Each parameter's own range is declared once, on its field
+    /// (`#[schemars(range(..))]`): a node is checked against it where it is read
+    /// (`xai_bench::kinds::read`), and a DGP with ranges checks itself against the
+    /// same declaration ([`xai_core::settings::check_value`]); what a schema cannot
+    /// declare (a relation between parameters, a matrix's definiteness) is checked by
+    /// hand. A DGP without either takes this default.
+    fn validate(&self) -> Result<(), DgpError> {
+        Ok(())
+    }
 
     /// Draws n i.i.d. rows (features and target). Fallible: a formula DGP can draw a
     /// value that is not finite ([`DgpError::Formula`], located in the YAML).

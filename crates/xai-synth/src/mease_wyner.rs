@@ -18,12 +18,15 @@ use crate::{Dgp, DgpError};
 pub struct MeaseWyner {
     /// Number of features d (wood2024: 10).
     #[serde(default = "default_d")]
+    #[schemars(range(min = 2))]
     pub d: usize,
     /// Number J of features in the signal (wood2024: 4); 1 ≤ J ≤ d.
     #[serde(default = "default_j")]
+    #[schemars(range(min = 1))]
     pub j: usize,
     /// Label noise ε in [0, 0.5) (wood2024: 0.1).
     #[serde(default = "default_eps")]
+    #[schemars(range(min = 0), extend("exclusiveMaximum" = 0.5))]
     pub eps: f64,
     /// `none`, or the name of a feature (e.g. `X1`) whose copy replaces the last one.
     #[serde(default = "default_redundant")]
@@ -63,20 +66,17 @@ impl Dgp for MeaseWyner {
         (1..=self.d).map(|j| format!("X{j}")).collect()
     }
 
-    /// d ≥ 2, 1 ≤ j ≤ d, eps in [0, 0.5), redundant `none` or one of X1..X(d−1).
+    /// Each parameter within the range its field declares (d ≥ 2, j ≥ 1, eps in
+    /// [0, 0.5); [`xai_core::settings::check_value`]), j ≤ d, and redundant `none` or
+    /// one of X1..X(d−1).
     fn validate(&self) -> Result<(), DgpError> {
-        if self.d < 2 {
-            return Err(DgpError::out_of_range("d", self.d, "at least 2"));
-        }
-        if self.j == 0 || self.j > self.d {
+        xai_core::settings::check_value(self)?;
+        if self.j > self.d {
             return Err(DgpError::out_of_range(
                 "j",
                 self.j,
                 format!("between 1 and d = {}", self.d),
             ));
-        }
-        if !(0.0..0.5).contains(&self.eps) {
-            return Err(DgpError::out_of_range("eps", self.eps, "in [0, 0.5)"));
         }
         match (self.redundant.as_str(), self.copied()) {
             ("none", _) => Ok(()),
@@ -174,9 +174,15 @@ mod tests {
             eps,
             redundant: "none".into(),
         };
-        assert_eq!(bad(1, 1, 0.1).validate().unwrap_err().param(), "d");
-        assert_eq!(bad(10, 0, 0.1).validate().unwrap_err().param(), "j");
         assert_eq!(bad(10, 11, 0.1).validate().unwrap_err().param(), "j");
-        assert_eq!(bad(10, 4, 0.5).validate().unwrap_err().param(), "eps");
+        let declared = |d: usize, j: usize, eps: f64| {
+            let node = serde_json::json!({"d": d, "j": j, "eps": eps, "redundant": "none"});
+            xai_core::settings::check_ranges::<MeaseWyner>(&node)
+                .unwrap_err()
+                .path
+        };
+        assert_eq!(declared(1, 1, 0.1), "d");
+        assert_eq!(declared(10, 0, 0.1), "j");
+        assert_eq!(declared(10, 4, 0.5), "eps");
     }
 }

@@ -24,6 +24,7 @@ use crate::{Dgp, DgpError};
 pub struct MolnarLinear {
     /// Noise standard deviation σ (molnar2023: 1).
     #[serde(default = "unit")]
+    #[schemars(range(min = 0))]
     pub noise_sd: f64,
 }
 
@@ -47,6 +48,7 @@ pub enum NonlinearVariant {
 pub struct MolnarNonlinear {
     /// Noise standard deviation σ (molnar2023: 1).
     #[serde(default = "unit")]
+    #[schemars(range(min = 0))]
     pub noise_sd: f64,
     /// `code` (√(1 + x2), default) or `paper` (√(1 − x2)).
     #[serde(default)]
@@ -64,13 +66,6 @@ impl MarginalSampler for UnitUniform {
     fn draw(&self, _feature: usize, rng: &mut dyn Rng) -> f64 {
         rng.random()
     }
-}
-
-fn noise_sd_valid(noise_sd: f64) -> Result<(), DgpError> {
-    if noise_sd.is_nan() || noise_sd < 0.0 {
-        return Err(DgpError::out_of_range("noise_sd", noise_sd, "at least 0"));
-    }
-    Ok(())
 }
 
 /// n rows of p independent U[0, 1] features (row by row), and y = f(x) + σ·ε.
@@ -113,13 +108,14 @@ impl MolnarNonlinear {
 }
 
 impl Dgp for MolnarLinear {
-    fn feature_names(&self) -> Vec<String> {
-        names(2)
+    /// Each parameter within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), DgpError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
-    /// noise_sd ≥ 0.
-    fn validate(&self) -> Result<(), DgpError> {
-        noise_sd_valid(self.noise_sd)
+    fn feature_names(&self) -> Vec<String> {
+        names(2)
     }
 
     fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
@@ -140,13 +136,14 @@ impl Dgp for MolnarLinear {
 }
 
 impl Dgp for MolnarNonlinear {
-    fn feature_names(&self) -> Vec<String> {
-        names(4)
+    /// Each parameter within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), DgpError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
-    /// noise_sd ≥ 0.
-    fn validate(&self) -> Result<(), DgpError> {
-        noise_sd_valid(self.noise_sd)
+    fn feature_names(&self) -> Vec<String> {
+        names(4)
     }
 
     fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
@@ -223,7 +220,8 @@ mod tests {
 
     #[test]
     fn a_negative_noise_sd_is_named() {
-        let err = MolnarLinear { noise_sd: -1.0 }.validate().unwrap_err();
-        assert_eq!(err.param(), "noise_sd");
+        let node = serde_json::json!({"noise_sd": -1.0});
+        let err = xai_core::settings::check_ranges::<MolnarLinear>(&node).unwrap_err();
+        assert_eq!(err.path, "noise_sd");
     }
 }

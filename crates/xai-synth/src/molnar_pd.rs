@@ -26,6 +26,7 @@ pub struct MolnarAdditive {
     /// The noise sd as a fraction of the sample sd of f over the rows drawn
     /// (molnar2023: 0.2).
     #[serde(default = "fifth")]
+    #[schemars(range(min = 0))]
     pub noise_fraction: f64,
 }
 
@@ -39,18 +40,12 @@ fn fifth() -> f64 {
 pub struct MolnarSine {
     /// Noise sd (molnar2023: 5).
     #[serde(default = "five")]
+    #[schemars(range(min = 0))]
     pub noise_sd: f64,
 }
 
 fn five() -> f64 {
     5.0
-}
-
-fn non_negative(param: &'static str, v: f64) -> Result<(), DgpError> {
-    if v.is_nan() || v < 0.0 {
-        return Err(DgpError::out_of_range(param, v, "at least 0"));
-    }
-    Ok(())
 }
 
 fn names(p: usize) -> Vec<String> {
@@ -64,13 +59,14 @@ impl MolnarAdditive {
 }
 
 impl Dgp for MolnarAdditive {
-    fn feature_names(&self) -> Vec<String> {
-        names(5)
+    /// Each parameter within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), DgpError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
-    /// noise_fraction ≥ 0.
-    fn validate(&self) -> Result<(), DgpError> {
-        non_negative("noise_fraction", self.noise_fraction)
+    fn feature_names(&self) -> Vec<String> {
+        names(5)
     }
 
     /// The n rows first (row by row), then f's sample sd (n − 1), then the n noises.
@@ -110,13 +106,14 @@ impl MolnarSine {
 }
 
 impl Dgp for MolnarSine {
-    fn feature_names(&self) -> Vec<String> {
-        names(3)
+    /// Each parameter within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), DgpError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
-    /// noise_sd ≥ 0.
-    fn validate(&self) -> Result<(), DgpError> {
-        non_negative("noise_sd", self.noise_sd)
+    fn feature_names(&self) -> Vec<String> {
+        names(3)
     }
 
     /// Row by row: x1, x2, x3, then the noise.
@@ -228,12 +225,8 @@ mod tests {
             panic!("regression")
         };
         assert_eq!(y, &dgp.conditional_mean(exact.x()));
-        assert_eq!(
-            MolnarSine { noise_sd: -1.0 }
-                .validate()
-                .unwrap_err()
-                .param(),
-            "noise_sd"
-        );
+        let node = serde_json::json!({"noise_sd": -1.0});
+        let err = xai_core::settings::check_ranges::<MolnarSine>(&node).unwrap_err();
+        assert_eq!(err.path, "noise_sd");
     }
 }

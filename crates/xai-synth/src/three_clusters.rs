@@ -19,9 +19,11 @@ use crate::{Dgp, DgpError};
 pub struct ThreeClusters {
     /// Distance along each axis between neighbouring cluster centres (> 0).
     #[serde(default = "default_spread")]
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub spread: f64,
     /// Standard deviation of each coordinate within a cluster (> 0).
     #[serde(default = "default_sd")]
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub sd: f64,
 }
 
@@ -55,23 +57,14 @@ impl ThreeClusters {
 }
 
 impl Dgp for ThreeClusters {
-    fn feature_names(&self) -> Vec<String> {
-        vec!["X1".into(), "X2".into()]
+    /// Each parameter within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), DgpError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
-    /// spread > 0 and sd > 0.
-    fn validate(&self) -> Result<(), DgpError> {
-        if self.spread.is_nan() || self.spread <= 0.0 {
-            return Err(DgpError::out_of_range(
-                "spread",
-                self.spread,
-                "greater than 0",
-            ));
-        }
-        if self.sd.is_nan() || self.sd <= 0.0 {
-            return Err(DgpError::out_of_range("sd", self.sd, "greater than 0"));
-        }
-        Ok(())
+    fn feature_names(&self) -> Vec<String> {
+        vec!["X1".into(), "X2".into()]
     }
 
     fn sample(&self, n: usize, rng: &mut dyn Rng) -> Result<Dataset, DgpError> {
@@ -154,30 +147,12 @@ mod tests {
     }
 
     #[test]
-    fn invalid_parameters_are_named() {
-        let e = ThreeClusters {
-            spread: 0.0,
-            sd: 0.6,
-        }
-        .validate()
-        .unwrap_err();
-        assert!(
-            matches!(&e, DgpError::OutOfRange { param: "spread", value, .. } if value == "0"),
-            "{e:?}"
-        );
-        assert_eq!(
-            e.to_string(),
-            "`spread` = 0 is invalid: must be greater than 0"
-        );
-        let e = ThreeClusters {
-            spread: 2.0,
-            sd: f64::NAN,
-        }
-        .validate()
-        .unwrap_err();
-        assert!(
-            matches!(e, DgpError::OutOfRange { param: "sd", .. }),
-            "{e:?}"
-        );
+    fn a_parameter_outside_its_declared_range_is_named() {
+        use xai_core::settings::check_ranges;
+        let check = |v: serde_json::Value| check_ranges::<ThreeClusters>(&v);
+        let e = check(serde_json::json!({"spread": 0.0, "sd": 0.6})).unwrap_err();
+        assert_eq!(e.to_string(), "spread is 0, outside its range > 0");
+        let e = check(serde_json::json!({"spread": 2.0, "sd": -0.1})).unwrap_err();
+        assert_eq!(e.path, "sd");
     }
 }

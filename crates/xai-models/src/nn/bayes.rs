@@ -19,10 +19,8 @@ use serde::Deserialize;
 use xai_core::{CoreError, Dataset, Learner, Model};
 
 use super::head::{Head, softplus};
-use super::mlp::{validate_hidden, validate_training};
 use super::net::{self, Dense, Member, Network, Schedule};
 use crate::capabilities::Capabilities;
-use crate::error::ParamError;
 use crate::kind::LearnerKind;
 
 /// `bayes_by_backprop:` settings (all optional in YAML).
@@ -30,19 +28,27 @@ use crate::kind::LearnerKind;
 #[serde(deny_unknown_fields, default)]
 pub struct BayesParams {
     /// Units of each hidden layer. Default `[32]`.
+    #[schemars(length(min = 1), inner(range(min = 1)))]
     pub hidden: Vec<usize>,
     /// The prior's sd σ_p (> 0). Default 1.
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub prior_sd: f64,
-    /// Every weight's posterior sd at the start (in [1e-6, 10]; ρ = log(e^σ − 1)).
+    /// Every weight's posterior sd at the start (in [1e-6, 10], where f32 holds ρ =
+    /// log(e^σ − 1) and softplus(ρ) to a few digits).
     /// Default 0.01.
+    #[schemars(range(min = 1e-6, max = 10))]
     pub initial_sd: f64,
     /// Weight samples at prediction (≥ 1; the members). Default 100.
+    #[schemars(range(min = 1))]
     pub samples: usize,
     /// Passes over the training rows (≥ 1). Default 1000.
+    #[schemars(range(min = 1))]
     pub epochs: usize,
     /// Rows per Adam step (≥ 1; capped at n). Default 32.
+    #[schemars(range(min = 1))]
     pub batch_size: usize,
     /// Adam's step size (> 0). Default 0.001.
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub learning_rate: f64,
 }
 
@@ -61,33 +67,10 @@ impl Default for BayesParams {
 }
 
 impl LearnerKind for BayesParams {
-    /// Checks the settings before any work.
-    fn validate(&self) -> Result<(), ParamError> {
-        validate_hidden(&self.hidden)?;
-        validate_training(self.epochs, self.batch_size, self.learning_rate)?;
-        if !(self.prior_sd > 0.0 && self.prior_sd.is_finite()) {
-            return Err(ParamError::out_of_range(
-                "prior_sd",
-                self.prior_sd,
-                "a finite number > 0",
-            ));
-        }
-        // f32 holds ρ = log(e^σ − 1) and softplus(ρ) to a few digits over this range.
-        if !(1e-6..=10.0).contains(&self.initial_sd) {
-            return Err(ParamError::out_of_range(
-                "initial_sd",
-                self.initial_sd,
-                "in [1e-6, 10]",
-            ));
-        }
-        if self.samples == 0 {
-            return Err(ParamError::out_of_range(
-                "samples",
-                self.samples,
-                "at least 1",
-            ));
-        }
-        Ok(())
+    /// Each setting within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), crate::ParamError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
     /// Peak bytes of a fit on n rows of d features (`net::Footprint`).

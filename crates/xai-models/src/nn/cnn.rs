@@ -42,7 +42,6 @@ use xai_core::{CoreError, Dataset, Learner, Model};
 use super::head::Head;
 use super::net::{self, Member, Network, Schedule};
 use crate::capabilities::Capabilities;
-use crate::error::ParamError;
 use crate::kind::LearnerKind;
 
 /// Channels of the two convolutions and units of the hidden dense layer.
@@ -57,18 +56,25 @@ const KERNEL: usize = 5;
 pub struct CnnParams {
     /// Dropout probabilities p₁…p₄ (module doc), each in [0, 1). Default [0.3, 0.5,
     /// 0.3, 0.5].
+    #[schemars(transform = each_in_unit_interval)]
     pub dropout: [f64; 4],
     /// Members at prediction: mask sets drawn once after training (≥ 1). Default 50.
+    #[schemars(range(min = 1))]
     pub passes: usize,
     /// Passes over the training images (≥ 1). Default 20.
+    #[schemars(range(min = 1))]
     pub epochs: usize,
     /// Images per SGD step (≥ 1; capped at n). Default 128.
+    #[schemars(range(min = 1))]
     pub batch_size: usize,
     /// SGD's step size (> 0). Default 0.01.
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub learning_rate: f64,
     /// SGD's momentum μ in [0, 1). Default 0.5.
+    #[schemars(range(min = 0), extend("exclusiveMaximum" = 1))]
     pub momentum: f64,
     /// Grey levels are divided by this (> 0). Default 255.
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub input_scale: f64,
 }
 
@@ -127,35 +133,19 @@ fn sizes(s: usize, q: usize) -> (u128, u128) {
     )
 }
 
+/// The schema of `dropout`: each item in [0, 1).
+fn each_in_unit_interval(schema: &mut schemars::Schema) {
+    if let Some(items) = schema.get_mut("items").and_then(|i| i.as_object_mut()) {
+        items.insert("minimum".into(), 0.into());
+        items.insert("exclusiveMaximum".into(), 1.into());
+    }
+}
+
 impl LearnerKind for CnnParams {
-    /// Checks the settings before any work.
-    fn validate(&self) -> Result<(), ParamError> {
-        super::mlp::validate_training(self.epochs, self.batch_size, self.learning_rate)?;
-        if let Some(p) = self.dropout.iter().find(|p| !(0.0..1.0).contains(*p)) {
-            return Err(ParamError::out_of_range("dropout", p, "each in [0, 1)"));
-        }
-        if self.passes == 0 {
-            return Err(ParamError::out_of_range(
-                "passes",
-                self.passes,
-                "at least 1",
-            ));
-        }
-        if !(0.0..1.0).contains(&self.momentum) {
-            return Err(ParamError::out_of_range(
-                "momentum",
-                self.momentum,
-                "in [0, 1)",
-            ));
-        }
-        if !(self.input_scale > 0.0 && self.input_scale.is_finite()) {
-            return Err(ParamError::out_of_range(
-                "input_scale",
-                self.input_scale,
-                "a finite number > 0 (255 for grey levels 0-255)",
-            ));
-        }
-        Ok(())
+    /// Each setting within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), crate::ParamError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
     /// Peak bytes of a fit on n images of d pixels: 12nd (the rows in f64 and f32),

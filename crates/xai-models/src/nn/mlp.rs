@@ -28,7 +28,6 @@ use xai_core::{CoreError, Dataset, Learner, Model};
 use super::head::Head;
 use super::net::{self, Dense, Member, Network, Schedule};
 use crate::capabilities::Capabilities;
-use crate::error::ParamError;
 use crate::kind::LearnerKind;
 
 /// `mlp:` settings (all optional in YAML).
@@ -36,19 +35,26 @@ use crate::kind::LearnerKind;
 #[serde(deny_unknown_fields, default)]
 pub struct MlpParams {
     /// Units of each hidden layer (each ≥ 1; at least one layer). Default `[100]`.
+    #[schemars(length(min = 1), inner(range(min = 1)))]
     pub hidden: Vec<usize>,
     /// Dropout probability after each hidden layer, in [0, 1). Default 0.
+    #[schemars(range(min = 0), extend("exclusiveMaximum" = 1))]
     pub dropout: f64,
     /// Members at prediction: dropout masks drawn once after training (≥ 1; MC
     /// dropout's T). Default 1.
+    #[schemars(range(min = 1))]
     pub passes: usize,
     /// Passes over the training rows (≥ 1). Default 200.
+    #[schemars(range(min = 1))]
     pub epochs: usize,
     /// Rows per Adam step (≥ 1; capped at n). Default 200.
+    #[schemars(range(min = 1))]
     pub batch_size: usize,
     /// Adam's step size (> 0). Default 0.001.
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub learning_rate: f64,
     /// L2 penalty α ≥ 0 (scikit-learn's `alpha`, module doc). Default 0.0001.
+    #[schemars(range(min = 0))]
     pub alpha: f64,
     /// Early stopping: stop after more than this many epochs whose mean loss is not
     /// 1e-4 below the best (scikit-learn's `n_iter_no_change = 10`). Default: none,
@@ -71,71 +77,11 @@ impl Default for MlpParams {
     }
 }
 
-/// Checks the hidden layers of a dense network: at least one, each at least 1 wide.
-pub(crate) fn validate_hidden(hidden: &[usize]) -> Result<(), ParamError> {
-    if hidden.is_empty() || hidden.contains(&0) {
-        return Err(ParamError::out_of_range(
-            "hidden",
-            format!("{hidden:?}"),
-            "a list of at least one layer width, each at least 1",
-        ));
-    }
-    Ok(())
-}
-
-/// Checks the training settings every network shares; the error names the setting.
-pub(crate) fn validate_training(
-    epochs: usize,
-    batch_size: usize,
-    learning_rate: f64,
-) -> Result<(), ParamError> {
-    if epochs == 0 {
-        return Err(ParamError::out_of_range("epochs", epochs, "at least 1"));
-    }
-    if batch_size == 0 {
-        return Err(ParamError::out_of_range(
-            "batch_size",
-            batch_size,
-            "at least 1",
-        ));
-    }
-    if !(learning_rate > 0.0 && learning_rate.is_finite()) {
-        return Err(ParamError::out_of_range(
-            "learning_rate",
-            learning_rate,
-            "a finite number > 0",
-        ));
-    }
-    Ok(())
-}
-
 impl LearnerKind for MlpParams {
-    /// Checks the settings before any work.
-    fn validate(&self) -> Result<(), ParamError> {
-        validate_hidden(&self.hidden)?;
-        validate_training(self.epochs, self.batch_size, self.learning_rate)?;
-        if !(0.0..1.0).contains(&self.dropout) {
-            return Err(ParamError::out_of_range(
-                "dropout",
-                self.dropout,
-                "in [0, 1)",
-            ));
-        }
-        if self.passes == 0 {
-            return Err(ParamError::out_of_range(
-                "passes",
-                self.passes,
-                "at least 1",
-            ));
-        }
-        if !(self.alpha >= 0.0 && self.alpha.is_finite()) {
-            return Err(ParamError::out_of_range(
-                "alpha",
-                self.alpha,
-                "a finite number ≥ 0",
-            ));
-        }
-        Ok(())
+    /// Each setting within the range its field declares
+    /// ([`xai_core::settings::check_value`]).
+    fn validate(&self) -> Result<(), crate::ParamError> {
+        Ok(xai_core::settings::check_value(self)?)
     }
 
     /// Peak bytes of a fit on n rows of d features (`net::Footprint`).
