@@ -59,4 +59,7 @@ def _columns(rows: List[Dict[str, Any]], names: List[str]) -> Any:
 def default(kind: str, setting: str) -> Any:
     """The engine's default of a method's setting (as JSON gives it)."""
     settings = json.loads(_native.kind(kind, "methods"))["settings"]
-    return next(s["default"] for s in settings if s["name"] == setting)
+    for s in settings:
+        if s["name"] == setting:
+            return s["default"]
+    raise KeyError(f"the engine's method `{kind}` has no setting `{setting}`")
